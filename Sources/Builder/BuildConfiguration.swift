@@ -1,0 +1,46 @@
+import Foundation
+
+/// Everything one build needs to know, fixed before it starts.
+struct BuildConfiguration: Sendable {
+    var contentDir: String
+    var outputDir: String
+    /// The revision given on the command line, if any.
+    var sourceRevision: String?
+    var environment: [String: String]
+    var quiet: Bool
+
+    /// The manifest's creation time: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
+    func creationDate() throws(BuildError) -> Date {
+        if let epoch = environment["SOURCE_DATE_EPOCH"] {
+            guard let seconds = Int64(epoch.trimmingCharacters(in: .whitespaces)) else {
+                throw BuildError("SOURCE_DATE_EPOCH=\"\(epoch)\" is not a whole number of seconds since 1970")
+            }
+            return Date(timeIntervalSince1970: Double(seconds))
+        }
+        return Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    }
+
+    /// The revision to record: the option, `FOLIO_SOURCE_REVISION`, or the content's git HEAD.
+    func resolvedSourceRevision() -> String? {
+        if let sourceRevision { return sourceRevision }
+        if let env = environment["FOLIO_SOURCE_REVISION"], !env.isEmpty { return env }
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        git.arguments = ["git", "-C", contentDir, "rev-parse", "HEAD"]
+        let pipe = Pipe()
+        git.standardOutput = pipe
+        git.standardError = FileHandle.nullDevice
+        guard (try? git.run()) != nil else { return nil }
+        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        git.waitUntilExit()
+        guard git.terminationStatus == 0 else { return nil }
+        let rev = String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return rev.isEmpty ? nil : rev
+    }
+}
+
+/// A build failure that is not about one source position (I/O, configuration).
+struct BuildError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,32 @@
+/// One problem in the content, at `path:line:col`, with what to do about it.
+struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    enum Severity: String, Sendable { case error, warning }
+    var path: String
+    var line: Int
+    var column: Int
+    var severity: Severity
+    var message: String
+
+    var description: String { "\(path):\(line):\(column): \(severity.rawValue): \(message)" }
+}
+
+/// The problems found so far; a build with any error publishes nothing.
+struct Diagnostics: Sendable {
+    private(set) var all: [Diagnostic] = []
+
+    var errorCount: Int { all.count { $0.severity == .error } }
+    var warningCount: Int { all.count { $0.severity == .warning } }
+
+    mutating func error(_ path: String, _ line: Int, _ column: Int, _ message: String) {
+        all.append(Diagnostic(path: path, line: line, column: column, severity: .error, message: message))
+    }
+
+    mutating func warning(_ path: String, _ line: Int, _ column: Int, _ message: String) {
+        all.append(Diagnostic(path: path, line: line, column: column, severity: .warning, message: message))
+    }
+
+    /// The diagnostics in file, line, column order.
+    var sorted: [Diagnostic] {
+        all.sorted { ($0.path, $0.line, $0.column) < ($1.path, $1.line, $1.column) }
+    }
+}

@@ -1,0 +1,142 @@
+import FolioCore
+import Foundation
+
+/// What a publish did, for the closing summary.
+struct PublishResult: Sendable {
+    var previousVersion: Int?
+    var version: Int
+    var changed: Bool
+    var added = 0
+    var modified = 0
+    var removed = 0
+    var objectsWritten = 0
+    var rawBytes = 0
+    var gzipBytes = 0
+
+    func summary(elapsedMilliseconds: String) -> String {
+        let head = changed
+            ? "published version \(version)" + (previousVersion.map { " (was \($0))" } ?? "")
+            : "up to date at version \(version): nothing changed, no new version"
+        return "\(head): \(added) added, \(modified) changed, \(removed) removed; "
+            + "\(objectsWritten) objects written; \(rawBytes) bytes raw, \(gzipBytes) bytes gzipped; \(elapsedMilliseconds) ms"
+    }
+}
+
+/// One publish into a root directory, holding its lock from the first object to the last rename.
+///
+/// Order: objects (then one file-system sync), the versioned manifest, `manifest.plist` by rename
+/// (the commit point), then its mirrors `manifest.plist.gz` and `manifest.json`. Killed at any
+/// instant, the root's `manifest.plist` names only objects that are complete on disk.
+final class PublishSession {
+    let root: String
+    private let lockFD: Int32
+    /// `manifest.plist` as found, if any.
+    let current: Manifest?
+    /// The highest version ever published here (current or under `manifests/`).
+    let highestVersion: Int
+    private var objectsWritten = 0
+
+    static let lockName = ".folio-build.lock"
+
+    init(root: String) throws {
+        self.root = root
+        try FileIO.makeDirectory(root + "/objects")
+        try FileIO.makeDirectory(root + "/manifests")
+        guard let fd = try FileIO.tryLock(root + "/" + Self.lockName) else {
+            throw BuildError("another folio-build is publishing to \(root)/ right now; wait for it and run again")
+        }
+        lockFD = fd
+        // Temporary files left by a build that was killed are never referenced: remove them.
+        for dir in [root, root + "/objects", root + "/manifests"] {
+            for name in (try? FileIO.list(dir)) ?? [] where name.hasPrefix(".tmp-") {
+                unlink(dir + "/" + name)
+            }
+        }
+        let manifestPath = root + "/manifest.plist"
+        if FileIO.exists(manifestPath) {
+            do {
+                current = try Manifest(bytes: try FileIO.read(manifestPath))
+            } catch {
+                close(fd)
+                throw BuildError("\(manifestPath) is unreadable (\(error)); restore it from \(root)/manifests/ or delete it")
+            }
+        } else {
+            current = nil
+        }
+        var highest = current?.version ?? 0
+        for name in try FileIO.list(root + "/manifests") where name.hasSuffix(".plist") {
+            if let v = Int(name.dropLast(6)) { highest = max(highest, v) }
+        }
+        highestVersion = highest
+    }
+
+    deinit { close(lockFD) }
+
+    /// Writes every object (and gzip variant) not already present, then syncs them to disk.
+    func writeObjects(_ artifacts: [Artifact]) throws {
+        var seen = Set<String>()
+        for a in artifacts where seen.insert(a.sha256).inserted {
+            let path = "\(root)/objects/\(a.sha256).plist"
+            if !FileIO.exists(path) {
+                try FileIO.writeAtomically(a.bytes, to: path, sync: false)
+                objectsWritten += 1
+            }
+            if let gz = a.gzip, !FileIO.exists(path + ".gz") {
+                try FileIO.writeAtomically(gz, to: path + ".gz", sync: false)
+                objectsWritten += 1
+            }
+        }
+        if objectsWritten > 0 {
+            try FileIO.syncFileSystem(containing: root + "/objects")
+            try FileIO.syncDirectory(root + "/objects")
+        }
+    }
+
+    /// Publishes a manifest for `artifacts` unless it would equal the current one; always
+    /// repairs the current manifest's mirrors.
+    func publish(_ artifacts: [Artifact], createdAt: Date, sourceRevision: String?) throws -> PublishResult {
+        let entries = artifacts.map {
+            Manifest.Entry(
+                path: $0.path, sha256: $0.sha256, size: $0.bytes.count, gzipSize: $0.gzip?.count,
+                contentType: $0.contentType, locale: $0.locale)
+        }
+        var manifest = Manifest(version: highestVersion + 1, createdAt: createdAt, sourceRevision: sourceRevision, entries: entries)
+        let changed = current.map { !$0.sameContent(as: manifest) } ?? true
+        if let current, !changed { manifest = current }
+
+        var result = PublishResult(previousVersion: current?.version, version: manifest.version, changed: changed)
+        result.objectsWritten = objectsWritten
+        let old = Dictionary(uniqueKeysWithValues: (current?.entries ?? []).map { ($0.path, $0.sha256) })
+        for e in manifest.entries {
+            result.rawBytes += e.size
+            result.gzipBytes += e.gzipSize ?? e.size
+            if !changed { continue }
+            switch old[e.path] {
+            case nil: result.added += 1
+            case let sha? where sha != e.sha256: result.modified += 1
+            default: break
+            }
+        }
+        if changed {
+            let paths = Set(manifest.entries.map(\.path))
+            result.removed = old.keys.count { !paths.contains($0) }
+        }
+
+        let plist = BinaryPlist.encode(manifest.plist)
+        if changed {
+            try FileIO.writeAtomically(plist, to: "\(root)/manifests/\(manifest.version).plist")
+            try FileIO.syncDirectory(root + "/manifests")
+            try FileIO.writeAtomically(plist, to: root + "/manifest.plist")
+            try FileIO.syncDirectory(root)
+        }
+        try writeMirror(Gzip.compress(plist, level: 9), to: root + "/manifest.plist.gz")
+        try writeMirror(JSONPlist.encode(manifest.plist), to: root + "/manifest.json")
+        return result
+    }
+
+    /// Writes a derived file only when its bytes differ, so an unchanged build touches nothing.
+    private func writeMirror(_ bytes: [UInt8], to path: String) throws {
+        if let existing = try? FileIO.read(path), existing == bytes { return }
+        try FileIO.writeAtomically(bytes, to: path)
+    }
+}

@@ -1,0 +1,165 @@
+import CSystem
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A file-system failure: the operation, the path, and the system's reason.
+package struct FileError: Error, CustomStringConvertible, Sendable {
+    package var operation: String
+    package var path: String
+    package var errno: Int32
+
+    package init(_ operation: String, _ path: String, errno: Int32 = Glibc.errno) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+    }
+
+    package var description: String {
+        "cannot \(operation) \(path): \(String(cString: strerror(errno)))"
+    }
+}
+
+/// Small POSIX file helpers: whole-file reads, atomic writes, directory sync, locks.
+package enum FileIO {
+    /// Reads the whole file at `path`.
+    package static func read(_ path: String) throws(FileError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError("open", path) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw FileError("stat", path) }
+        var out = [UInt8]()
+        var chunk = max(Int(st.st_size), 0) + 1
+        var failure: Int32 = 0
+        while failure == 0 {
+            let start = out.count
+            var n = 0
+            out.append(contentsOf: [UInt8](unsafeUninitializedCapacity: chunk) { buf, count in
+                repeat {
+                    n = Glibc.read(fd, buf.baseAddress!, chunk)
+                } while n < 0 && errno == EINTR
+                if n < 0 { failure = errno }
+                count = max(n, 0)
+            })
+            if failure != 0 { throw FileError("read", path, errno: failure) }
+            if out.count == start { return out }
+            chunk = 65536
+        }
+        return out
+    }
+
+    /// Whether something exists at `path`.
+    package static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
+    }
+
+    /// Writes `bytes` to `path` atomically: a temporary file in the same directory, optionally
+    /// fsynced, then renamed over `path`. Readers see the old file or the new one, never a mix.
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, sync: Bool = true) throws(FileError) {
+        let dir = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let tmp = (dir.isEmpty ? "" : dir + "/") + ".tmp-\(getpid())-\(name)"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileError("create", tmp) }
+        var ok = false
+        defer {
+            if !ok { unlink(tmp) }
+        }
+        do {
+            defer { close(fd) }
+            var written = 0
+            while written < bytes.count {
+                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw FileError("write", tmp)
+                }
+                written += n
+            }
+            if sync, fsync(fd) != 0 { throw FileError("fsync", tmp) }
+        }
+        guard rename(tmp, path) == 0 else { throw FileError("rename into place", path) }
+        ok = true
+    }
+
+    /// Flushes a directory's entries (renames, creations) to disk.
+    package static func syncDirectory(_ path: String) throws(FileError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError("open directory", path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FileError("fsync directory", path) }
+    }
+
+    /// Flushes every dirty file on the file system holding `path` (one call instead of many fsyncs).
+    package static func syncFileSystem(containing path: String) throws(FileError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError("open directory", path) }
+        defer { close(fd) }
+        #if os(Linux)
+            guard syncfs(fd) == 0 else { throw FileError("syncfs", path) }
+        #else
+            guard fsync(fd) == 0 else { throw FileError("fsync", path) }
+        #endif
+    }
+
+    /// Creates `path` and its parents if missing.
+    package static func makeDirectory(_ path: String) throws(FileError) {
+        var st = stat()
+        if stat(path, &st) == 0 {
+            guard st.st_mode & S_IFMT == S_IFDIR else { throw FileError("create directory", path, errno: ENOTDIR) }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path { try makeDirectory(parent) }
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw FileError("create directory", path) }
+    }
+
+    /// The names in directory `path`, unsorted, without `.` and `..`.
+    package static func list(_ path: String) throws(FileError) -> [String] {
+        guard let dir = opendir(path) else { throw FileError("list", path) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Takes an exclusive advisory lock on `path` (created if needed); nil when another process holds it.
+    /// The lock lasts until the returned descriptor is closed or the process exits.
+    package static func tryLock(_ path: String) throws(FileError) -> Int32? {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileError("open lock file", path) }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let e = errno
+            close(fd)
+            if e == EWOULDBLOCK { return nil }
+            throw FileError("lock", path, errno: e)
+        }
+        return fd
+    }
+
+    /// Blocks until the exclusive lock on `path` is held; returns its descriptor.
+    package static func lock(_ path: String) throws(FileError) -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileError("open lock file", path) }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let e = errno
+            close(fd)
+            throw FileError("lock", path, errno: e)
+        }
+        return fd
+    }
+}

@@ -1,0 +1,1 @@
+package let folioVersion = "0.1.0"
