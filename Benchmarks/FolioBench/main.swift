@@ -1,2 +1,112 @@
+// folio-bench: the codec and Builder benchmarks behind `make bench`.
+// Compares FolioCore's bplist00 codec with Foundation's PropertyListSerialization in this process.
 import FolioCore
-print("x")
+import Foundation
+
+struct Options {
+    var root = "public"
+    var builder = ".build/release/folio-build"
+    var content = "content"
+    var iterations = 300
+    /// Profile one of folio's own operations in a loop ("decode" or "encode") and exit.
+    var only: String?
+
+    init(_ args: [String]) {
+        var it = args.makeIterator()
+        while let a = it.next() {
+            switch a {
+            case "--root": root = it.next() ?? root
+            case "--builder": builder = it.next() ?? builder
+            case "--content": content = it.next() ?? content
+            case "--iterations": iterations = Int(it.next() ?? "") ?? iterations
+            case "--only": only = it.next()
+            default: fatalError("unknown option \(a)")
+            }
+        }
+    }
+}
+
+/// Runs `body` `iterations` times after a warm-up; returns the median and best time in milliseconds.
+func measure(_ iterations: Int, _ body: () throws -> Void) rethrows -> (median: Double, best: Double) {
+    for _ in 0..<max(3, iterations / 10) { try body() }
+    var samples: [Double] = []
+    samples.reserveCapacity(iterations)
+    let clock = ContinuousClock()
+    for _ in 0..<iterations {
+        let d = try clock.measure(body)
+        samples.append(Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1e3)
+    }
+    samples.sort()
+    return (samples[samples.count / 2], samples[0])
+}
+
+func fmt(_ ms: Double) -> String { String(format: "%8.3f ms", ms) }
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let manifest = try Manifest(bytes: try FileIO.read(options.root + "/manifest.plist"))
+guard let entry = manifest.entry("sonnets/all.plist") else { fatalError("no sonnets/all.plist in \(options.root)") }
+let bytes = try FileIO.read(options.root + "/" + entry.objectPath)
+let data = Data(bytes)
+print("codec: sonnets/all.plist, \(bytes.count) bytes, median of \(options.iterations) runs")
+
+var sink = 0
+if let only = options.only {
+    let v = try BinaryPlist.decode(bytes)
+    for _ in 0..<options.iterations {
+        if only == "decode" { _ = try BinaryPlist.decode(bytes) } else { sink &+= BinaryPlist.encode(v).count }
+    }
+    exit(0)
+}
+let oursDecode = try measure(options.iterations) {
+    let v = try BinaryPlist.decode(bytes)
+    if case .array(let a) = v { sink &+= a.count }
+}
+let value = try BinaryPlist.decode(bytes)
+let oursEncode = measure(options.iterations) { sink &+= BinaryPlist.encode(value).count }
+let foundationDecode = try measure(options.iterations) {
+    let v = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+    sink &+= (v as? [Any])?.count ?? 0
+}
+let foundationValue = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+let foundationEncode = try measure(options.iterations) {
+    sink &+= try PropertyListSerialization.data(fromPropertyList: foundationValue, format: .binary, options: 0).count
+}
+let roundTrip = try BinaryPlist.decode(BinaryPlist.encode(value))
+precondition(roundTrip == value, "re-encoding all.plist must round-trip")
+
+print("                      decode (median / best)       encode (median / best)")
+print("  folio             \(fmt(oursDecode.median)) / \(fmt(oursDecode.best))   \(fmt(oursEncode.median)) / \(fmt(oursEncode.best))")
+print("  Foundation        \(fmt(foundationDecode.median)) / \(fmt(foundationDecode.best))   \(fmt(foundationEncode.median)) / \(fmt(foundationEncode.best))")
+print(String(format: "  ratio (Foundation / folio): decode %.1fx, encode %.1fx",
+    foundationDecode.median / oursDecode.median, foundationEncode.median / oursEncode.median))
+print(String(format: "  targets: decode < 0.5 ms (%@), encode < 1 ms (%@)",
+    oursDecode.median < 0.5 ? "met" : "MISSED", oursEncode.median < 1.0 ? "met" : "MISSED"))
+
+// The Builder end to end: a fresh publish into an empty directory, and a no-op rebuild.
+func runBuilder(_ output: String) -> Double {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: options.builder)
+    p.arguments = ["--content", options.content, "--output", output, "--quiet", "--source-revision", "bench"]
+    p.standardOutput = FileHandle.nullDevice
+    let start = ContinuousClock.now
+    try! p.run()
+    p.waitUntilExit()
+    precondition(p.terminationStatus == 0, "folio-build failed")
+    let d = ContinuousClock.now - start
+    return Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1e3
+}
+let scratch = NSTemporaryDirectory() + "folio-bench-\(getpid())"
+var fresh: [Double] = []
+var noop: [Double] = []
+for i in 0..<7 {
+    let out = "\(scratch)/\(i)"
+    fresh.append(runBuilder(out))
+    noop.append(runBuilder(out))
+}
+try? FileManager.default.removeItem(atPath: scratch)
+fresh.sort()
+noop.sort()
+print("builder: folio-build of \(options.content)/ (process wall time, median of 7)")
+print("  fresh publish     \(fmt(fresh[3]))   (target < 300 ms: \(fresh[3] < 300 ? "met" : "MISSED"))")
+print("  no-op rebuild     \(fmt(noop[3]))")
+if sink == 42 { print("") }

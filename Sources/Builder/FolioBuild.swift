@@ -11,7 +11,7 @@ struct FolioBuild: AsyncParsableCommand {
     @Option(help: "The published directory to write.") var output = "public"
     @Option(help: "The source revision to record (default: FOLIO_SOURCE_REVISION, else git HEAD of the content).")
     var sourceRevision: String?
-    @Flag(help: "Print only errors and the summary line.") var quiet = false
+    @Flag(name: .shortAndLong, help: "Print only errors and the summary line.") var quiet = false
 
     func run() async throws {
         let config = BuildConfiguration(

@@ -14,44 +14,131 @@ extension BinaryPlist {
     /// A scalar's identity for uniquing: equal by value and type, reals and dates by bit pattern.
     fileprivate enum ScalarKey: Hashable {
         case bool(Bool), int(Int64), uint(UInt64), real(UInt64), date(UInt64)
-        case data(Data), string(String), uid(UInt64)
+        case data(Data), uid(UInt64)
     }
 
-    fileprivate enum Object {
-        case scalar(PlistValue)
-        /// A collection's marker nibble and its slice of the shared reference pool.
-        case collection(marker: UInt8, refStart: Int, count: Int)
+    /// Strings interned by their exact UTF-8 bytes (not canonical equivalence: "é" and
+    /// "e\u{301}" stay different objects), in an open-addressing table with a word-at-a-time
+    /// hash; text content is mostly strings, and this is the writer's hot path.
+    fileprivate struct StringTable {
+        private var mask = 255
+        private var indices = [Int32](repeating: -1, count: 256)
+        private var hashes = [UInt64](repeating: 0, count: 256)
+        private var strings = [String](repeating: "", count: 256)
+        private var count = 0
+        private static let seed = UInt64.random(in: 1...UInt64.max)
+
+        @inline(__always)
+        static func hash(_ p: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            var h = seed ^ UInt64(p.count) &* 0x9E37_79B9_7F4A_7C15
+            let raw = UnsafeRawPointer(p.baseAddress!)
+            var i = 0
+            let n = p.count
+            while i + 8 <= n {
+                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+                h ^= h >> 31
+                i += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < n {
+                tail |= UInt64(p[i]) << shift
+                shift += 8
+                i += 1
+            }
+            h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
+            return h ^ (h >> 29)
+        }
+
+        /// The object index already holding these bytes, or `next` after recording them.
+        mutating func findOrInsert(_ utf8: UnsafeBufferPointer<UInt8>, _ string: String, next: Int) -> Int {
+            let h = StringTable.hash(utf8)
+            var slot = Int(truncatingIfNeeded: h) & mask
+            while indices[slot] >= 0 {
+                if hashes[slot] == h, StringTable.equal(strings[slot], utf8) { return Int(indices[slot]) }
+                slot = (slot + 1) & mask
+            }
+            indices[slot] = Int32(next)
+            hashes[slot] = h
+            strings[slot] = string
+            count += 1
+            if count * 4 > mask * 3 { grow() }
+            return next
+        }
+
+        @inline(__always)
+        private static func equal(_ s: String, _ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+            let view = s.utf8
+            guard view.count == utf8.count else { return false }
+            if utf8.isEmpty { return true }
+            return view.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, utf8.baseAddress!, utf8.count) == 0 }
+                ?? view.elementsEqual(utf8)
+        }
+
+        private mutating func grow() {
+            let size = (mask + 1) * 2
+            var newIndices = [Int32](repeating: -1, count: size)
+            var newHashes = [UInt64](repeating: 0, count: size)
+            var newStrings = [String](repeating: "", count: size)
+            for old in 0...mask where indices[old] >= 0 {
+                var slot = Int(truncatingIfNeeded: hashes[old]) & (size - 1)
+                while newIndices[slot] >= 0 { slot = (slot + 1) & (size - 1) }
+                newIndices[slot] = indices[old]
+                newHashes[slot] = hashes[old]
+                newStrings[slot] = strings[old]
+            }
+            mask = size - 1
+            indices = newIndices
+            hashes = newHashes
+            strings = newStrings
+        }
     }
 
+    /// A collection waiting to be written once the reference width is known.
+    fileprivate struct PendingCollection {
+        var index: Int
+        var marker: UInt8
+        var refStart: Int
+        var count: Int
+    }
+
+    /// Scalars are written the moment they are first seen; collections, which need the final
+    /// reference width, follow them. The offset table maps each object index to its position,
+    /// so this order is as valid as any and keeps a single pass over the value tree.
     fileprivate struct Writer {
-        var objects: [Object] = []
+        var out: [UInt8] = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        var collections: [PendingCollection] = []
         var refs: [Int] = []
         var unique: [ScalarKey: Int] = [:]
+        var strings = StringTable()
 
         mutating func flatten(_ value: PlistValue) -> Int {
             let key: ScalarKey
             switch value {
             case .array(let items), .set(let items):
-                let index = objects.count
+                let index = offsets.count
+                offsets.append(0)
                 let isSet: Bool
                 if case .set = value { isSet = true } else { isSet = false }
                 let start = refs.count
-                objects.append(.collection(marker: isSet ? 0xC : 0xA, refStart: start, count: items.count))
+                collections.append(PendingCollection(index: index, marker: isSet ? 0xC : 0xA, refStart: start, count: items.count))
                 refs.append(contentsOf: repeatElement(0, count: items.count))
-                for (i, item) in items.enumerated() { refs[start + i] = flatten(item) }
+                for i in items.indices { refs[start + i] = flatten(items[i]) }
                 return index
             case .dict(let dict):
-                let index = objects.count
+                let index = offsets.count
+                offsets.append(0)
                 let start = refs.count
                 let n = dict.count
-                objects.append(.collection(marker: 0xD, refStart: start, count: n))
+                collections.append(PendingCollection(index: index, marker: 0xD, refStart: start, count: n))
                 refs.append(contentsOf: repeatElement(0, count: n * 2))
                 let sorted = dict.sorted { $0.key < $1.key }
-                for (i, entry) in sorted.enumerated() {
-                    refs[start + i] = flatten(.string(entry.key))
+                for i in sorted.indices {
+                    refs[start + i] = flatten(.string(sorted[i].key))
                 }
-                for (i, entry) in sorted.enumerated() {
-                    refs[start + n + i] = flatten(entry.value)
+                for i in sorted.indices {
+                    refs[start + n + i] = flatten(sorted[i].value)
                 }
                 return index
             case .bool(let b): key = .bool(b)
@@ -60,44 +147,56 @@ extension BinaryPlist {
             case .real(let r): key = .real(r.bitPattern)
             case .date(let d): key = .date(d.timeIntervalSinceReferenceDate.bitPattern)
             case .data(let d): key = .data(d)
-            case .string(let s): key = .string(s)
+            case .string(let s):
+                let next = offsets.count
+                let found = s.utf8.withContiguousStorageIfAvailable { utf8 -> Int in
+                    let index = strings.findOrInsert(utf8, s, next: next)
+                    if index == next {
+                        offsets.append(out.count)
+                        Writer.writeString(utf8, into: &out)
+                    }
+                    return index
+                }
+                if let found { return found }
+                var copy = s
+                copy.makeContiguousUTF8()
+                return flatten(.string(copy))
             case .uid(let u): key = .uid(u)
             }
-            let next = objects.count
-            let index = unique[key, default: next]
+            let next = offsets.count
+            let index = Writer.claim(&unique[key, default: -1], next)
             if index == next {
-                unique[key] = next
-                objects.append(.scalar(value))
+                offsets.append(out.count)
+                Writer.writeScalar(value, into: &out)
             }
             return index
         }
 
-        func serialise() -> [UInt8] {
-            let refSize = Writer.width(UInt64(objects.count - 1))
-            var out: [UInt8] = []
-            out.reserveCapacity(64 + objects.count * 8 + refs.count * refSize)
-            out.append(contentsOf: Array("bplist00".utf8))
-            var offsets: [Int] = []
-            offsets.reserveCapacity(objects.count)
-            for object in objects {
-                offsets.append(out.count)
-                switch object {
-                case .scalar(let v): Writer.writeScalar(v, into: &out)
-                case .collection(let marker, let start, let count):
-                    Writer.writeHeader(marker, count: count, into: &out)
-                    let n = marker == 0xD ? count * 2 : count
-                    for i in start..<(start + n) {
-                        Writer.writeBE(UInt64(refs[i]), width: refSize, into: &out)
-                    }
+        /// One hash lookup for "find or insert": `slot` is the dictionary's storage for the key.
+        @inline(__always)
+        static func claim(_ slot: inout Int, _ next: Int) -> Int {
+            if slot < 0 { slot = next }
+            return slot
+        }
+
+        mutating func serialise() -> [UInt8] {
+            let refSize = Writer.width(UInt64(offsets.count - 1))
+            out.reserveCapacity(out.count + refs.count * refSize + collections.count * 3 + offsets.count * 4 + 32)
+            for c in collections {
+                offsets[c.index] = out.count
+                Writer.writeHeader(c.marker, count: c.count, into: &out)
+                let n = c.marker == 0xD ? c.count * 2 : c.count
+                for i in c.refStart..<(c.refStart + n) {
+                    Writer.writeBE(UInt64(refs[i]), width: refSize, into: &out)
                 }
             }
             let tableOffset = out.count
-            let offsetSize = Writer.width(UInt64(offsets.last ?? 8))
+            let offsetSize = Writer.width(UInt64(offsets.max() ?? 8))
             for o in offsets { Writer.writeBE(UInt64(o), width: offsetSize, into: &out) }
             out.append(contentsOf: repeatElement(0, count: 6))
             out.append(UInt8(offsetSize))
             out.append(UInt8(refSize))
-            Writer.writeBE(UInt64(objects.count), width: 8, into: &out)
+            Writer.writeBE(UInt64(offsets.count), width: 8, into: &out)
             Writer.writeBE(0, width: 8, into: &out)
             Writer.writeBE(UInt64(tableOffset), width: 8, into: &out)
             return out
@@ -161,7 +260,8 @@ extension BinaryPlist {
             case .data(let d):
                 writeHeader(0x4, count: d.count, into: &out)
                 out.append(contentsOf: d)
-            case .string(let s): writeString(s, into: &out)
+            case .string:
+                preconditionFailure("strings are written by flatten()")
             case .uid(let u):
                 let w = width(u)
                 out.append(0x80 | UInt8(w - 1))
@@ -171,9 +271,8 @@ extension BinaryPlist {
             }
         }
 
-        static func writeString(_ s: String, into out: inout [UInt8]) {
-            var s = s
-            s.withUTF8 { utf8 in
+        static func writeString(_ utf8: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+            do {
                 // One pass: is it ASCII, and how many UTF-16 units does it need?
                 var units = 0
                 var nonASCII = false

@@ -1,0 +1,61 @@
+# Folio: `make demo` runs the whole job end to end, `make test` runs the tests.
+# Both install what they need (Debian packages) on a fresh machine.
+
+SWIFT      ?= swift
+CONTENT    ?= content
+PUBLIC     ?= public
+RELEASE    := .build/release
+DEBUG      := .build/debug
+
+# Debian packages: build (zlib, libxml2, pkg-config), tests (plistutil, python3, curl),
+# and the reference programs `make bench` compares against.
+BUILD_PKGS := zlib1g-dev libxml2-dev pkgconf
+TEST_PKGS  := libplist-utils python3 curl
+BENCH_PKGS := libplist-utils gettext
+
+.PHONY: deps bench-deps build publish test bench demo clean
+
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+endef
+
+deps:
+	$(call apt_install,$(BUILD_PKGS) $(TEST_PKGS))
+
+bench-deps: deps
+	$(call apt_install,$(BENCH_PKGS))
+
+build: deps
+	$(SWIFT) build -c release
+
+publish: build
+	$(RELEASE)/folio-build --content $(CONTENT) --output $(PUBLIC)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: bench-deps build publish
+	@echo "== codec and builder (folio-bench) =="
+	@$(RELEASE)/folio-bench --root $(PUBLIC) --builder $(RELEASE)/folio-build --content $(CONTENT)
+	@echo "== reference programs on the same sonnets/all.plist (decode / encode, median / best) =="
+	@python3 Benchmarks/reference.py $(PUBLIC)
+
+demo: publish
+	@echo
+	@echo "== published $(PUBLIC)/ =="
+	@ls $(PUBLIC)
+	@echo "objects: $$(ls $(PUBLIC)/objects | wc -l) files"
+	@echo "== manifest (head of manifest.json) =="
+	@head -c 600 $(PUBLIC)/manifest.json; echo " …"
+	@echo "== sonnets/018.plist, through folio plist print =="
+	@sha=$$(python3 -c "import json,sys; m=json.load(open('$(PUBLIC)/manifest.json')); print(next(e['sha256'] for e in m['entries'] if e['path']=='sonnets/018.plist'))"); \
+	  $(RELEASE)/folio plist print $(PUBLIC)/objects/$$sha.plist
+
+clean:
+	rm -rf .build $(PUBLIC)

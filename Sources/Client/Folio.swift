@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct Folio: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "folio",
+        abstract: "Read, sync and compare Folio content.",
+        subcommands: [PlistCommand.self])
+
+    /// Runs the parsed command; expected failures print one `folio: error:` line.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data("folio: error: \(error.description)\n".utf8))
+            Foundation.exit(error.exitCode)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

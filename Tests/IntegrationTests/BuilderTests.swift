@@ -1,0 +1,208 @@
+import FolioCore
+import Foundation
+import Testing
+
+@Suite("folio-build", .serialized)
+struct BuilderTests {
+    let build = Harness.binary("folio-build")
+    let env = ["SOURCE_DATE_EPOCH": "1700000000", "FOLIO_SOURCE_REVISION": "test"]
+
+    @Test("publishes the sonnets as content-addressed binary plists with a manifest")
+    func publishesContent() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let r = try Harness.run(build, ["--content", Harness.repoRoot + "/content", "--output", dir + "/public"], env: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        for (i, step) in ["load", "validate", "compile", "compress", "write objects", "write manifest"].enumerated() {
+            #expect(r.stdout.contains("[\(i + 1)/6] \(step)"))
+        }
+        #expect(r.stdout.contains("published version 1: 156 added, 0 changed, 0 removed"))
+
+        let m = try Harness.verifyPublished(dir + "/public")
+        #expect(m.version == 1)
+        #expect(m.schemaVersion == Manifest.currentSchemaVersion)
+        #expect(m.createdAt == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(m.sourceRevision == "test")
+        #expect(m.entries.count == 156)
+        #expect(m.entries.allSatisfy { $0.contentType == "application/x-plist" })
+
+        func object(_ path: String) throws -> PlistValue {
+            let e = try #require(m.entry(path))
+            return try BinaryPlist.decode(try FileIO.read(dir + "/public/" + e.objectPath))
+        }
+        let s18 = try object("sonnets/018.plist")
+        #expect(s18["number"] == .int(18))
+        #expect(s18["roman"] == .string("XVIII"))
+        #expect(s18["lines"]?.arrayValue?.first == .string("Shall I compare thee to a summer’s day?"))
+        #expect(s18["lines"]?.arrayValue?.last == .string("So long lives this, and this gives life to thee."))
+        #expect(try object("sonnets/099.plist")["lines"]?.arrayValue?.count == 15)
+        #expect(try object("sonnets/126.plist")["lines"]?.arrayValue?.count == 12)
+        #expect(try object("sonnets/154.plist")["roman"] == .string("CLIV"))
+
+        let index = try #require(try object("sonnets/index.plist").arrayValue)
+        #expect(index.count == 154)
+        #expect(index[17]["firstLine"] == .string("Shall I compare thee to a summer’s day?"))
+        #expect(index[17]["preview"]?.arrayValue?.count == 3)
+        let all = try #require(try object("sonnets/all.plist").arrayValue)
+        #expect(all.count == 154)
+        #expect(all[17] == s18)
+
+        // The JSON mirror says the same as the binary manifest.
+        let json = try JSONPlist.decode(try FileIO.read(dir + "/public/manifest.json"))
+        #expect(json["version"] == .int(1))
+        #expect(json["entries"]?.arrayValue?.count == 156)
+        // gzip variants exist only where smaller.
+        for e in m.entries { if let g = e.gzipSize { #expect(g < e.size) } }
+    }
+
+    @Test("identical input gives byte-identical output and no new version")
+    func reproducible() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let content = Harness.repoRoot + "/content"
+        #expect(try Harness.run(build, ["--content", content, "--output", dir + "/a"], env: env).status == 0)
+        #expect(try Harness.run(build, ["--content", content, "--output", dir + "/b"], env: env).status == 0)
+        let a = Harness.snapshot(dir + "/a")
+        #expect(a.count > 300)
+        #expect(a == Harness.snapshot(dir + "/b"))
+
+        // Rebuilding in place (even at another time) publishes nothing new and changes no byte.
+        let again = try Harness.run(build, ["--content", content, "--output", dir + "/a"], env: ["SOURCE_DATE_EPOCH": "1800000000"])
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("up to date at version 1"))
+        #expect(Harness.snapshot(dir + "/a") == a)
+    }
+
+    @Test("a changed sonnet publishes a new version and keeps the old one")
+    func newVersion() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let content = Harness.copyContent(to: dir)
+        let out = dir + "/public"
+        #expect(try Harness.run(build, ["--content", content, "--output", out], env: env).status == 0)
+        let v1 = try Harness.verifyPublished(out)
+        var text = try String(contentsOfFile: content + "/sonnets/018.txt", encoding: .utf8)
+        text = text.replacingOccurrences(of: "summer’s day", with: "winter’s night")
+        try text.write(toFile: content + "/sonnets/018.txt", atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: content + "/sonnets/154.txt")
+
+        let r = try Harness.run(build, ["--content", content, "--output", out], env: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        // 018, index and all change; 154 is gone.
+        #expect(r.stdout.contains("published version 2 (was 1): 0 added, 3 changed, 1 removed"), "\(r.stdout)")
+        let v2 = try Harness.verifyPublished(out)
+        #expect(v2.version == 2)
+        #expect(v2.entry("sonnets/154.plist") == nil)
+        #expect(v2.entry("sonnets/018.plist")?.sha256 != v1.entry("sonnets/018.plist")?.sha256)
+        #expect(v2.entry("sonnets/017.plist") == v1.entry("sonnets/017.plist"))
+        // Version 1 is still whole: its manifest and every object it names.
+        let old = try Manifest(bytes: try FileIO.read(out + "/manifests/1.plist"))
+        #expect(old == v1)
+        for e in old.entries { #expect(FileIO.exists(out + "/" + e.objectPath)) }
+    }
+
+    @Test("bad content fails with every error at path:line:col and leaves public/ untouched")
+    func badContent() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let content = Harness.copyContent(to: dir)
+        let out = dir + "/public"
+        #expect(try Harness.run(build, ["--content", content, "--output", out], env: env).status == 0)
+        let before = Harness.snapshot(out)
+
+        let s = content + "/sonnets/"
+        try Data().write(to: URL(fileURLWithPath: s + "001.txt"))  // empty
+        try "Shall I compare\n\nline\n".write(toFile: s + "002.txt", atomically: true, encoding: .utf8)  // no numeral
+        try "IV\n\nA line\nAnother\n".write(toFile: s + "003.txt", atomically: true, encoding: .utf8)  // out of order
+        try FileManager.default.copyItem(atPath: s + "005.txt", toPath: s + "05.txt")  // duplicate of V
+        var bad = Array("VI\n\nGood line\nBad ".utf8)
+        bad += [0xFF, 0xFE]
+        bad += Array(" line\n".utf8)
+        try Data(bad).write(to: URL(fileURLWithPath: s + "006.txt"))  // invalid UTF-8
+        try "VII\n\nLine one\nLine two\n\n  stray words\n".write(toFile: s + "007.txt", atomically: true, encoding: .utf8)
+
+        let r = try Harness.run(build, ["--content", content, "--output", out], env: env)
+        #expect(r.status == 1)
+        let errors = r.stderr.split(separator: "\n").filter { $0.contains(": error: ") }
+        func has(_ file: String, _ pos: String, _ words: String) -> Bool {
+            errors.contains { $0.hasPrefix(s + file + ":" + pos + ": error: ") && $0.contains(words) }
+        }
+        #expect(has("001.txt", "1:1", "empty"), "\(r.stderr)")
+        #expect(has("002.txt", "1:1", "missing numeral"), "\(r.stderr)")
+        #expect(has("003.txt", "1:1", "out of order"), "\(r.stderr)")
+        #expect(has("05.txt", "1:1", "duplicate sonnet V"), "\(r.stderr)")
+        #expect(has("006.txt", "4:5", "invalid UTF-8"), "\(r.stderr)")
+        #expect(has("007.txt", "6:3", "stray line"), "\(r.stderr)")
+        #expect(r.stderr.contains("is unchanged"))
+        #expect(Harness.snapshot(out) == before)
+    }
+
+    @Test("a missing sonnet in the sequence and a stray file are errors")
+    func sequenceErrors() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let content = Harness.copyContent(to: dir)
+        try FileManager.default.removeItem(atPath: content + "/sonnets/010.txt")
+        try "notes".write(toFile: content + "/sonnets/notes.txt", atomically: true, encoding: .utf8)
+        let r = try Harness.run(build, ["--content", content, "--output", dir + "/public"], env: env)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("sonnets/011.txt:1:1: error: sonnet X (10) is missing"), "\(r.stderr)")
+        #expect(r.stderr.contains("sonnets/notes.txt:1:1: error: unexpected file"), "\(r.stderr)")
+        #expect(!FileIO.exists(dir + "/public/manifest.plist"))
+    }
+
+    @Test("kill -9 at any instant leaves public/ a complete published version")
+    func killDuringPublish() async throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let a = Harness.copyContent(to: dir)
+        let b = dir + "/content-b"
+        try FileManager.default.copyItem(atPath: a, toPath: b)
+        // Variant B changes every sonnet, so each publish writes a full set of new objects.
+        for n in 1...154 {
+            let path = b + "/sonnets/" + String(format: "%03d.txt", n)
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            try text.replacingOccurrences(of: "\n\n", with: "\n\nB-side\n").write(toFile: path, atomically: false, encoding: .utf8)
+        }
+        let out = dir + "/public"
+        #expect(try Harness.run(build, ["--content", a, "--output", out], env: env).status == 0)
+
+        var rng = SystemRandomNumberGenerator()
+        var killed = 0
+        for i in 0..<24 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: build)
+            p.arguments = ["--content", i % 2 == 0 ? b : a, "--output", out, "--quiet"]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...60_000, using: &rng)))
+            if p.isRunning {
+                kill(p.processIdentifier, SIGKILL)
+                killed += 1
+            }
+            p.waitUntilExit()
+            _ = try Harness.verifyPublished(out)
+        }
+        #expect(killed > 0)
+        // After the carnage a normal build still works and leaves no temporary files.
+        #expect(try Harness.run(build, ["--content", b, "--output", out], env: env).status == 0)
+        let m = try Harness.verifyPublished(out)
+        #expect(m.entry("sonnets/001.plist") != nil)
+        #expect(!Harness.snapshot(out).keys.contains { $0.contains(".tmp-") })
+    }
+
+    @Test("two builders at once: the second says the output is busy")
+    func lock() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let out = dir + "/public"
+        try FileIO.makeDirectory(out)
+        let fd = try #require(try FileIO.tryLock(out + "/.folio-build.lock"))
+        defer { close(fd) }
+        let r = try Harness.run(build, ["--content", Harness.repoRoot + "/content", "--output", out], env: env)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("another folio-build is publishing"))
+        #expect(!FileIO.exists(out + "/manifest.plist"))
+    }
+}

@@ -1,0 +1,56 @@
+import FolioCore
+import Foundation
+import Testing
+
+@Suite("folio plist")
+struct ClientPlistTests {
+    let folio = Harness.binary("folio")
+
+    @Test("convert round-trips binary → XML → JSON → binary, and print shows the value")
+    func convertAndPrint() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let value: PlistValue = .dict([
+            "title": .string("Sonnet XVIII ’"), "number": .int(18), "ratio": .real(1.5), "ok": .bool(true),
+            "lines": .array([.string("a"), .string("b")]), "big": .uint(UInt64.max), "neg": .int(-5),
+        ])
+        try Data(BinaryPlist.encode(value)).write(to: URL(fileURLWithPath: dir + "/in.plist"))
+        #expect(try Harness.run(folio, ["plist", "convert", "--to", "xml", dir + "/in.plist", dir + "/x.plist"]).status == 0)
+        #expect(String(decoding: try FileIO.read(dir + "/x.plist"), as: UTF8.self).contains("<key>title</key>"))
+        #expect(try Harness.run(folio, ["plist", "convert", "--to", "json", dir + "/x.plist", dir + "/j.json"]).status == 0)
+        #expect(try Harness.run(folio, ["plist", "convert", "--to", "binary", dir + "/j.json", dir + "/b.plist"]).status == 0)
+        #expect(try BinaryPlist.decode(try FileIO.read(dir + "/b.plist")) == value)
+
+        let p = try Harness.run(folio, ["plist", "print", dir + "/b.plist"])
+        #expect(p.status == 0)
+        #expect(p.stdout.contains("\"number\" => 18"))
+        #expect(p.stdout.contains("0 => \"a\""))
+        let j = try Harness.run(folio, ["plist", "print", "--json", dir + "/b.plist"])
+        #expect(try JSONPlist.decode(j.stdoutBytes) == value)
+    }
+
+    @Test("a malformed file prints one clear error line and exits 1")
+    func malformed() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        var bytes = BinaryPlist.encode(.array([.string("x"), .int(1)]))
+        bytes[bytes.count - 32 + 6] = 9  // offset size 9 is out of range
+        try Data(bytes).write(to: URL(fileURLWithPath: dir + "/bad.plist"))
+        let r = try Harness.run(folio, ["plist", "print", dir + "/bad.plist"])
+        #expect(r.status == 1)
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("folio: error: \(dir)/bad.plist: bplist: trailer offset size 9") == true, "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+
+        try Data("<plist><dict><key>a</key></dict>".utf8).write(to: URL(fileURLWithPath: dir + "/bad.xml"))
+        let x = try Harness.run(folio, ["plist", "convert", "--to", "json", dir + "/bad.xml", dir + "/out.json"])
+        #expect(x.status == 1)
+        #expect(x.stderr.contains("line 1"), "\(x.stderr)")
+        #expect(!FileIO.exists(dir + "/out.json"))
+
+        let missing = try Harness.run(folio, ["plist", "print", dir + "/nope.plist"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("No such file"))
+    }
+}

@@ -1,0 +1,123 @@
+import FolioCore
+import Foundation
+import Testing
+
+/// Paths and process helpers shared by the integration tests, which run the real binaries.
+enum Harness {
+    /// The repository root (this file is Tests/IntegrationTests/Support.swift).
+    static let repoRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// The directory holding the built products (the test bundle sits beside them).
+    static let binDir: String = {
+        if let dir = ProcessInfo.processInfo.environment["FOLIO_BIN_DIR"] { return dir }
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        // A bundle layout (Foo.xctest/Contents/...) sits deeper; walk up to the products dir.
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("folio-build").path), url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        return url.path
+    }()
+
+    static func binary(_ name: String) -> String { binDir + "/" + name }
+
+    /// A fresh empty directory, removed by the caller with `cleanup`.
+    static func tempDir(_ label: String = "folio") -> String {
+        let path = NSTemporaryDirectory() + "\(label)-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func cleanup(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// A copy of the repository's content/ to edit freely.
+    static func copyContent(to dir: String) -> String {
+        let dest = dir + "/content"
+        try! FileManager.default.copyItem(atPath: repoRoot + "/content", toPath: dest)
+        return dest
+    }
+
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stdoutBytes: [UInt8]
+    }
+
+    /// Runs a program to completion, capturing its output through files (no pipe deadlocks).
+    @discardableResult
+    static func run(_ program: String, _ args: [String], env: [String: String] = [:], stdin: [UInt8]? = nil) throws -> Output {
+        let dir = tempDir("run")
+        defer { cleanup(dir) }
+        _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
+        _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: program)
+        p.arguments = args
+        var environment = ProcessInfo.processInfo.environment
+        for (k, v) in env { environment[k] = v }
+        p.environment = environment
+        let out = FileHandle(forWritingAtPath: dir + "/out")!
+        let err = FileHandle(forWritingAtPath: dir + "/err")!
+        p.standardOutput = out
+        p.standardError = err
+        if let stdin {
+            _ = FileManager.default.createFile(atPath: dir + "/in", contents: Data(stdin))
+            p.standardInput = FileHandle(forReadingAtPath: dir + "/in")!
+        }
+        try p.run()
+        p.waitUntilExit()
+        try out.close()
+        try err.close()
+        let o = try FileIO.read(dir + "/out")
+        let e = try FileIO.read(dir + "/err")
+        return Output(
+            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self), stdoutBytes: o)
+    }
+
+    /// Every regular file under `dir` (relative path → bytes), for before/after comparisons.
+    static func snapshot(_ dir: String) -> [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        guard let e = FileManager.default.enumerator(atPath: dir) else { return out }
+        while let rel = e.nextObject() as? String {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: dir + "/" + rel, isDirectory: &isDir), !isDir.boolValue {
+                out[rel] = try? FileIO.read(dir + "/" + rel)
+            }
+        }
+        return out
+    }
+
+    /// Checks that `root` is a complete published version: the manifest decodes and names
+    /// only objects present with the right size and hash (and gzip variants that inflate to them).
+    static func verifyPublished(_ root: String) throws -> Manifest {
+        let manifest = try Manifest(bytes: try FileIO.read(root + "/manifest.plist"))
+        for e in manifest.entries {
+            let bytes = try FileIO.read(root + "/" + e.objectPath)
+            guard bytes.count == e.size, ContentHash.sha256Hex(bytes) == e.sha256 else {
+                throw HarnessError("object for \(e.path) does not match the manifest")
+            }
+            if let gz = e.gzipObjectPath {
+                let z = try FileIO.read(root + "/" + gz)
+                guard z.count == e.gzipSize, try Gzip.decompress(z, maxSize: e.size) == bytes else {
+                    throw HarnessError("gzip variant for \(e.path) does not match")
+                }
+            }
+        }
+        let versioned = try Manifest(bytes: try FileIO.read(root + "/manifests/\(manifest.version).plist"))
+        guard versioned == manifest else { throw HarnessError("manifests/\(manifest.version).plist differs from manifest.plist") }
+        return manifest
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
