@@ -13,16 +13,22 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
-        .systemLibrary(name: "CSystem", path: "Shims/CSystem", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CFolioSystem", path: "Shims/CFolioSystem", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(
             name: "CLibXML2", path: "Shims/CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
         .target(
             name: "FolioCore",
             dependencies: [
-                "CSystem", "CLibXML2",
+                "CFolioSystem", "CLibXML2",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .executableTarget(
@@ -36,6 +42,15 @@ let package = Package(
             dependencies: [
                 "FolioCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]),
         .executableTarget(
             name: "Client",
@@ -46,6 +61,7 @@ let package = Package(
         .executableTarget(
             name: "FolioBench", dependencies: ["FolioCore"], path: "Benchmarks/FolioBench"),
         .testTarget(name: "FolioCoreTests", dependencies: ["FolioCore"]),
+        .testTarget(name: "EdgeTests", dependencies: ["Edge", "FolioCore"]),
         .testTarget(name: "IntegrationTests", dependencies: ["FolioCore"]),
     ],
     swiftLanguageModes: [.v6]

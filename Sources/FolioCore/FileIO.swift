@@ -1,4 +1,4 @@
-import CSystem
+import CFolioSystem
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import CSystem
+import CFolioSystem
 import Foundation
 
 /// An error from zlib while compressing or decompressing.

@@ -1,0 +1,404 @@
+import FolioCore
+import Foundation
+import Logging
+import NIOCore
+import NIOExtras
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// Limits and policies the connection handler enforces.
+struct ConnectionLimits: Sendable {
+    var maxURIBytes = 8192
+    var maxHeaderCount = 100
+    var maxHeaderBytes = 16384
+    /// How long a client may take to send its next complete request (slowloris and idle guard).
+    var requestTimeout: TimeAmount = .seconds(15)
+}
+
+/// Serves one HTTP/1.1 connection: parses requests (NIO's decoder), answers each from one
+/// `Site` snapshot with prepared heads, and writes raw bytes (no response encoder on the hot path).
+/// Pipelined requests are answered in order; responses are flushed once per read burst.
+final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
+
+    private let store: SiteStore
+    private let limits: ConnectionLimits
+    private let metrics: EdgeMetrics
+    private let accessLog: Logger?
+    private let connectionID: UInt64
+    private let fileIO: NIOThreadPool
+
+    private var head: HTTPRequestHead?
+    private var headAt: NIODeadline = .now()
+    private var requestNumber = 0
+    /// Set while a request is between its head and its end, or while a disk read is pending.
+    private var inRequest = false
+    private var waitingSince: NIODeadline = .now()
+    private var closeAfterResponse = false
+    private var quiescing = false
+    private var closed = false
+    private var pendingRead = false
+    private var busyWithDisk = false
+    private var queued: [HTTPServerRequestPart] = []
+    private var timer: RepeatedTask?
+    private var dateSecond = -1
+    private var dateLine = ByteBuffer()
+
+    static let nextConnectionID = Atomic<UInt64>(0)
+
+    init(store: SiteStore, limits: ConnectionLimits, metrics: EdgeMetrics, accessLog: Logger?, fileIO: NIOThreadPool) {
+        self.store = store
+        self.limits = limits
+        self.metrics = metrics
+        self.accessLog = accessLog
+        self.fileIO = fileIO
+        self.connectionID = Self.nextConnectionID.add(1, ordering: .relaxed).newValue
+    }
+
+    // MARK: Connection lifecycle
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        waitingSince = .now()
+        let limit = limits.requestTimeout
+        let check = min(limit, .seconds(1))
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleRepeatedTask(initialDelay: check, delay: check) { _ in
+            let (handler, context) = loopBound.value
+            handler.checkTimeout(context: context, limit: limit)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func checkTimeout(context: ChannelHandlerContext, limit: TimeAmount) {
+        guard !closed, !busyWithDisk else { return }
+        if NIODeadline.now() - waitingSince > limit {
+            if inRequest {
+                closeAfterResponse = true
+                writeSimple(context: context, status: 408, reason: "Request Timeout", body: "request timed out\n")
+                context.flush()
+            }
+            close(context: context)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            quiescing = true
+            if !inRequest && !busyWithDisk { close(context: context) }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        guard !closed else { return }
+        // The request decoder failed: the bytes are not HTTP/1.1 we can answer.
+        closeAfterResponse = true
+        if let parse = error as? HTTPParserError {
+            switch parse {
+            case .headerOverflow:
+                writeSimple(context: context, status: 431, reason: "Request Header Fields Too Large", body: "request header too large\n")
+            case .invalidURL:
+                writeSimple(context: context, status: 400, reason: "Bad Request", body: "malformed request target\n")
+            default:
+                writeSimple(context: context, status: 400, reason: "Bad Request", body: "malformed request\n")
+            }
+        } else if error is ByteToMessageDecoderError {
+            writeSimple(context: context, status: 400, reason: "Bad Request", body: "malformed request\n")
+        }
+        context.flush()
+        close(context: context)
+    }
+
+    private func close(context: ChannelHandlerContext) {
+        guard !closed else { return }
+        closed = true
+        context.close(promise: nil)
+    }
+
+    // MARK: Back-pressure: stop reading while the client is not taking our responses.
+
+    func read(context: ChannelHandlerContext) {
+        if context.channel.isWritable && !busyWithDisk {
+            context.read()
+        } else {
+            pendingRead = true
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, pendingRead, !busyWithDisk {
+            pendingRead = false
+            context.read()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    // MARK: Requests
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        if busyWithDisk {
+            queued.append(part)
+            return
+        }
+        handle(part, context: context)
+    }
+
+    private func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        guard !closed else { return }
+        switch part {
+        case .head(let h):
+            head = h
+            headAt = .now()
+            inRequest = true
+        case .body:
+            break  // GET and HEAD carry no content; anything sent is discarded.
+        case .end:
+            guard let h = head else { return }
+            head = nil
+            respond(to: h, context: context)
+            if !busyWithDisk { finishRequest(context: context) }
+        }
+    }
+
+    private func finishRequest(context: ChannelHandlerContext) {
+        inRequest = false
+        waitingSince = .now()
+        if closeAfterResponse || quiescing {
+            context.flush()
+            close(context: context)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.flush()
+        context.fireChannelReadComplete()
+    }
+
+    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        requestNumber += 1
+        if !head.isKeepAlive || quiescing { closeAfterResponse = true }
+
+        let isGet = head.method == .GET
+        guard isGet || head.method == .HEAD else {
+            if head.headers.contains(name: "content-length") || head.headers.contains(name: "transfer-encoding") {
+                closeAfterResponse = true
+            }
+            finish(head, context: context, status: writeSimple(context: context, status: 405, reason: "Method Not Allowed", body: "only GET and HEAD are allowed\n", extra: "Allow: GET, HEAD\r\n"), bytes: 0)
+            return
+        }
+        guard head.uri.utf8.count <= limits.maxURIBytes else {
+            closeAfterResponse = true
+            finish(head, context: context, status: writeSimple(context: context, status: 414, reason: "URI Too Long", body: "request target too long\n"), bytes: 0)
+            return
+        }
+        var headerBytes = 0
+        for (name, value) in head.headers { headerBytes += name.utf8.count + value.utf8.count + 4 }
+        guard head.headers.count <= limits.maxHeaderCount, headerBytes <= limits.maxHeaderBytes else {
+            closeAfterResponse = true
+            finish(head, context: context, status: writeSimple(context: context, status: 431, reason: "Request Header Fields Too Large", body: "too many or too large header fields\n"), bytes: 0)
+            return
+        }
+        guard let path = Self.path(of: head.uri) else {
+            finish(head, context: context, status: writeSimple(context: context, status: 400, reason: "Bad Request", body: "malformed request target\n"), bytes: 0)
+            return
+        }
+
+        let site = store.site
+        guard let resource = site.routes[path] else {
+            switch path {
+            case "/healthz":
+                let body = "ok version \(site.manifest.version)\n"
+                finish(head, context: context, status: writeSimple(context: context, status: 200, reason: "OK", body: body, omitBody: !isGet), bytes: body.utf8.count)
+            case "/metrics":
+                let body = metrics.render()
+                finish(head, context: context, status: writeSimple(context: context, status: 200, reason: "OK", body: String(decoding: body, as: UTF8.self), contentType: "text/plain; version=0.0.4", omitBody: !isGet), bytes: body.count)
+            default:
+                finish(head, context: context, status: writeSimple(context: context, status: 404, reason: "Not Found", body: "no such resource: \(path)\n", omitBody: !isGet), bytes: 0)
+            }
+            return
+        }
+
+        let headers = head.headers
+        guard let coding = AcceptEncoding.choose(headers.first(name: "accept-encoding")?[...], hasGzip: resource.gzip != nil) else {
+            finish(head, context: context, status: writeSimple(context: context, status: 406, reason: "Not Acceptable", body: "no acceptable content coding (identity or gzip)\n", extra: "Vary: Accept-Encoding\r\n", omitBody: !isGet), bytes: 0)
+            return
+        }
+        let rep = resource.representation(coding)
+        var conditions = Conditions()
+        conditions.ifMatch = headers.first(name: "if-match")?[...]
+        conditions.ifNoneMatch = headers.first(name: "if-none-match")?[...]
+        conditions.ifModifiedSince = headers.first(name: "if-modified-since")?[...]
+        conditions.ifUnmodifiedSince = headers.first(name: "if-unmodified-since")?[...]
+        switch Preconditions.evaluate(conditions, isGetOrHead: true, etag: rep.etag, lastModified: resource.lastModified) {
+        case .failed:
+            finish(head, context: context, status: writeSimple(context: context, status: 412, reason: "Precondition Failed", body: "precondition failed\n", extra: "ETag: \(rep.etag)\r\n", omitBody: !isGet), bytes: 0)
+            return
+        case .notModified:
+            writeHead(context: context, status: "HTTP/1.1 304 Not Modified\r\n", block: rep.head304, extra: nil)
+            finish(head, context: context, status: 304, bytes: 0)
+            return
+        case .proceed:
+            break
+        }
+
+        var range = ByteRange.whole
+        if isGet, let r = headers.first(name: "range") {
+            conditions.range = r[...]
+            conditions.ifRange = headers.first(name: "if-range")?[...]
+            if Preconditions.rangeApplies(conditions, etag: rep.etag, lastModified: resource.lastModified) {
+                range = ByteRange.parse(r[...], length: rep.length)
+            }
+        }
+        switch range {
+        case .unsatisfiable:
+            finish(head, context: context, status: writeSimple(context: context, status: 416, reason: "Range Not Satisfiable", body: "range not satisfiable\n", extra: "Content-Range: bytes */\(rep.length)\r\nETag: \(rep.etag)\r\nVary: Accept-Encoding\r\n"), bytes: 0)
+        case .whole:
+            writeHead(context: context, status: "HTTP/1.1 200 OK\r\n", block: rep.head200, extra: nil)
+            sendBody(rep, range: nil, isGet: isGet, head: head, status: 200, context: context)
+        case .partial(let r):
+            writeHead(context: context, status: "HTTP/1.1 206 Partial Content\r\n", block: rep.headPartial,
+                      extra: "Content-Range: bytes \(r.lowerBound)-\(r.upperBound)/\(rep.length)\r\nContent-Length: \(r.count)\r\n")
+            sendBody(rep, range: r, isGet: isGet, head: head, status: 206, context: context)
+        }
+    }
+
+    private func sendBody(_ rep: Representation, range: ClosedRange<Int>?, isGet: Bool, head: HTTPRequestHead, status: Int, context: ChannelHandlerContext) {
+        let length = range?.count ?? rep.length
+        guard isGet else {
+            finish(head, context: context, status: status, bytes: 0)
+            return
+        }
+        if let body = rep.body {
+            let slice = range.map { body.getSlice(at: body.readerIndex + $0.lowerBound, length: $0.count)! } ?? body
+            context.write(wrapOutboundOut(.byteBuffer(slice)), promise: nil)
+            finish(head, context: context, status: status, bytes: length)
+            return
+        }
+        // Over the memory budget: read from disk on the thread pool, holding later pipelined
+        // requests until this response is written so they stay in order.
+        guard let path = rep.filePath else { return }
+        busyWithDisk = true
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((self, context), eventLoop: loop)
+        fileIO.runIfActive(eventLoop: loop) { try FileIO.read(path) }.whenComplete { result in
+            let (handler, context) = bound.value
+            switch result {
+            case .success(let bytes) where bytes.count == rep.length:
+                var buf = context.channel.allocator.buffer(capacity: length)
+                if let r = range { buf.writeBytes(bytes[r]) } else { buf.writeBytes(bytes) }
+                context.writeAndFlush(handler.wrapOutboundOut(.byteBuffer(buf)), promise: nil)
+                handler.finish(head, context: context, status: status, bytes: length)
+            default:
+                // The head promised a body we cannot send: end the connection.
+                handler.closeAfterResponse = true
+                handler.finish(head, context: context, status: 500, bytes: 0)
+            }
+            handler.busyWithDisk = false
+            handler.finishRequest(context: context)
+            handler.drainQueue(context: context)
+        }
+    }
+
+    private func drainQueue(context: ChannelHandlerContext) {
+        while !queued.isEmpty, !busyWithDisk, !closed {
+            handle(queued.removeFirst(), context: context)
+        }
+        context.flush()
+        if !busyWithDisk, pendingRead, context.channel.isWritable {
+            pendingRead = false
+            context.read()
+        }
+    }
+
+    private func finish(_ head: HTTPRequestHead, context: ChannelHandlerContext, status: Int, bytes: Int) {
+        let elapsed = NIODeadline.now() - headAt
+        metrics.record(status: status, bytes: bytes, nanoseconds: elapsed.nanoseconds)
+        guard let log = accessLog else { return }
+        log.info(
+            "request",
+            metadata: [
+                "request_id": "\(connectionID)-\(requestNumber)",
+                "method": "\(head.method.rawValue)",
+                "path": "\(head.uri)",
+                "status": "\(status)",
+                "bytes": "\(bytes)",
+                "duration_us": "\(elapsed.nanoseconds / 1000)",
+            ])
+    }
+
+    // MARK: Writing
+
+    private func currentDateLine() -> ByteBuffer {
+        let now = time(nil)
+        if now != dateSecond {
+            dateSecond = now
+            dateLine = ByteBuffer(string: "Date: \(HTTPDate.format(Int64(now)))\r\n")
+        }
+        return dateLine
+    }
+
+    private func writeHead(context: ChannelHandlerContext, status: StaticString, block: ByteBuffer, extra: String?) {
+        let date = currentDateLine()
+        var buf = context.channel.allocator.buffer(capacity: status.utf8CodeUnitCount + date.readableBytes + block.readableBytes + 64)
+        buf.writeStaticString(status)
+        buf.writeImmutableBuffer(date)
+        buf.writeImmutableBuffer(block)
+        if let extra { buf.writeString(extra) }
+        if closeAfterResponse { buf.writeStaticString("Connection: close\r\n") }
+        buf.writeStaticString("\r\n")
+        context.write(wrapOutboundOut(.byteBuffer(buf)), promise: nil)
+    }
+
+    /// Writes a small generated response; returns its status for the log.
+    @discardableResult
+    private func writeSimple(
+        context: ChannelHandlerContext, status: Int, reason: String, body: String,
+        contentType: String = "text/plain; charset=utf-8", extra: String = "", omitBody: Bool = false
+    ) -> Int {
+        var s = "HTTP/1.1 \(status) \(reason)\r\n"
+        var buf = context.channel.allocator.buffer(capacity: 256 + body.utf8.count)
+        buf.writeString(s)
+        buf.writeImmutableBuffer(currentDateLine())
+        s = "Content-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\nCache-Control: no-store\r\n" + extra
+        if closeAfterResponse { s += "Connection: close\r\n" }
+        s += "\r\n"
+        buf.writeString(s)
+        if !omitBody { buf.writeString(body) }
+        context.write(wrapOutboundOut(.byteBuffer(buf)), promise: nil)
+        return status
+    }
+
+    /// The path of a request target (origin form), percent-decoded, without the query.
+    static func path(of uri: String) -> String? {
+        var target = Substring(uri)
+        if let q = target.firstIndex(where: { $0 == "?" || $0 == "#" }) { target = target[..<q] }
+        guard target.hasPrefix("/") else { return nil }
+        guard target.contains("%") else { return String(target) }
+        var bytes: [UInt8] = []
+        var it = target.utf8.makeIterator()
+        while let b = it.next() {
+            if b != UInt8(ascii: "%") { bytes.append(b); continue }
+            guard let h = it.next(), let l = it.next(), let hi = hexValue(h), let lo = hexValue(l) else { return nil }
+            bytes.append(hi << 4 | lo)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: return c - 0x30
+        case 0x41...0x46: return c - 0x41 + 10
+        case 0x61...0x66: return c - 0x61 + 10
+        default: return nil
+        }
+    }
+}

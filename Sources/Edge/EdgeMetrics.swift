@@ -1,0 +1,58 @@
+import Metrics
+import Prometheus
+import Synchronization
+
+/// The edge's metrics, through swift-metrics into a Prometheus registry served at `/metrics`.
+final class EdgeMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry
+    /// Request counters by status code, made once so the hot path only increments.
+    private let byStatus: [Int: Metrics.Counter]
+    private let other: Metrics.Counter
+    let bytesSent: Metrics.Counter
+    let latency: Metrics.Timer
+    let version: Metrics.Gauge
+    let notModifiedShare: Metrics.Gauge
+    let reloadFailures: Metrics.Counter
+    let connectionsRejected: Metrics.Counter
+    private let totals = Atomic<Int>(0)
+    private let notModified = Atomic<Int>(0)
+
+    static let statuses = [200, 206, 304, 400, 404, 405, 406, 408, 412, 414, 416, 431, 500, 503]
+
+    init(registry: PrometheusCollectorRegistry) {
+        self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500),
+            .milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100), .seconds(1),
+        ]
+        MetricsSystem.bootstrap(factory)
+        var counters: [Int: Metrics.Counter] = [:]
+        for s in Self.statuses {
+            counters[s] = Metrics.Counter(label: "folio_edge_requests_total", dimensions: [("status", String(s))])
+        }
+        byStatus = counters
+        other = Metrics.Counter(label: "folio_edge_requests_total", dimensions: [("status", "other")])
+        bytesSent = Metrics.Counter(label: "folio_edge_sent_bytes_total")
+        latency = Metrics.Timer(label: "folio_edge_request_duration_seconds")
+        version = Metrics.Gauge(label: "folio_edge_loaded_version")
+        notModifiedShare = Metrics.Gauge(label: "folio_edge_not_modified_ratio")
+        reloadFailures = Metrics.Counter(label: "folio_edge_reload_failures_total")
+        connectionsRejected = Metrics.Counter(label: "folio_edge_connections_rejected_total")
+    }
+
+    func record(status: Int, bytes: Int, nanoseconds: Int64) {
+        (byStatus[status] ?? other).increment()
+        bytesSent.increment(by: bytes)
+        latency.recordNanoseconds(nanoseconds)
+        totals.add(1, ordering: .relaxed)
+        if status == 304 { notModified.add(1, ordering: .relaxed) }
+    }
+
+    /// The Prometheus text exposition.
+    func render() -> [UInt8] {
+        let total = totals.load(ordering: .relaxed)
+        notModifiedShare.record(total == 0 ? 0 : Double(notModified.load(ordering: .relaxed)) / Double(total))
+        return registry.emitToBuffer()
+    }
+}

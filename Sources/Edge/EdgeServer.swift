@@ -1,0 +1,140 @@
+import FolioCore
+import Foundation
+import Logging
+import NIOCore
+import NIOExtras
+import NIOHTTP1
+import NIOPosix
+import Prometheus
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// The HTTP listener as a swift-service-lifecycle `Service`: on graceful shutdown (SIGTERM)
+/// it stops accepting, lets every connection finish its request in flight, then returns.
+struct EdgeService: Service {
+    let config: EdgeConfiguration
+    let store: SiteStore
+    let metrics: EdgeMetrics
+    let logger: Logger
+
+    func run() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
+        let quiesce = ServerQuiescingHelper(group: group)
+        let drained = group.next().makePromise(of: Void.self)
+        let open = Atomic<Int>(0)
+        let maxConnections = config.maxConnections
+        let store = self.store
+        let metrics = self.metrics
+        let limits = config.limits
+        let accessLog: Logger? = config.accessLog ? Logger(label: "folio.edge.access") : nil
+        let pool = NIOThreadPool.singleton
+
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                let count = open.add(1, ordering: .relaxed).newValue
+                channel.closeFuture.whenComplete { _ in open.subtract(1, ordering: .relaxed) }
+                if count > maxConnections {
+                    metrics.connectionsRejected.increment()
+                    return channel.close()
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    try sync.addHandler(EdgeHandler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool))
+                }
+            }
+
+        let server: Channel
+        do {
+            server = try await bootstrap.bind(host: config.host, port: config.port).get()
+        } catch {
+            try? await group.shutdownGracefully()
+            throw EdgeStartupError("cannot listen on \(config.host):\(config.port): \(error)")
+        }
+        let port = server.localAddress?.port ?? config.port
+        let shownHost = config.host.contains(":") ? "[\(config.host)]" : config.host
+        // Tests and scripts read this line to find the port.
+        FileHandle.standardOutput.write(Data("listening on http://\(shownHost):\(port)\n".utf8))
+        logger.info("serving", metadata: ["root": "\(config.root)", "version": "\(store.site.manifest.version)", "port": "\(port)"])
+
+        await withGracefulShutdownHandler {
+            try? await drained.futureResult.get()
+        } onGracefulShutdown: {
+            logger.info("draining connections")
+            quiesce.initiateShutdown(promise: drained)
+        }
+        try? await server.closeFuture.get()
+        logger.info("stopped")
+        // The event loops live as long as the process (as NIO's singleton group does): the
+        // quiescing helper still completes work on them after the last connection closes.
+    }
+}
+
+/// Watches the published root and swaps in new versions; reloads on SIGHUP too.
+struct WatchService: Service {
+    let reloader: SiteReloader
+    let interval: Duration
+
+    func run() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+                    await reloader.check(force: true)
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    try? await Task.sleep(for: interval)
+                    await reloader.check()
+                }
+            }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+    }
+}
+
+struct EdgeStartupError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+/// Builds the services from a configuration and runs them until SIGTERM or SIGINT.
+enum Edge {
+    static func run(_ config: EdgeConfiguration) async throws {
+        var logger = Logger(label: "folio.edge")
+        logger.logLevel = .info
+        let loader = SiteLoader(
+            root: config.root, memoryBudget: config.memoryBudget,
+            manifestHint: config.manifestHint, objectHint: config.objectHint)
+        let site: Site
+        do { site = try loader.load(previous: nil) } catch {
+            throw EdgeStartupError("cannot serve \(config.root): \(error)")
+        }
+        let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
+        metrics.version.record(site.manifest.version)
+        let store = SiteStore(site)
+        let reloader = SiteReloader(store: store, loader: loader, logger: logger, metrics: metrics)
+        let edge = EdgeService(config: config, store: store, metrics: metrics, logger: logger)
+        let watcher = WatchService(reloader: reloader, interval: config.watchInterval)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup),
+                    .init(service: watcher),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,254 @@
+import FolioCore
+import Foundation
+import NIOCore
+
+/// One encoding of a resource, with its response heads prepared at load time.
+final class Representation: Sendable {
+    let coding: ContentCoding
+    /// The bytes, when held in memory.
+    let body: ByteBuffer?
+    /// The file to stream from, when the memory budget is spent.
+    let filePath: String?
+    let length: Int
+    let etag: String
+    /// Header lines (each ending CRLF) after the status line and Date for a full 200,
+    /// including Content-Length.
+    let head200: ByteBuffer
+    /// The same for 206, without Content-Length and Content-Range (added per response).
+    let headPartial: ByteBuffer
+    /// Header lines for a 304: ETag, Cache-Control, Vary, Last-Modified.
+    let head304: ByteBuffer
+
+    init(coding: ContentCoding, body: ByteBuffer?, filePath: String?, length: Int, etag: String,
+         contentType: String, cacheControl: String, lastModified: String) {
+        self.coding = coding
+        self.body = body
+        self.filePath = filePath
+        self.length = length
+        self.etag = etag
+        var common = "Content-Type: \(contentType)\r\nETag: \(etag)\r\nLast-Modified: \(lastModified)\r\n"
+        common += "Cache-Control: \(cacheControl)\r\nVary: Accept-Encoding\r\nAccept-Ranges: bytes\r\n"
+        if coding == .gzip { common += "Content-Encoding: gzip\r\n" }
+        head200 = ByteBuffer(string: common + "Content-Length: \(length)\r\n")
+        headPartial = ByteBuffer(string: common)
+        head304 = ByteBuffer(string: "ETag: \(etag)\r\nLast-Modified: \(lastModified)\r\nCache-Control: \(cacheControl)\r\nVary: Accept-Encoding\r\n")
+    }
+}
+
+/// Something the edge serves at one URL path: an identity and maybe a gzip representation.
+final class Resource: Sendable {
+    let identity: Representation
+    let gzip: Representation?
+    /// Seconds since 1970, for If-Modified-Since and friends.
+    let lastModified: Int64
+
+    init(identity: Representation, gzip: Representation?, lastModified: Int64) {
+        self.identity = identity
+        self.gzip = gzip
+        self.lastModified = lastModified
+    }
+
+    func representation(_ coding: ContentCoding) -> Representation {
+        coding == .gzip ? (gzip ?? identity) : identity
+    }
+}
+
+/// The bytes of one verified object, shared by `/objects/…` and `/content/…`.
+struct LoadedObject: Sendable {
+    var identity: ByteBuffer?
+    var gzip: ByteBuffer?
+    var identityPath: String
+    var gzipPath: String?
+    var size: Int
+    var gzipSize: Int?
+    var sha256: String
+    var gzipETag: String?
+    var lastModified: Int64
+}
+
+/// One published version, loaded and verified, with every URL it answers. Immutable:
+/// a request reads one `Site` from start to finish, so it is answered from one version.
+final class Site: Sendable {
+    let manifest: Manifest
+    let routes: [String: Resource]
+    /// Objects by hash, kept so the next version can reuse them (and keep serving them).
+    let objects: [String: LoadedObject]
+    /// Versioned manifests by number (immutable, reused across reloads).
+    let versionedManifests: [Int: ByteBuffer]
+    let bytesInMemory: Int
+
+    init(manifest: Manifest, routes: [String: Resource], objects: [String: LoadedObject],
+         versionedManifests: [Int: ByteBuffer], bytesInMemory: Int) {
+        self.manifest = manifest
+        self.routes = routes
+        self.objects = objects
+        self.versionedManifests = versionedManifests
+        self.bytesInMemory = bytesInMemory
+    }
+}
+
+/// A publish the edge refuses to serve, and why.
+struct SiteLoadError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+/// Reads a published directory into a `Site`, verifying every object it names.
+struct SiteLoader {
+    var root: String
+    var memoryBudget: Int
+    var manifestHint: Manifest.CacheHint?
+    var objectHint: Manifest.CacheHint?
+
+    static let plistType = "application/x-plist"
+    static let jsonType = "application/json; charset=utf-8"
+
+    /// Loads the version `manifest.plist` names, reusing what `previous` already verified.
+    func load(previous: Site?) throws -> Site {
+        let manifestBytes: [UInt8]
+        do { manifestBytes = try FileIO.read(root + "/manifest.plist") } catch {
+            throw SiteLoadError("\(error)")
+        }
+        let manifest: Manifest
+        do { manifest = try Manifest(bytes: manifestBytes) } catch {
+            throw SiteLoadError("\(root)/manifest.plist: \(error)")
+        }
+        let created = Int64(manifest.createdAt.timeIntervalSince1970.rounded(.down))
+        var budget = memoryBudget
+        var inMemory = 0
+        var objects: [String: LoadedObject] = [:]
+        for entry in manifest.entries where objects[entry.sha256] == nil {
+            if let old = previous?.objects[entry.sha256], old.size == entry.size, old.gzipSize == entry.gzipSize {
+                objects[entry.sha256] = old
+                inMemory += (old.identity?.readableBytes ?? 0) + (old.gzip?.readableBytes ?? 0)
+                budget -= (old.identity?.readableBytes ?? 0) + (old.gzip?.readableBytes ?? 0)
+                continue
+            }
+            let obj = try loadObject(entry, lastModified: created, budget: &budget)
+            inMemory += (obj.identity?.readableBytes ?? 0) + (obj.gzip?.readableBytes ?? 0)
+            objects[entry.sha256] = obj
+        }
+        // Objects of the version being replaced stay servable, so a client that fetched the
+        // previous manifest a moment ago can still complete its sync.
+        if let previous {
+            for sha in Set(previous.manifest.entries.map(\.sha256)) where objects[sha] == nil {
+                if let old = previous.objects[sha] { objects[sha] = old }
+            }
+        }
+
+        let manifestHint = self.manifestHint ?? manifest.cacheHint("manifest")
+        let objectHint = self.objectHint ?? manifest.cacheHint("object")
+        let manifestCC = manifestHint.cacheControl
+        let objectCC = objectHint.cacheControl
+        let lastModified = HTTPDate.format(created)
+        var routes: [String: Resource] = [:]
+
+        func resource(_ bytes: ByteBuffer, type: String, cacheControl: String, lastModified: Int64) throws -> Resource {
+            let raw = Array(bytes.readableBytesView)
+            let sha = ContentHash.sha256Hex(raw)
+            let gz = try Gzip.compress(raw, level: 9)
+            let date = HTTPDate.format(lastModified)
+            let identity = Representation(
+                coding: .identity, body: bytes, filePath: nil, length: raw.count, etag: "\"\(sha)\"",
+                contentType: type, cacheControl: cacheControl, lastModified: date)
+            var gzip: Representation?
+            if gz.count < raw.count {
+                gzip = Representation(
+                    coding: .gzip, body: ByteBuffer(bytes: gz), filePath: nil, length: gz.count,
+                    etag: "\"\(sha)-gz\(ContentHash.sha256Hex(gz).prefix(16))\"",
+                    contentType: type, cacheControl: cacheControl, lastModified: date)
+            }
+            return Resource(identity: identity, gzip: gzip, lastModified: lastModified)
+        }
+
+        routes["/manifest.plist"] = try resource(ByteBuffer(bytes: manifestBytes), type: Self.plistType, cacheControl: manifestCC, lastModified: created)
+        let json: [UInt8]
+        do { json = try JSONPlist.encode(manifest.plist) } catch { throw SiteLoadError("manifest has no JSON form: \(error)") }
+        routes["/manifest.json"] = try resource(ByteBuffer(bytes: json), type: Self.jsonType, cacheControl: manifestCC, lastModified: created)
+
+        // Every manifest ever published, immutable.
+        var versioned = previous?.versionedManifests ?? [:]
+        versioned[manifest.version] = ByteBuffer(bytes: manifestBytes)
+        for name in (try? FileIO.list(root + "/manifests")) ?? [] where name.hasSuffix(".plist") {
+            guard let v = Int(name.dropLast(6)), v > 0, versioned[v] == nil else { continue }
+            if let bytes = try? FileIO.read(root + "/manifests/" + name), (try? Manifest(bytes: bytes))?.version == v {
+                versioned[v] = ByteBuffer(bytes: bytes)
+            }
+        }
+        let immutableCC = objectCC
+        for (v, bytes) in versioned {
+            let m = try? Manifest(bytes: Array(bytes.readableBytesView))
+            let date = m.map { Int64($0.createdAt.timeIntervalSince1970.rounded(.down)) } ?? created
+            routes["/manifests/\(v).plist"] = try resource(bytes, type: Self.plistType, cacheControl: immutableCC, lastModified: date)
+        }
+
+        for (sha, obj) in objects {
+            routes["/objects/\(sha).plist"] = objectResource(obj, cacheControl: objectCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified))
+        }
+        for entry in manifest.entries {
+            let obj = objects[entry.sha256]!
+            routes["/content/" + entry.path] = objectResource(obj, cacheControl: manifestCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified), contentType: entry.contentType)
+        }
+        return Site(manifest: manifest, routes: routes, objects: objects, versionedManifests: versioned, bytesInMemory: inMemory)
+    }
+
+    private func lastModifiedText(_ seconds: Int64, _ created: Int64, _ createdText: String) -> String {
+        seconds == created ? createdText : HTTPDate.format(seconds)
+    }
+
+    private func objectResource(_ obj: LoadedObject, cacheControl: String, lastModified: String, contentType: String = SiteLoader.plistType) -> Resource {
+        let identity = Representation(
+            coding: .identity, body: obj.identity, filePath: obj.identity == nil ? obj.identityPath : nil,
+            length: obj.size, etag: "\"\(obj.sha256)\"", contentType: contentType,
+            cacheControl: cacheControl, lastModified: lastModified)
+        var gzip: Representation?
+        if let gzipSize = obj.gzipSize, let etag = obj.gzipETag {
+            gzip = Representation(
+                coding: .gzip, body: obj.gzip, filePath: obj.gzip == nil ? obj.gzipPath : nil,
+                length: gzipSize, etag: etag, contentType: contentType,
+                cacheControl: cacheControl, lastModified: lastModified)
+        }
+        return Resource(identity: identity, gzip: gzip, lastModified: obj.lastModified)
+    }
+
+    /// Reads and verifies one object and its gzip variant; keeps them in memory while the budget lasts.
+    private func loadObject(_ entry: Manifest.Entry, lastModified: Int64, budget: inout Int) throws -> LoadedObject {
+        let path = root + "/" + entry.objectPath
+        let bytes: [UInt8]
+        do { bytes = try FileIO.read(path) } catch { throw SiteLoadError("\(entry.path): \(error)") }
+        guard bytes.count == entry.size else {
+            throw SiteLoadError("\(entry.path): \(path) is \(bytes.count) bytes, the manifest says \(entry.size)")
+        }
+        guard ContentHash.sha256Hex(bytes) == entry.sha256 else {
+            throw SiteLoadError("\(entry.path): \(path) does not hash to \(entry.sha256)")
+        }
+        var obj = LoadedObject(
+            identity: nil, gzip: nil, identityPath: path, gzipPath: nil, size: entry.size,
+            gzipSize: nil, sha256: entry.sha256, gzipETag: nil, lastModified: lastModified)
+        if bytes.count <= budget {
+            obj.identity = ByteBuffer(bytes: bytes)
+            budget -= bytes.count
+        }
+        if let gzPath = entry.gzipObjectPath, let gzipSize = entry.gzipSize {
+            let full = root + "/" + gzPath
+            let gz: [UInt8]
+            do { gz = try FileIO.read(full) } catch { throw SiteLoadError("\(entry.path): \(error)") }
+            guard gz.count == gzipSize else {
+                throw SiteLoadError("\(entry.path): \(full) is \(gz.count) bytes, the manifest says \(gzipSize)")
+            }
+            let inflated: [UInt8]
+            do { inflated = try Gzip.decompress(gz, maxSize: entry.size) } catch {
+                throw SiteLoadError("\(entry.path): \(full): \(error)")
+            }
+            guard inflated == bytes else { throw SiteLoadError("\(entry.path): \(full) does not inflate to the object") }
+            obj.gzipPath = full
+            obj.gzipSize = gzipSize
+            obj.gzipETag = "\"\(entry.sha256)-gz\(ContentHash.sha256Hex(gz).prefix(16))\""
+            if gz.count <= budget {
+                obj.gzip = ByteBuffer(bytes: gz)
+                budget -= gz.count
+            }
+        }
+        return obj
+    }
+}

@@ -1,0 +1,93 @@
+import FolioCore
+import Foundation
+import Logging
+import Synchronization
+
+/// The version being served. Reading it is one uncontended lock per request; replacing it
+/// happens only after the next version is fully loaded and verified.
+final class SiteStore: Sendable {
+    private let current: Mutex<Site>
+
+    init(_ site: Site) {
+        current = Mutex(site)
+    }
+
+    var site: Site { current.withLock { $0 } }
+
+    func replace(with site: Site) {
+        current.withLock { $0 = site }
+    }
+}
+
+/// Watches `manifest.plist` and reloads on change or on request (SIGHUP).
+actor SiteReloader {
+    private enum State {
+        case idle(ManifestStamp?)
+        case failed(ManifestStamp?, String)
+    }
+
+    /// What identifies one `manifest.plist` on disk: a rename gives a new inode.
+    struct ManifestStamp: Equatable {
+        var inode: UInt64
+        var size: Int64
+        var mtimeSeconds: Int
+        var mtimeNanos: Int
+
+        static func read(_ path: String) -> ManifestStamp? {
+            var st = stat()
+            guard stat(path, &st) == 0 else { return nil }
+            return ManifestStamp(
+                inode: UInt64(st.st_ino), size: Int64(st.st_size),
+                mtimeSeconds: st.st_mtim.tv_sec, mtimeNanos: st.st_mtim.tv_nsec)
+        }
+    }
+
+    private let store: SiteStore
+    private let loader: SiteLoader
+    private let logger: Logger
+    private let metrics: EdgeMetrics
+    private var state: State
+
+    init(store: SiteStore, loader: SiteLoader, logger: Logger, metrics: EdgeMetrics) {
+        self.store = store
+        self.loader = loader
+        self.logger = logger
+        self.metrics = metrics
+        self.state = .idle(ManifestStamp.read(loader.root + "/manifest.plist"))
+    }
+
+    /// Reloads when `manifest.plist` changed since the last attempt, or always with `force`.
+    func check(force: Bool = false) {
+        let stamp = ManifestStamp.read(loader.root + "/manifest.plist")
+        let last: ManifestStamp?
+        switch state {
+        case .idle(let s), .failed(let s, _): last = s
+        }
+        guard force || stamp != last else { return }
+        let old = store.site
+        do {
+            let start = ContinuousClock.now
+            let site = try loader.load(previous: old)
+            if site.manifest.version == old.manifest.version, site.manifest == old.manifest, !force {
+                state = .idle(stamp)
+                return
+            }
+            store.replace(with: site)
+            metrics.version.record(site.manifest.version)
+            state = .idle(stamp)
+            logger.info(
+                "loaded version",
+                metadata: [
+                    "version": "\(site.manifest.version)", "previous": "\(old.manifest.version)",
+                    "entries": "\(site.manifest.entries.count)", "bytesInMemory": "\(site.bytesInMemory)",
+                    "ms": "\((ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000_000)",
+                ])
+        } catch {
+            state = .failed(stamp, "\(error)")
+            metrics.reloadFailures.increment()
+            logger.error(
+                "rejected publish; still serving the previous version",
+                metadata: ["version": "\(old.manifest.version)", "error": "\(error)"])
+        }
+    }
+}

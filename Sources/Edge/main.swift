@@ -1,2 +1,0 @@
-import FolioCore
-print("x")
