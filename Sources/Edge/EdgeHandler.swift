@@ -201,7 +201,22 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         var headerBytes = 0
-        for (name, value) in head.headers { headerBytes += name.utf8.count + value.utf8.count + 4 }
+        var conditions = Conditions()
+        var acceptEncoding: Substring?
+        for (name, value) in head.headers {
+            headerBytes += name.utf8.count + value.utf8.count + 4
+            let n = name.utf8
+            switch n.count {
+            case 5 where HeaderText.equalsLowercase(n, "range"): conditions.range = value[...]
+            case 8 where HeaderText.equalsLowercase(n, "if-match"): conditions.ifMatch = value[...]
+            case 8 where HeaderText.equalsLowercase(n, "if-range"): conditions.ifRange = value[...]
+            case 13 where HeaderText.equalsLowercase(n, "if-none-match"): conditions.ifNoneMatch = value[...]
+            case 15 where HeaderText.equalsLowercase(n, "accept-encoding"): acceptEncoding = value[...]
+            case 17 where HeaderText.equalsLowercase(n, "if-modified-since"): conditions.ifModifiedSince = value[...]
+            case 19 where HeaderText.equalsLowercase(n, "if-unmodified-since"): conditions.ifUnmodifiedSince = value[...]
+            default: break
+            }
+        }
         guard head.headers.count <= limits.maxHeaderCount, headerBytes <= limits.maxHeaderBytes else {
             closeAfterResponse = true
             finish(head, context: context, status: writeSimple(context: context, status: 431, reason: "Request Header Fields Too Large", body: "too many or too large header fields\n"), bytes: 0)
@@ -227,17 +242,11 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
 
-        let headers = head.headers
-        guard let coding = AcceptEncoding.choose(headers.first(name: "accept-encoding")?[...], hasGzip: resource.gzip != nil) else {
+        guard let coding = AcceptEncoding.choose(acceptEncoding, hasGzip: resource.gzip != nil) else {
             finish(head, context: context, status: writeSimple(context: context, status: 406, reason: "Not Acceptable", body: "no acceptable content coding (identity or gzip)\n", extra: "Vary: Accept-Encoding\r\n", omitBody: !isGet), bytes: 0)
             return
         }
         let rep = resource.representation(coding)
-        var conditions = Conditions()
-        conditions.ifMatch = headers.first(name: "if-match")?[...]
-        conditions.ifNoneMatch = headers.first(name: "if-none-match")?[...]
-        conditions.ifModifiedSince = headers.first(name: "if-modified-since")?[...]
-        conditions.ifUnmodifiedSince = headers.first(name: "if-unmodified-since")?[...]
         switch Preconditions.evaluate(conditions, isGetOrHead: true, etag: rep.etag, lastModified: resource.lastModified) {
         case .failed:
             finish(head, context: context, status: writeSimple(context: context, status: 412, reason: "Precondition Failed", body: "precondition failed\n", extra: "ETag: \(rep.etag)\r\n", omitBody: !isGet), bytes: 0)
@@ -251,12 +260,10 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
 
         var range = ByteRange.whole
-        if isGet, let r = headers.first(name: "range") {
-            conditions.range = r[...]
-            conditions.ifRange = headers.first(name: "if-range")?[...]
-            if Preconditions.rangeApplies(conditions, etag: rep.etag, lastModified: resource.lastModified) {
-                range = ByteRange.parse(r[...], length: rep.length)
-            }
+        if isGet, let r = conditions.range,
+            Preconditions.rangeApplies(conditions, etag: rep.etag, lastModified: resource.lastModified)
+        {
+            range = ByteRange.parse(r, length: rep.length)
         }
         switch range {
         case .unsatisfiable:
@@ -379,12 +386,21 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The path of a request target (origin form), percent-decoded, without the query.
     static func path(of uri: String) -> String? {
-        var target = Substring(uri)
-        if let q = target.firstIndex(where: { $0 == "?" || $0 == "#" }) { target = target[..<q] }
-        guard target.hasPrefix("/") else { return nil }
-        guard target.contains("%") else { return String(target) }
+        let utf8 = uri.utf8
+        guard utf8.first == UInt8(ascii: "/") else { return nil }
+        var end = utf8.endIndex
+        var hasPercent = false
+        for i in utf8.indices {
+            let b = utf8[i]
+            if b == UInt8(ascii: "?") || b == UInt8(ascii: "#") {
+                end = i
+                break
+            }
+            if b == UInt8(ascii: "%") { hasPercent = true }
+        }
+        guard hasPercent else { return end == utf8.endIndex ? uri : String(uri[..<end]) }
         var bytes: [UInt8] = []
-        var it = target.utf8.makeIterator()
+        var it = utf8[..<end].makeIterator()
         while let b = it.next() {
             if b != UInt8(ascii: "%") { bytes.append(b); continue }
             guard let h = it.next(), let l = it.next(), let hi = hexValue(h), let lo = hexValue(l) else { return nil }

@@ -14,27 +14,30 @@ enum AcceptEncoding {
         var gzipQ: Double?
         var identityQ: Double?
         var starQ: Double?
-        for item in header.split(separator: ",") {
-            let parts = item.split(separator: ";")
-            guard let rawName = parts.first else { continue }
-            let name = rawName.trimmingCharacters(in: .whitespaces).lowercased()
+        for item in header.utf8.split(separator: UInt8(ascii: ",")) {
+            var parts = item.split(separator: UInt8(ascii: ";")).makeIterator()
+            guard let rawName = parts.next() else { continue }
+            let name = HeaderText.trim(rawName)
             if name.isEmpty { continue }
             var q = 1.0
-            for param in parts.dropFirst() {
-                let kv = param.split(separator: "=", maxSplits: 1)
-                guard kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces).lowercased() == "q" else { continue }
-                guard let value = Double(kv[1].trimmingCharacters(in: .whitespaces)), (0...1).contains(value) else {
+            while let param = parts.next() {
+                let p = HeaderText.trim(param)
+                guard p.count >= 2, p[p.startIndex] | 0x20 == UInt8(ascii: "q"),
+                    p[p.index(after: p.startIndex)] == UInt8(ascii: "=")
+                else { continue }
+                guard let value = HeaderText.qValue(p.dropFirst(2)) else {
                     q = -1
                     break
                 }
                 q = value
             }
             if q < 0 { continue }  // a malformed q-value: ignore the item
-            switch name {
-            case "gzip", "x-gzip": gzipQ = max(gzipQ ?? 0, q)
-            case "identity": identityQ = q
-            case "*": starQ = q
-            default: break
+            if HeaderText.equalsLowercase(name, "gzip") || HeaderText.equalsLowercase(name, "x-gzip") {
+                gzipQ = max(gzipQ ?? 0, q)
+            } else if HeaderText.equalsLowercase(name, "identity") {
+                identityQ = q
+            } else if name.count == 1, name.first == UInt8(ascii: "*") {
+                starQ = q
             }
         }
         let g = hasGzip ? (gzipQ ?? starQ ?? 0) : 0
@@ -45,59 +48,106 @@ enum AcceptEncoding {
     }
 }
 
-/// One entity-tag from a conditional header.
+/// Byte-level helpers for header values (no Foundation on the request path).
+enum HeaderText {
+    static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+
+    static func trim(_ s: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
+        var s = s
+        while let f = s.first, isSpace(f) { s = s.dropFirst() }
+        while let l = s.last, isSpace(l) { s = s.dropLast() }
+        return s
+    }
+
+    /// ASCII case-insensitive comparison with a lowercase literal.
+    static func equalsLowercase(_ s: some Collection<UInt8>, _ lower: StaticString) -> Bool {
+        guard s.count == lower.utf8CodeUnitCount else { return false }
+        return lower.withUTF8Buffer { l in
+            var i = 0
+            for b in s {
+                let folded = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                if folded != l[i] { return false }
+                i += 1
+            }
+            return true
+        }
+    }
+
+    /// A q-value: 0, 1, or 0.d{1,3} / 1.0{1,3}; nil when malformed.
+    static func qValue(_ s: some Collection<UInt8>) -> Double? {
+        let t = Array(s).filter { !isSpace($0) }
+        guard let first = t.first, first == UInt8(ascii: "0") || first == UInt8(ascii: "1"), t.count <= 5 else { return nil }
+        if t.count == 1 { return Double(first - 48) }
+        guard t[1] == UInt8(ascii: "."), t.count >= 3 else { return t.count == 2 && t[1] == UInt8(ascii: ".") ? Double(first - 48) : nil }
+        var v = Double(first - 48)
+        var scale = 0.1
+        for d in t[2...] {
+            guard d >= 48, d <= 57 else { return nil }
+            v += Double(d - 48) * scale
+            scale /= 10
+        }
+        return v <= 1 ? v : nil
+    }
+}
+
+/// One entity-tag from a conditional header: its opaque part (without quotes) and weakness.
 struct EntityTag: Equatable {
-    var opaque: Substring
+    var opaque: Substring.UTF8View.SubSequence
     var weak: Bool
+
+    static func == (a: EntityTag, b: EntityTag) -> Bool { a.weak == b.weak && a.opaque.elementsEqual(b.opaque) }
 }
 
 /// Entity-tag lists (`If-Match`, `If-None-Match`): `*` or tags, compared strongly or weakly.
-enum EntityTagList {
-    case any
-    case tags([EntityTag])
+/// Parsed on bytes, lazily: matching stops at the first hit.
+struct EntityTagList {
+    let value: Substring
 
-    /// Parses a header value; malformed members end the list.
-    static func parse(_ value: Substring) -> EntityTagList {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if trimmed == "*" { return .any }
-        var tags: [EntityTag] = []
-        var rest = value[...]
+    static func parse(_ value: Substring) -> EntityTagList { EntityTagList(value: value) }
+
+    var isAny: Bool {
+        let t = HeaderText.trim(value.utf8[...])
+        return t.count == 1 && t.first == UInt8(ascii: "*")
+    }
+
+    /// Calls `body` for each well-formed tag until it returns true; malformed members end the list.
+    func contains(where body: (EntityTag) -> Bool) -> Bool {
+        var rest = value.utf8[...]
         while true {
-            rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "," }
-            if rest.isEmpty { break }
+            while let f = rest.first, f == 0x20 || f == 0x09 || f == UInt8(ascii: ",") { rest = rest.dropFirst() }
+            guard !rest.isEmpty else { return false }
             var weak = false
-            if rest.hasPrefix("W/") {
+            if rest.count >= 2, rest.first == UInt8(ascii: "W"), rest[rest.index(after: rest.startIndex)] == UInt8(ascii: "/") {
                 weak = true
                 rest = rest.dropFirst(2)
             }
-            guard rest.first == "\"" else { break }
-            let body = rest.dropFirst()
-            guard let close = body.firstIndex(of: "\"") else { break }
-            tags.append(EntityTag(opaque: body[..<close], weak: weak))
-            rest = body[body.index(after: close)...]
+            guard rest.first == UInt8(ascii: "\"") else { return false }
+            let body0 = rest.dropFirst()
+            guard let close = body0.firstIndex(of: UInt8(ascii: "\"")) else { return false }
+            if body(EntityTag(opaque: body0[..<close], weak: weak)) { return true }
+            rest = body0[body0.index(after: close)...]
         }
-        return .tags(tags)
     }
 
     /// Strong comparison: both tags strong and equal (If-Match, If-Range).
     func matchesStrongly(_ etag: String) -> Bool {
-        switch self {
-        case .any: return true
-        case .tags(let tags): return tags.contains { !$0.weak && $0.opaque == Self.opaque(etag) }
-        }
+        if isAny { return true }
+        let mine = Self.opaque(etag)
+        return contains { !$0.weak && $0.opaque.elementsEqual(mine) }
     }
 
     /// Weak comparison: the opaque parts are equal (If-None-Match).
     func matchesWeakly(_ etag: String) -> Bool {
-        switch self {
-        case .any: return true
-        case .tags(let tags): return tags.contains { $0.opaque == Self.opaque(etag) }
-        }
+        if isAny { return true }
+        let mine = Self.opaque(etag)
+        return contains { $0.opaque.elementsEqual(mine) }
     }
 
-    /// `"abc"` → `abc`.
-    static func opaque(_ etag: String) -> Substring {
-        etag.hasPrefix("\"") && etag.hasSuffix("\"") && etag.count >= 2 ? etag.dropFirst().dropLast() : etag[...]
+    /// The bytes between the quotes of `"abc"`.
+    static func opaque(_ etag: String) -> Substring.UTF8View.SubSequence {
+        let u = etag.utf8[...]
+        guard u.count >= 2, u.first == UInt8(ascii: "\""), u.last == UInt8(ascii: "\"") else { return u }
+        return u.dropFirst().dropLast()
     }
 }
 
@@ -136,11 +186,12 @@ enum Preconditions {
 
     /// Whether a Range header may be honoured given If-Range (strong ETag or exact date match).
     static func rangeApplies(_ c: Conditions, etag: String, lastModified: Int64) -> Bool {
-        guard let ifRange = c.ifRange?.trimmingCharacters(in: .whitespaces) else { return true }
-        if ifRange.hasPrefix("\"") || ifRange.hasPrefix("W/") {
-            return EntityTagList.parse(ifRange[...]).matchesStrongly(etag)
+        guard let ifRange = c.ifRange else { return true }
+        let t = HeaderText.trim(ifRange.utf8[...])
+        if t.first == UInt8(ascii: "\"") || t.first == UInt8(ascii: "W") {
+            return EntityTagList.parse(ifRange).matchesStrongly(etag)
         }
-        guard let date = HTTPDate.parse(ifRange[...]) else { return false }
+        guard let date = HTTPDate.parse(ifRange) else { return false }
         return date == lastModified
     }
 }

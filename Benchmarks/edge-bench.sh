@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Edge benchmark: wrk against folio-edge and nginx (one worker, gzip_static, etag,
+# open_file_cache, no access log) serving the same published directory, same settings.
+# Usage: Benchmarks/edge-bench.sh PUBLIC_DIR EDGE_BINARY
+set -euo pipefail
+root=$(cd "${1:-public}" && pwd)
+edge=${2:-.build/release/folio-edge}
+duration=${WRK_DURATION:-10s}
+conns=${WRK_CONNECTIONS:-64}
+threads=${EDGE_THREADS:-1}
+work=$(mktemp -d /tmp/folio-edge-bench.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+nginx_port=$(free_port)
+mkdir -p "$work/nginx"
+cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    open_file_cache max=10000 inactive=60s;
+    open_file_cache_valid 60s;
+    etag on;
+    gzip_static on;
+    types { application/x-plist plist; application/json json; }
+    client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
+    uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $root;
+        location /objects/ { add_header Cache-Control "public, max-age=31536000, immutable"; }
+        location = /manifest.plist { add_header Cache-Control "public, max-age=60, stale-while-revalidate=300"; }
+    }
+}
+CONF
+nginx -c "$work/nginx.conf" -p "$work" &
+pids+=($!)
+
+"$edge" --root "$root" --port 0 --threads "$threads" --no-access-log > "$work/edge.out" 2> "$work/edge.err" &
+pids+=($!)
+for _ in $(seq 1 100); do grep -q "listening on" "$work/edge.out" 2>/dev/null && break; sleep 0.1; done
+edge_port=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$work/edge.out")
+for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$nginx_port/manifest.plist" && break; sleep 0.1; done
+
+sha=$(python3 -c "import plistlib; m=plistlib.load(open('$root/manifest.plist','rb')); print(next(e['sha256'] for e in m['entries'] if e['path']=='sonnets/018.plist'))")
+obj="/objects/$sha.plist"
+etag_of() { curl -s -D - -o /dev/null -H 'Accept-Encoding: gzip' "$1" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p'; }
+
+run() { # name port path [header...]
+    local name=$1 port=$2 path=$3; shift 3
+    local args=()
+    for h in "$@"; do args+=(-H "$h"); done
+    local out
+    out=$(wrk -t1 -c"$conns" -d"$duration" --latency "${args[@]}" "http://127.0.0.1:$port$path")
+    local rps p99
+    rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+    p99=$(echo "$out" | awk '$1=="99%" {print $2}')
+    echo "$name $rps $p99"
+}
+
+to_ms() { # wrk latency like 1.23ms / 850.00us / 1.02s
+    python3 -c "import sys; v=sys.argv[1]; print(float(v[:-2])/1000 if v.endswith('us') else float(v[:-2]) if v.endswith('ms') else float(v[:-1])*1000)" "$1"
+}
+
+echo "wrk -t1 -c$conns -d$duration, folio-edge --threads $threads vs nginx (1 worker), same files"
+printf "%-26s %12s %10s %12s %10s %8s %8s\n" scenario "edge req/s" "edge p99" "nginx req/s" "nginx p99" "req/s x" "p99 x"
+scenario() { # label path [headers...] (ETag header filled per server when given as INM)
+    local label=$1 path=$2 mode=${3:-}
+    local eh=() nh=()
+    case $mode in
+        gzip) eh=("Accept-Encoding: gzip"); nh=("Accept-Encoding: gzip") ;;
+        inm) eh=("Accept-Encoding: gzip" "If-None-Match: $(etag_of "http://127.0.0.1:$edge_port$path")")
+             nh=("Accept-Encoding: gzip" "If-None-Match: $(etag_of "http://127.0.0.1:$nginx_port$path")") ;;
+    esac
+    read -r _ erps ep99 < <(run edge "$edge_port" "$path" "${eh[@]}")
+    read -r _ nrps np99 < <(run nginx "$nginx_port" "$path" "${nh[@]}")
+    local ep nm
+    ep=$(to_ms "$ep99"); nm=$(to_ms "$np99")
+    python3 - "$label" "$erps" "$ep" "$nrps" "$nm" <<'PY'
+import sys
+label, erps, ep, nrps, nm = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+print(f"{label:<26} {erps:>12.0f} {ep:>8.2f}ms {nrps:>12.0f} {nm:>8.2f}ms {erps/nrps:>7.2f}x {ep/nm:>7.2f}x")
+PY
+}
+scenario "(a) 200 gzip object" "$obj" gzip
+scenario "(b) 304 If-None-Match" "$obj" inm
+scenario "(c) 200 manifest.plist" "/manifest.plist"
