@@ -52,6 +52,13 @@ enum AcceptEncoding {
 enum HeaderText {
     static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
 
+    static func trimBytes(_ s: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        var s = s
+        while let f = s.first, isSpace(f) { s = s.dropFirst() }
+        while let l = s.last, isSpace(l) { s = s.dropLast() }
+        return s
+    }
+
     static func trim(_ s: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
         var s = s
         while let f = s.first, isSpace(f) { s = s.dropFirst() }
@@ -90,69 +97,72 @@ enum HeaderText {
     }
 }
 
-/// One entity-tag from a conditional header: its opaque part (without quotes) and weakness.
-struct EntityTag: Equatable {
-    var opaque: Substring.UTF8View.SubSequence
-    var weak: Bool
-
-    static func == (a: EntityTag, b: EntityTag) -> Bool { a.weak == b.weak && a.opaque.elementsEqual(b.opaque) }
-}
-
 /// Entity-tag lists (`If-Match`, `If-None-Match`): `*` or tags, compared strongly or weakly.
-/// Parsed on bytes, lazily: matching stops at the first hit.
+/// Scanned as bytes, lazily: matching stops at the first hit; a malformed member ends the list.
 struct EntityTagList {
     let value: Substring
 
     static func parse(_ value: Substring) -> EntityTagList { EntityTagList(value: value) }
 
-    var isAny: Bool {
-        let t = HeaderText.trim(value.utf8[...])
-        return t.count == 1 && t.first == UInt8(ascii: "*")
-    }
+    /// Strong comparison: both tags strong and equal (If-Match, If-Range).
+    func matchesStrongly(_ etag: String) -> Bool { matches(etag, weakAllowed: false) }
 
-    /// Calls `body` for each well-formed tag until it returns true; malformed members end the list.
-    func contains(where body: (EntityTag) -> Bool) -> Bool {
-        var rest = value.utf8[...]
-        while true {
-            while let f = rest.first, f == 0x20 || f == 0x09 || f == UInt8(ascii: ",") { rest = rest.dropFirst() }
-            guard !rest.isEmpty else { return false }
-            var weak = false
-            if rest.count >= 2, rest.first == UInt8(ascii: "W"), rest[rest.index(after: rest.startIndex)] == UInt8(ascii: "/") {
-                weak = true
-                rest = rest.dropFirst(2)
+    /// Weak comparison: the opaque parts are equal (If-None-Match).
+    func matchesWeakly(_ etag: String) -> Bool { matches(etag, weakAllowed: true) }
+
+    private func matches(_ etag: String, weakAllowed: Bool) -> Bool {
+        var value = self.value
+        var etag = etag
+        return value.withUTF8 { list in
+            etag.withUTF8 { mine in
+                Self.scan(UnsafeRawBufferPointer(list), opaque: Self.opaque(UnsafeRawBufferPointer(mine)), weakAllowed: weakAllowed)
             }
-            guard rest.first == UInt8(ascii: "\"") else { return false }
-            let body0 = rest.dropFirst()
-            guard let close = body0.firstIndex(of: UInt8(ascii: "\"")) else { return false }
-            if body(EntityTag(opaque: body0[..<close], weak: weak)) { return true }
-            rest = body0[body0.index(after: close)...]
         }
     }
 
-    /// Strong comparison: both tags strong and equal (If-Match, If-Range).
-    func matchesStrongly(_ etag: String) -> Bool {
-        if isAny { return true }
-        let mine = Self.opaque(etag)
-        return contains { !$0.weak && $0.opaque.elementsEqual(mine) }
-    }
-
-    /// Weak comparison: the opaque parts are equal (If-None-Match).
-    func matchesWeakly(_ etag: String) -> Bool {
-        if isAny { return true }
-        let mine = Self.opaque(etag)
-        return contains { $0.opaque.elementsEqual(mine) }
-    }
-
     /// The bytes between the quotes of `"abc"`.
-    static func opaque(_ etag: String) -> Substring.UTF8View.SubSequence {
-        let u = etag.utf8[...]
-        guard u.count >= 2, u.first == UInt8(ascii: "\""), u.last == UInt8(ascii: "\"") else { return u }
-        return u.dropFirst().dropLast()
+    static func opaque(_ etag: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard etag.count >= 2, etag[0] == UInt8(ascii: "\""), etag[etag.count - 1] == UInt8(ascii: "\"") else { return etag }
+        return UnsafeRawBufferPointer(rebasing: etag[1..<(etag.count - 1)])
+    }
+
+    private static func scan(_ list: UnsafeRawBufferPointer, opaque: UnsafeRawBufferPointer, weakAllowed: Bool) -> Bool {
+        var i = 0
+        let n = list.count
+        @inline(__always) func skipSpace() {
+            while i < n, list[i] == 0x20 || list[i] == 0x09 { i += 1 }
+        }
+        skipSpace()
+        if i < n, list[i] == UInt8(ascii: "*") {
+            var j = i + 1
+            while j < n, list[j] == 0x20 || list[j] == 0x09 { j += 1 }
+            if j == n { return true }
+        }
+        while true {
+            while i < n, list[i] == 0x20 || list[i] == 0x09 || list[i] == UInt8(ascii: ",") { i += 1 }
+            guard i < n else { return false }
+            var weak = false
+            if i + 1 < n, list[i] == UInt8(ascii: "W"), list[i + 1] == UInt8(ascii: "/") {
+                weak = true
+                i += 2
+            }
+            guard i < n, list[i] == UInt8(ascii: "\"") else { return false }
+            let start = i + 1
+            var end = start
+            while end < n, list[end] != UInt8(ascii: "\"") { end += 1 }
+            guard end < n else { return false }
+            if (weakAllowed || !weak), end - start == opaque.count,
+                opaque.count == 0 || memcmp(list.baseAddress! + start, opaque.baseAddress!, opaque.count) == 0
+            {
+                return true
+            }
+            i = end + 1
+        }
     }
 }
 
 /// The request headers that make a GET or HEAD conditional.
-struct Conditions {
+struct Conditions: Equatable, Sendable {
     var ifMatch: Substring?
     var ifNoneMatch: Substring?
     var ifModifiedSince: Substring?
