@@ -38,7 +38,7 @@ package enum Gzip {
         guard rc == Z_OK else { throw GzipError(description: "gzip: inflateInit2 failed (\(rc))") }
         defer { inflateEnd(&stream) }
         var output = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: min(max(input.count * 4, 4096), maxSize + 1))
+        var chunk = [UInt8](repeating: 0, count: max(1, min(max(input.count * 4, 4096), maxSize)))
         var input = input
         let status: Int32 = input.withUnsafeMutableBufferPointer { inBuf in
             stream.next_in = inBuf.baseAddress

@@ -90,8 +90,11 @@ extension BinaryPlist {
             guard offsetTable + tableBytes == t else {
                 throw PlistError(.trailingBytes, "bplist: \(t - offsetTable - tableBytes) unexpected bytes between the offset table and the trailer", offset: offsetTable + tableBytes)
             }
-            guard refSize >= 8 || objectCount <= 1 << (8 * refSize) else {
-                throw PlistError(.badTrailer, "bplist: \(objectCount) objects cannot be addressed by \(refSize)-byte references", offset: t + 7)
+            guard refSize >= 8 || objectCount < 1 << (8 * refSize) else {
+                throw PlistError(.badTrailer, "bplist: \(objectCount) objects need references wider than \(refSize) bytes", offset: t + 7)
+            }
+            guard offsetIntSize >= 8 || offsetTable < 1 << (8 * offsetIntSize) else {
+                throw PlistError(.badTrailer, "bplist: offset table at \(offsetTable) needs offsets wider than \(offsetIntSize) bytes", offset: t + 6)
             }
             onPath = [Bool](repeating: false, count: objectCount)
             budget = length &* 8 &+ 1024

@@ -180,7 +180,8 @@ extension BinaryPlist {
         }
 
         mutating func serialise() -> [UInt8] {
-            let refSize = Writer.width(UInt64(offsets.count - 1))
+            // Apple's reader requires 2^(8·refSize) > object count and 2^(8·offsetSize) > the table's offset.
+            let refSize = Writer.width(UInt64(offsets.count))
             out.reserveCapacity(out.count + refs.count * refSize + collections.count * 3 + offsets.count * 4 + 32)
             for c in collections {
                 offsets[c.index] = out.count
@@ -191,7 +192,7 @@ extension BinaryPlist {
                 }
             }
             let tableOffset = out.count
-            let offsetSize = Writer.width(UInt64(offsets.max() ?? 8))
+            let offsetSize = Writer.width(UInt64(tableOffset))
             for o in offsets { Writer.writeBE(UInt64(o), width: offsetSize, into: &out) }
             out.append(contentsOf: repeatElement(0, count: 6))
             out.append(UInt8(offsetSize))

@@ -146,7 +146,9 @@ package enum JSONPlist {
                     skipSpace()
                     let value = try parseValue(depth: depth + 1)
                     if dict.updateValue(value, forKey: key) != nil {
-                        throw error("the key \"\(key)\" appears twice in one object", at: keyAt)
+                        var e = error("the key \"\(key)\" appears twice in one object", at: keyAt)
+                        e.kind = .duplicateKey
+                        throw e
                     }
                     skipSpace()
                     guard i < bytes.count else { throw error("unterminated object", at: open) }

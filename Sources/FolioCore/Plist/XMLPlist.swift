@@ -15,7 +15,8 @@ package enum XMLPlist {
             throw PlistError(.syntax, "xml: cannot create a parser")
         }
         defer { xmlFreeParserCtxt(ctxt) }
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
+        // HUGE lifts libxml2's 256-level depth cap; our own limit (512) still applies below.
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_HUGE.rawValue)
         let doc: xmlDocPtr? = bytes.withUnsafeBufferPointer { buf in
             buf.withMemoryRebound(to: CChar.self) { chars in
                 xmlCtxtReadMemory(ctxt, chars.baseAddress, Int32(clamping: chars.count), nil, nil, options)
@@ -34,7 +35,7 @@ package enum XMLPlist {
             throw PlistError(.syntax, "xml: document has no root element")
         }
         if name(root) == "plist" {
-            let children = elements(root)
+            let children = try elements(root)
             guard children.count == 1 else {
                 throw PlistError(.badValue, "xml: <plist> must hold exactly one value, found \(children.count)", line: line(root))
             }
@@ -51,12 +52,23 @@ package enum XMLPlist {
         Int(xmlGetLineNo(node))
     }
 
-    /// The element children of `node`; anything but whitespace between them is an error at use.
-    private static func elements(_ node: xmlNodePtr) -> [xmlNodePtr] {
+    /// The element children of `node`; text other than whitespace between them is an error.
+    private static func elements(_ node: xmlNodePtr) throws(PlistError) -> [xmlNodePtr] {
         var out: [xmlNodePtr] = []
         var child = node.pointee.children
         while let c = child {
-            if c.pointee.type == XML_ELEMENT_NODE { out.append(c) }
+            switch c.pointee.type {
+            case XML_ELEMENT_NODE: out.append(c)
+            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+                var p = c.pointee.content
+                while let q = p, q.pointee != 0 {
+                    guard q.pointee == 0x20 || q.pointee == 0x09 || q.pointee == 0x0A || q.pointee == 0x0D else {
+                        throw PlistError(.badValue, "xml: unexpected text inside <\(name(node))>", line: line(c))
+                    }
+                    p = q + 1
+                }
+            default: break
+            }
             child = c.pointee.next
         }
         return out
@@ -123,10 +135,10 @@ package enum XMLPlist {
             return .data(d)
         case "array":
             var items: [PlistValue] = []
-            for child in elements(node) { items.append(try value(child, depth: depth + 1)) }
+            for child in try elements(node) { items.append(try value(child, depth: depth + 1)) }
             return .array(items)
         case "dict":
-            let children = elements(node)
+            let children = try elements(node)
             guard children.count % 2 == 0 else {
                 throw PlistError(.badValue, "xml: <dict> has a <key> without a value", line: line(node))
             }
@@ -199,6 +211,7 @@ package enum XMLPlist {
     package static func formatReal(_ r: Double) -> String {
         if r.isNaN { return "nan" }
         if r.isInfinite { return r < 0 ? "-inf" : "inf" }
+        if r == 0 { return r.sign == .minus ? "-0" : "0" }
         if r == r.rounded(), abs(r) < 1e15 { return String(Int64(r)) }
         return "\(r)"
     }
@@ -211,7 +224,8 @@ package enum XMLPlist {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+            case "\r": out += "&#13;"  // a raw CR would be normalised to LF by any XML parser
+            case "\t", "\n": out.unicodeScalars.append(scalar)
             default:
                 if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
                     throw PlistError(.badString, "xml: the string \(String(reflecting: s)) holds U+\(String(scalar.value, radix: 16, uppercase: true)), which XML cannot represent")
