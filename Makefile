@@ -11,9 +11,9 @@ DEBUG      := .build/debug
 # and the reference programs `make bench` compares against.
 BUILD_PKGS := zlib1g-dev libxml2-dev pkgconf
 TEST_PKGS  := libplist-utils python3 curl
-BENCH_PKGS := libplist-utils gettext
+BENCH_PKGS := libplist-utils gettext wrk nginx-light
 
-.PHONY: deps bench-deps build publish test bench demo clean
+.PHONY: deps bench-deps build publish serve test bench demo clean
 
 define apt_install
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -36,6 +36,9 @@ build: deps
 publish: build
 	$(RELEASE)/folio-build --content $(CONTENT) --output $(PUBLIC)
 
+serve: publish
+	$(RELEASE)/folio-edge --root $(PUBLIC) --port $${PORT:-8080}
+
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
@@ -45,17 +48,11 @@ bench: bench-deps build publish
 	@$(RELEASE)/folio-bench --root $(PUBLIC) --builder $(RELEASE)/folio-build --content $(CONTENT)
 	@echo "== reference programs on the same sonnets/all.plist (decode / encode, median / best) =="
 	@python3 Benchmarks/reference.py $(PUBLIC)
+	@echo "== edge: folio-edge vs nginx (wrk) =="
+	@Benchmarks/edge-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 
 demo: publish
-	@echo
-	@echo "== published $(PUBLIC)/ =="
-	@ls $(PUBLIC)
-	@echo "objects: $$(ls $(PUBLIC)/objects | wc -l) files"
-	@echo "== manifest (head of manifest.json) =="
-	@head -c 600 $(PUBLIC)/manifest.json; echo " …"
-	@echo "== sonnets/018.plist, through folio plist print =="
-	@sha=$$(python3 -c "import json,sys; m=json.load(open('$(PUBLIC)/manifest.json')); print(next(e['sha256'] for e in m['entries'] if e['path']=='sonnets/018.plist'))"); \
-	  $(RELEASE)/folio plist print $(PUBLIC)/objects/$$sha.plist
+	@BIN=$(RELEASE) PUBLIC=$(PUBLIC) scripts/demo.sh
 
 clean:
 	rm -rf .build $(PUBLIC)

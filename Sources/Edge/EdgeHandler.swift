@@ -94,8 +94,11 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent {
+            // Drain: a request already (partly) received is answered, with Connection: close;
+            // an idle connection closes now. The request timeout bounds the wait.
             quiescing = true
-            if !busyWithDisk { close(context: context) }
+            let partial = (buffer?.readableBytes ?? 0) > 0 || bodyToSkip > 0
+            if !busyWithDisk && !partial { close(context: context) }
             return
         }
         context.fireUserInboundEventTriggered(event)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The end-to-end demo behind `make demo`: publish, serve, fetch, revalidate.
+set -euo pipefail
+bin=${BIN:-.build/release}
+public=${PUBLIC:-public}
+work=$(mktemp -d /tmp/folio-demo.XXXXXX)
+edge_pid=""
+cleanup() {
+    if [ -n "$edge_pid" ] && kill -0 "$edge_pid" 2>/dev/null; then kill "$edge_pid"; wait "$edge_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+step() { printf '\n\033[1m== %s ==\033[0m\n' "$*"; }
+
+step "published $public/ (version $(python3 -c "import json; print(json.load(open('$public/manifest.json'))['version'])"))"
+ls "$public"
+echo "objects: $(ls "$public/objects" | wc -l) files"
+
+step "start folio-edge on a free port"
+"$bin/folio-edge" --root "$public" --port 0 --no-access-log > "$work/edge.out" 2> "$work/edge.err" &
+edge_pid=$!
+for _ in $(seq 1 100); do grep -q "listening on" "$work/edge.out" 2>/dev/null && break; sleep 0.1; done
+url=$(sed -n 's/^listening on //p' "$work/edge.out")
+echo "folio-edge (pid $edge_pid) listening on $url"
+
+step "GET /content/sonnets/018.plist (gzip)"
+curl -sS -D "$work/headers" -o "$work/018.plist.gz" -H 'Accept-Encoding: gzip' "$url/content/sonnets/018.plist"
+cat "$work/headers"
+etag=$(tr -d '\r' < "$work/headers" | sed -n 's/^ETag: //p')
+gunzip -c "$work/018.plist.gz" > "$work/018.plist"
+"$bin/folio" plist print "$work/018.plist"
+
+step "the same request with If-None-Match: $etag"
+curl -sS -D - -o /dev/null -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$url/content/sonnets/018.plist"
+
+step "stop folio-edge (SIGTERM drains and exits 0)"
+kill -TERM "$edge_pid"
+wait "$edge_pid" && echo "folio-edge exited with status 0"
+edge_pid=""
