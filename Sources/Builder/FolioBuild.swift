@@ -12,6 +12,8 @@ struct FolioBuild: AsyncParsableCommand {
     @Option(help: "The source revision to record (default: FOLIO_SOURCE_REVISION, else git HEAD of the content).")
     var sourceRevision: String?
     @Flag(name: .shortAndLong, help: "Print only errors and the summary line.") var quiet = false
+    @Option(help: "Also write the published version as the client's bundled seed (Swift source).")
+    var seed: String?
 
     func run() async throws {
         let config = BuildConfiguration(
@@ -19,5 +21,14 @@ struct FolioBuild: AsyncParsableCommand {
             environment: ProcessInfo.processInfo.environment, quiet: quiet)
         let ok = Pipeline.standard.run(config)
         if !ok { throw ExitCode(1) }
+        if let seed {
+            do {
+                let changed = try SeedWriter.write(root: output, to: seed)
+                if !quiet { print(changed ? "seed: wrote \(seed)" : "seed: \(seed) is up to date") }
+            } catch {
+                printErr("folio-build: error: cannot write the seed \(seed): \(error)")
+                throw ExitCode(1)
+            }
+        }
     }
 }

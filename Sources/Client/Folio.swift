@@ -6,7 +6,13 @@ struct Folio: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio",
         abstract: "Read, sync and compare Folio content.",
-        subcommands: [PlistCommand.self])
+        subcommands: [
+            SyncCommand.self, ListCommand.self, ReadCommand.self, ShowCommand.self, StatusCommand.self,
+            DiffCommand.self, PlistCommand.self,
+        ])
+
+    /// Accepted before the subcommand too (`folio --edge URL sync`); each subcommand reads them.
+    @OptionGroup var options: ClientOptions
 
     /// Runs the parsed command; expected failures print one `folio: error:` line.
     static func main() async {

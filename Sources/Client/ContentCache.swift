@@ -1,0 +1,154 @@
+import FolioCore
+import Foundation
+
+/// The client's verified disk cache.
+///
+/// ```
+/// <cache>/lock                   flock: one sync at a time
+/// <cache>/state.plist            which version is current, its ETag, last sync time and result
+/// <cache>/manifests/<N>.plist    manifests held
+/// <cache>/objects/<sha256>.plist objects, verified before they are written
+/// ```
+/// Objects and manifests land by rename; `state.plist` is switched last, also by rename,
+/// so a sync killed at any instant leaves the old version current or the new one, never a mix.
+struct ContentCache: Sendable {
+    let dir: String
+
+    var objectsDir: String { dir + "/objects" }
+    var manifestsDir: String { dir + "/manifests" }
+    var statePath: String { dir + "/state.plist" }
+
+    /// What the cache holds and how the last sync went.
+    struct State: Sendable, Equatable {
+        var version: Int
+        var manifestSHA256: String
+        var etag: String?
+        /// When the manifest was last fetched or revalidated.
+        var validatedAt: Date
+        var lastAttemptAt: Date
+        var lastResult: String
+        var lastError: String?
+
+        var plist: PlistValue {
+            var d: [String: PlistValue] = [
+                "version": .int(Int64(version)), "manifestSHA256": .string(manifestSHA256),
+                "validatedAt": .date(validatedAt), "lastAttemptAt": .date(lastAttemptAt),
+                "lastResult": .string(lastResult),
+            ]
+            if let etag { d["etag"] = .string(etag) }
+            if let lastError { d["lastError"] = .string(lastError) }
+            return .dict(d)
+        }
+
+        init(version: Int, manifestSHA256: String, etag: String?, validatedAt: Date, lastAttemptAt: Date, lastResult: String, lastError: String? = nil) {
+            self.version = version
+            self.manifestSHA256 = manifestSHA256
+            self.etag = etag
+            self.validatedAt = validatedAt
+            self.lastAttemptAt = lastAttemptAt
+            self.lastResult = lastResult
+            self.lastError = lastError
+        }
+
+        init?(plist: PlistValue) {
+            guard let v = plist["version"]?.intValue, let sha = plist["manifestSHA256"]?.stringValue,
+                let validated = plist["validatedAt"]?.dateValue, let attempt = plist["lastAttemptAt"]?.dateValue,
+                let result = plist["lastResult"]?.stringValue
+            else { return nil }
+            self.init(
+                version: v, manifestSHA256: sha, etag: plist["etag"]?.stringValue, validatedAt: validated,
+                lastAttemptAt: attempt, lastResult: result, lastError: plist["lastError"]?.stringValue)
+        }
+    }
+
+    /// The current version: its state and manifest. Nil when there is none or it is unusable.
+    func current() -> (state: State, manifest: Manifest)? {
+        guard let bytes = try? FileIO.read(statePath), let value = try? BinaryPlist.decode(bytes),
+            let state = State(plist: value),
+            let manifestBytes = try? FileIO.read(manifestPath(state.version)),
+            ContentHash.sha256Hex(manifestBytes) == state.manifestSHA256,
+            let manifest = try? Manifest(bytes: manifestBytes)
+        else { return nil }
+        return (state, manifest)
+    }
+
+    func manifestPath(_ version: Int) -> String { "\(manifestsDir)/\(version).plist" }
+    func objectPath(_ sha: String) -> String { "\(objectsDir)/\(sha).plist" }
+
+    /// The manifest of version `version`, if held.
+    func manifest(version: Int) -> Manifest? {
+        guard let bytes = try? FileIO.read(manifestPath(version)) else { return nil }
+        return try? Manifest(bytes: bytes)
+    }
+
+    /// The object's bytes when present and matching the entry; nil when missing.
+    /// Throws when it is present but truncated or altered.
+    func object(_ entry: Manifest.Entry) throws -> [UInt8]? {
+        let path = objectPath(entry.sha256)
+        guard FileIO.exists(path) else { return nil }
+        let bytes = try FileIO.read(path)
+        guard bytes.count == entry.size, ContentHash.sha256Hex(bytes) == entry.sha256 else {
+            throw CorruptObject(path: path, entry: entry.path, size: bytes.count, expected: entry.size)
+        }
+        return bytes
+    }
+
+    func prepare() throws {
+        try FileIO.makeDirectory(objectsDir)
+        try FileIO.makeDirectory(manifestsDir)
+    }
+
+    /// Writes an object (already verified) by rename; durability comes from `syncAll`.
+    func storeObject(_ bytes: [UInt8], sha256: String) throws {
+        try FileIO.writeAtomically(bytes, to: objectPath(sha256), sync: false)
+    }
+
+    func storeManifest(_ bytes: [UInt8], version: Int) throws {
+        try FileIO.writeAtomically(bytes, to: manifestPath(version), sync: false)
+    }
+
+    /// Makes everything written so far durable, before the state switch names it.
+    func syncAll() throws {
+        try FileIO.syncFileSystem(containing: dir)
+        try FileIO.syncDirectory(objectsDir)
+        try FileIO.syncDirectory(manifestsDir)
+    }
+
+    /// Switches the current version (or records a sync attempt) atomically.
+    func saveState(_ state: State) throws {
+        try FileIO.writeAtomically(BinaryPlist.encode(state.plist), to: statePath, sync: true)
+        try FileIO.syncDirectory(dir)
+    }
+
+    /// Takes the cache lock, waiting for another sync if `wait`; nil if busy and not waiting.
+    func lock(wait: Bool, onWait: () -> Void) throws -> Int32? {
+        try FileIO.makeDirectory(dir)
+        if let fd = try FileIO.tryLock(dir + "/lock") { return fd }
+        guard wait else { return nil }
+        onWait()
+        return try FileIO.lock(dir + "/lock")
+    }
+
+    /// Bytes used on disk by objects and manifests.
+    func sizeOnDisk() -> Int {
+        var total = 0
+        for d in [objectsDir, manifestsDir] {
+            for name in (try? FileIO.list(d)) ?? [] {
+                var st = stat()
+                if stat(d + "/" + name, &st) == 0 { total += Int(st.st_size) }
+            }
+        }
+        return total
+    }
+}
+
+/// A cached object whose bytes no longer match the manifest.
+struct CorruptObject: Error, CustomStringConvertible {
+    var path: String
+    var entry: String
+    var size: Int
+    var expected: Int
+    var description: String {
+        "cached object for \(entry) is corrupt (\(path): \(size) bytes, expected \(expected), or wrong hash); `folio sync` fetches it again"
+    }
+}

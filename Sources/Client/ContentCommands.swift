@@ -1,0 +1,204 @@
+import ArgumentParser
+import FolioCore
+import Foundation
+
+/// `folio sync`
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Bring the cache up to the edge's current version.")
+
+    @OptionGroup var options: ClientOptions
+    @Flag(help: "Ask the edge even if the cache hints say the manifest is still fresh.") var force = false
+    @Flag(help: "Accept a manifest older than the cached one (a rollback).") var allowDowngrade = false
+    @Flag(help: "Fail at once instead of waiting when another sync holds the cache.") var noWait = false
+    @Flag(help: "Print a machine-readable summary.") var json = false
+
+    func run() async throws {
+        var settings = SyncSettings(edge: options.edgeURL)
+        settings.force = force
+        settings.allowDowngrade = allowDowngrade
+        settings.waitForLock = !noWait
+        settings.showProgress = !json && isatty(2) == 1
+        let report: SyncReport
+        do {
+            report = try await Syncer(cache: ContentCache(dir: options.cachePath), settings: settings).run()
+        } catch let failure as SyncFailure {
+            throw CLIError(failure.description, exitCode: failure.exitCode)
+        } catch let error as FileError {
+            throw CLIError("\(error)")
+        }
+        if json {
+            FileHandle.standardOutput.write(Data(try JSONPlist.encode(report.json)))
+        } else {
+            print("folio: \(report.message)")
+        }
+        if report.result == .offline { throw ExitCode(3) }
+    }
+}
+
+/// `folio list sonnets`
+struct ListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the sonnets.")
+
+    enum What: String, ExpressibleByArgument, CaseIterable { case sonnets }
+
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "What to list: sonnets.") var what: What
+    @Flag(help: "Say where the data came from.") var verbose = false
+    @Flag(help: "Read only what is on disk (cache or seed).") var offline = false
+
+    func run() async throws {
+        let view = try await resolveView(options, refresh: !offline)
+        if verbose { FileHandle.standardError.write(Data("folio: \(view.describe)\n".utf8)) }
+        guard let items = try view.plist("sonnets/index.plist").arrayValue else {
+            throw CLIError("sonnets/index.plist is not an array")
+        }
+        for item in items {
+            let n = item["number"]?.intValue ?? 0
+            let roman = item["roman"]?.stringValue ?? ""
+            let first = item["firstLine"]?.stringValue ?? ""
+            print(pad(String(n), 4, right: true) + "  " + pad(roman, 8) + first)
+        }
+    }
+}
+
+/// `folio read sonnet 18`
+struct ReadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "read", abstract: "Print a sonnet, laid out as a poem.")
+
+    enum What: String, ExpressibleByArgument, CaseIterable { case sonnet }
+
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "What to read: sonnet.") var what: What
+    @Argument(help: "The sonnet's number or Roman numeral (18 or XVIII).") var number: String
+    @Flag(help: "Say where the data came from (network, cache or seed), its version and age.") var verbose = false
+    @Flag(help: "Read only what is on disk (cache or seed).") var offline = false
+
+    func validate() throws {
+        guard Self.parseNumber(number) != nil else {
+            throw ValidationError("'\(number)' is not a sonnet number: give 1...154 or a Roman numeral like XVIII")
+        }
+    }
+
+    static func parseNumber(_ s: String) -> Int? {
+        if let n = Int(s), n >= 1 { return n }
+        return RomanNumeral.parse(s)
+    }
+
+    func run() async throws {
+        let n = Self.parseNumber(number)!
+        let view = try await resolveView(options, refresh: !offline)
+        if verbose { FileHandle.standardError.write(Data("folio: \(view.describe)\n".utf8)) }
+        let path = "sonnets/" + String(format: "%03d", n) + ".plist"
+        guard view.manifest.entry(path) != nil else {
+            throw CLIError("there is no sonnet \(n) in version \(view.manifest.version); `folio list sonnets` shows them all")
+        }
+        let sonnet = try view.plist(path)
+        guard let lines = sonnet["lines"]?.arrayValue?.compactMap(\.stringValue) else {
+            throw CLIError("\(path) has no lines")
+        }
+        print(Poem.layout(roman: sonnet["roman"]?.stringValue ?? RomanNumeral.format(n), lines: lines), terminator: "")
+    }
+}
+
+/// Lays a sonnet out: its numeral, a blank line, the quatrains, and the couplet indented.
+enum Poem {
+    static func layout(roman: String, lines: [String]) -> String {
+        var out = "\(roman)\n\n"
+        for (i, line) in lines.enumerated() {
+            out += (lines.count >= 12 && i >= lines.count - 2 ? "    " : "") + line + "\n"
+        }
+        return out
+    }
+}
+
+/// `folio show PATH`
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Print an entry (a logical path) or a plist file as readable text.")
+
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "A logical path such as sonnets/018.plist, or a plist file.") var path: String
+    @Flag(help: "Print JSON.") var json = false
+    @Flag(help: "Say where the data came from.") var verbose = false
+    @Flag(help: "Read only what is on disk (cache or seed).") var offline = false
+
+    func run() async throws {
+        let value: PlistValue
+        if FileIO.exists(path) {
+            value = try readPlist(path)
+        } else {
+            let view = try await resolveView(options, refresh: !offline)
+            if verbose { FileHandle.standardError.write(Data("folio: \(view.describe)\n".utf8)) }
+            value = try view.plist(path)
+        }
+        if json {
+            FileHandle.standardOutput.write(Data(try mapError(path) { () throws(PlistError) in try JSONPlist.encode(value) }))
+        } else {
+            FileHandle.standardOutput.write(Data(value.readableText.utf8))
+        }
+    }
+}
+
+/// `folio status`
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show what the cache holds and how fresh it is.")
+
+    @OptionGroup var options: ClientOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let cache = ContentCache(dir: options.cachePath)
+        let held = cache.current()
+        var d: [String: PlistValue] = [
+            "edge": .string(options.edgeURL), "cacheDir": .string(cache.dir),
+            "cacheBytes": .int(Int64(cache.sizeOnDisk())),
+        ]
+        if let seed = Seed.manifest {
+            d["seedVersion"] = .int(Int64(seed.version))
+            d["seedCreatedAt"] = .date(seed.createdAt)
+        }
+        var lines = ["edge:        \(options.edgeURL)", "cache:       \(cache.dir) (\(cache.sizeOnDisk()) bytes)"]
+        if let held {
+            let maxAge = held.manifest.cacheHint("manifest").maxAge
+            let age = Int(Date().timeIntervalSince(held.state.validatedAt))
+            let fresh = age < maxAge
+            d["version"] = .int(Int64(held.state.version))
+            d["publishedAt"] = .date(held.manifest.createdAt)
+            d["validatedAt"] = .date(held.state.validatedAt)
+            d["lastSyncAt"] = .date(held.state.lastAttemptAt)
+            d["lastResult"] = .string(held.state.lastResult)
+            if let e = held.state.lastError { d["lastError"] = .string(e) }
+            d["fresh"] = .bool(fresh)
+            d["maxAge"] = .int(Int64(maxAge))
+            lines.append("version:     \(held.state.version) (published \(Age.text(since: held.manifest.createdAt)) ago)")
+            lines.append("last sync:   \(Age.text(since: held.state.lastAttemptAt)) ago: \(held.state.lastResult)" + (held.state.lastError.map { " (\($0))" } ?? ""))
+            lines.append("freshness:   " + (fresh ? "fresh (validated \(age) s ago, max-age \(maxAge) s)" : "stale (validated \(Age.text(since: held.state.validatedAt)) ago, max-age \(maxAge) s)"))
+        } else {
+            lines.append("version:     none cached yet (run `folio sync`)")
+        }
+        if let seed = Seed.manifest {
+            lines.append("seed:        version \(seed.version) (published \(PlistDates.formatISO8601(seed.createdAt)))")
+        }
+        let reading = held.map { h in Seed.manifest.map { $0.version > h.state.version ? "seed" : "cache" } ?? "cache" } ?? (Seed.manifest == nil ? "nothing" : "seed")
+        d["reading"] = .string(reading)
+        lines.append("reading:     \(reading)")
+        if json {
+            FileHandle.standardOutput.write(Data(try JSONPlist.encode(.dict(d))))
+        } else {
+            print(lines.joined(separator: "\n"))
+        }
+    }
+}
+
+func resolveView(_ options: ClientOptions, refresh: Bool) async throws -> ContentView {
+    guard let view = await ContentView.resolve(options, refresh: refresh) else {
+        throw CLIError("no content: the cache at \(options.cachePath) is empty, the edge \(options.edgeURL) is unreachable, and this build has no seed")
+    }
+    return view
+}
+
+func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
+    let fill = String(repeating: " ", count: max(0, width - s.count))
+    return right ? fill + s : s + fill
+}

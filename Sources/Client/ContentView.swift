@@ -1,0 +1,88 @@
+import FolioCore
+import Foundation
+
+/// Where content was read from, for `--verbose` and `status`.
+enum Origin: String, Sendable {
+    case network, cache, seed
+}
+
+/// One readable version of the content: the cache's or the bundled seed's, whichever is newer.
+struct ContentView {
+    let manifest: Manifest
+    let origin: Origin
+    let cache: ContentCache?
+    let validatedAt: Date?
+
+    /// The bytes of a logical path, verified; throws when missing or corrupt.
+    func bytes(_ path: String) throws -> [UInt8] {
+        guard let entry = manifest.entry(path) else {
+            throw CLIError("no entry \(path) in version \(manifest.version) (\(origin.rawValue)); `folio list sonnets` shows what exists")
+        }
+        switch origin {
+        case .seed:
+            guard let bytes = Seed.archive?.objects[entry.sha256] else { throw CLIError("the bundled seed lacks \(path)") }
+            return bytes
+        case .cache, .network:
+            guard let bytes = try cache?.object(entry) else {
+                throw CLIError("cached object for \(path) is missing; run `folio sync`")
+            }
+            return bytes
+        }
+    }
+
+    /// Decodes a logical path's plist.
+    func plist(_ path: String) throws -> PlistValue {
+        let bytes = try self.bytes(path)
+        do { return try BinaryPlist.decode(bytes) } catch { throw CLIError("\(path): \(error)") }
+    }
+
+    /// "version 3 from the cache, published 2 h ago, validated 5 min ago".
+    var describe: String {
+        var s = "version \(manifest.version) from the \(origin.rawValue), published \(Age.text(since: manifest.createdAt)) ago"
+        if let validatedAt { s += ", validated \(Age.text(since: validatedAt)) ago" }
+        return s
+    }
+
+    /// Resolves what to read: the cache (synced first when stale, if `refresh`), or the seed
+    /// when there is no cache or the seed is newer.
+    static func resolve(_ options: ClientOptions, refresh: Bool) async -> ContentView? {
+        let cache = ContentCache(dir: options.cachePath)
+        var origin = Origin.cache
+        if refresh, let held = cache.current() {
+            let maxAge = Double(held.manifest.cacheHint("manifest").maxAge)
+            if Date().timeIntervalSince(held.state.validatedAt) >= maxAge {
+                var settings = SyncSettings(edge: options.edgeURL)
+                settings.attempts = 1
+                settings.timeout = .seconds(2)
+                settings.waitForLock = false
+                if let report = try? await Syncer(cache: cache, settings: settings).run(), report.result == .updated {
+                    origin = .network
+                }
+            }
+        } else if refresh, cache.current() == nil, Seed.manifest == nil {
+            var settings = SyncSettings(edge: options.edgeURL)
+            settings.attempts = 1
+            settings.timeout = .seconds(2)
+            if let report = try? await Syncer(cache: cache, settings: settings).run(), report.result == .updated {
+                origin = .network
+            }
+        }
+        let held = cache.current()
+        if let seed = Seed.manifest, held.map({ seed.version > $0.state.version }) ?? true {
+            return ContentView(manifest: seed, origin: .seed, cache: nil, validatedAt: nil)
+        }
+        guard let held else { return nil }
+        return ContentView(manifest: held.manifest, origin: origin, cache: cache, validatedAt: held.state.validatedAt)
+    }
+}
+
+/// Human ages: "42 s", "5 min", "3 h", "2 d".
+enum Age {
+    static func text(since date: Date, now: Date = Date()) -> String {
+        let s = max(0, Int(now.timeIntervalSince(date)))
+        if s < 120 { return "\(s) s" }
+        if s < 7200 { return "\(s / 60) min" }
+        if s < 172_800 { return "\(s / 3600) h" }
+        return "\(s / 86400) d"
+    }
+}

@@ -1,0 +1,323 @@
+import ArgumentParser
+import AsyncHTTPClient
+import FolioCore
+import Foundation
+import NIOCore
+
+/// One side of a diff: a manifest and a way to get its objects.
+struct DiffSide {
+    var label: String
+    var manifest: Manifest
+    var load: (Manifest.Entry) async throws -> [UInt8]
+
+    /// Resolves `spec`: a published directory, a manifest file, an edge URL, or `@N`.
+    static func resolve(_ spec: String, options: ClientOptions) async throws -> DiffSide {
+        let cache = ContentCache(dir: options.cachePath)
+        if spec.hasPrefix("@") {
+            guard let n = Int(spec.dropFirst()), n >= 1 else { throw CLIError("'\(spec)': @N needs a version number, like @3", exitCode: 2) }
+            if let m = cache.manifest(version: n) {
+                return DiffSide(label: "version \(n) (cache)", manifest: m) { e in
+                    if let bytes = try? cache.object(e) { return bytes }
+                    return try await fetch(options.edgeURL + "/" + e.objectPath, verify: e)
+                }
+            }
+            let bytes = try await fetchBytes(options.edgeURL + "/manifests/\(n).plist")
+            let m = try parseManifest(bytes, from: "\(options.edgeURL)/manifests/\(n).plist")
+            return DiffSide(label: "version \(n) (\(options.edgeURL))", manifest: m) { e in
+                try await fetch(options.edgeURL + "/" + e.objectPath, verify: e)
+            }
+        }
+        if spec.hasPrefix("http://") || spec.hasPrefix("https://") {
+            var base = spec
+            while base.hasSuffix("/") { base.removeLast() }
+            if base.hasSuffix("/manifest.plist") { base.removeLast("/manifest.plist".count) }
+            let m = try parseManifest(try await fetchBytes(base + "/manifest.plist"), from: base + "/manifest.plist")
+            return DiffSide(label: "\(base) (version \(m.version))", manifest: m) { e in
+                try await fetch(base + "/" + e.objectPath, verify: e)
+            }
+        }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: spec, isDirectory: &isDir) else {
+            throw CLIError("'\(spec)' is not a published directory, a manifest file, an edge URL or @N", exitCode: 2)
+        }
+        let root: String
+        let manifestPath: String
+        if isDir.boolValue {
+            root = spec
+            manifestPath = spec + "/manifest.plist"
+        } else {
+            manifestPath = spec
+            let parent = (spec as NSString).deletingLastPathComponent
+            root = (parent as NSString).lastPathComponent == "manifests" ? (parent as NSString).deletingLastPathComponent : parent
+        }
+        let bytes: [UInt8]
+        do { bytes = try FileIO.read(manifestPath) } catch { throw CLIError("\(error)", exitCode: 2) }
+        let m = try parseManifest(bytes, from: manifestPath)
+        return DiffSide(label: "\(spec) (version \(m.version))", manifest: m) { e in
+            let path = (root.isEmpty ? "." : root) + "/" + e.objectPath
+            if let bytes = try? FileIO.read(path), ContentHash.sha256Hex(bytes) == e.sha256 { return bytes }
+            if let bytes = try? cache.object(e) { return bytes }
+            throw CLIError("the object for \(e.path) (\(e.sha256)) is neither in \(root)/objects nor in the cache", exitCode: 2)
+        }
+    }
+
+    static func parseManifest(_ bytes: [UInt8], from: String) throws -> Manifest {
+        do { return try Manifest(bytes: bytes) } catch { throw CLIError("\(from): \(error)", exitCode: 2) }
+    }
+
+    static func fetchBytes(_ url: String) async throws -> [UInt8] {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "User-Agent", value: "folio/\(folioVersion)")
+        do {
+            let response = try await FolioHTTP.client.execute(request, timeout: .seconds(15))
+            let body = try await response.body.collect(upTo: 64 << 20)
+            guard response.status.code == 200 else { throw CLIError("GET \(url) answered \(response.status.code)", exitCode: 2) }
+            return Array(body.readableBytesView)
+        } catch let e as CLIError {
+            throw e
+        } catch {
+            throw CLIError("GET \(url) failed: \(Syncer.describe(error))", exitCode: 2)
+        }
+    }
+
+    static func fetch(_ url: String, verify e: Manifest.Entry) async throws -> [UInt8] {
+        let bytes = try await fetchBytes(url)
+        guard ContentHash.sha256Hex(bytes) == e.sha256 else {
+            throw CLIError("\(url) does not match its manifest entry \(e.path)", exitCode: 2)
+        }
+        return bytes
+    }
+}
+
+/// The differences between two versions.
+struct ContentDiff {
+    struct Change {
+        var keyPath: String
+        var old: PlistValue?
+        var new: PlistValue?
+    }
+
+    struct Changed {
+        var path: String
+        var oldSHA: String
+        var newSHA: String
+        var changes: [Change]
+        var truncated: Bool
+        /// For sonnets: a line diff (" ", "-", "+" prefixed lines).
+        var lineDiff: [String]?
+    }
+
+    var from: (label: String, version: Int)
+    var to: (label: String, version: Int)
+    var added: [Manifest.Entry] = []
+    var removed: [Manifest.Entry] = []
+    var changed: [Changed] = []
+
+    var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
+
+    static let maxChangesPerEntry = 200
+
+    static func compute(_ a: DiffSide, _ b: DiffSide) async throws -> ContentDiff {
+        var diff = ContentDiff(from: (a.label, a.manifest.version), to: (b.label, b.manifest.version))
+        let old = Dictionary(uniqueKeysWithValues: a.manifest.entries.map { ($0.path, $0) })
+        let new = Dictionary(uniqueKeysWithValues: b.manifest.entries.map { ($0.path, $0) })
+        diff.added = b.manifest.entries.filter { old[$0.path] == nil }
+        diff.removed = a.manifest.entries.filter { new[$0.path] == nil }
+        for e in b.manifest.entries {
+            guard let o = old[e.path], o.sha256 != e.sha256 else { continue }
+            let before = try await a.load(o)
+            let after = try await b.load(e)
+            var changes: [Change] = []
+            var truncated = false
+            var lineDiff: [String]?
+            if let x = try? BinaryPlist.decode(before), let y = try? BinaryPlist.decode(after) {
+                walk(x, y, "", into: &changes, truncated: &truncated)
+                if let l1 = x["lines"]?.arrayValue?.compactMap(\.stringValue), let l2 = y["lines"]?.arrayValue?.compactMap(\.stringValue) {
+                    lineDiff = LineDiff.diff(l1, l2)
+                }
+            } else {
+                changes.append(Change(keyPath: "(bytes)", old: .string("\(before.count) bytes"), new: .string("\(after.count) bytes")))
+            }
+            diff.changed.append(Changed(path: e.path, oldSHA: o.sha256, newSHA: e.sha256, changes: changes, truncated: truncated, lineDiff: lineDiff))
+        }
+        return diff
+    }
+
+    /// Records every differing key path (`lines[3]`, `entries[2].sha256`, …).
+    static func walk(_ a: PlistValue?, _ b: PlistValue?, _ path: String, into out: inout [Change], truncated: inout Bool) {
+        guard out.count < maxChangesPerEntry else {
+            truncated = true
+            return
+        }
+        if a == b { return }
+        switch (a, b) {
+        case (.dict(let x)?, .dict(let y)?):
+            for key in Set(x.keys).union(y.keys).sorted() {
+                walk(x[key], y[key], path.isEmpty ? key : path + "." + key, into: &out, truncated: &truncated)
+            }
+        case (.array(let x)?, .array(let y)?):
+            for i in 0..<max(x.count, y.count) {
+                walk(i < x.count ? x[i] : nil, i < y.count ? y[i] : nil, "\(path)[\(i)]", into: &out, truncated: &truncated)
+            }
+        default:
+            out.append(Change(keyPath: path.isEmpty ? "(root)" : path, old: a, new: b))
+        }
+    }
+
+    static func short(_ v: PlistValue?) -> String {
+        guard let v else { return "(none)" }
+        switch v {
+        case .string(let s): return String(reflecting: s)
+        case .int(let i): return String(i)
+        case .uint(let u): return String(u)
+        case .bool(let b): return String(b)
+        case .real(let r): return String(r)
+        case .date(let d): return PlistDates.formatISO8601(d)
+        case .data(let d): return "<\(d.count) bytes>"
+        case .uid(let u): return "UID(\(u))"
+        case .array(let a): return "[\(a.count) items]"
+        case .set(let a): return "{\(a.count) items}"
+        case .dict(let d): return "{\(d.count) keys}"
+        }
+    }
+
+    // MARK: Rendering
+
+    var summary: String {
+        "\(added.count) added, \(removed.count) removed, \(changed.count) changed"
+    }
+
+    func text() -> String {
+        var out = "folio diff: \(from.label) → \(to.label): " + (isEmpty ? "no differences" : summary) + "\n"
+        for e in added { out += "+ \(e.path)\n" }
+        for e in removed { out += "- \(e.path)\n" }
+        for c in changed {
+            out += "~ \(c.path)\n"
+            if let lines = c.lineDiff {
+                for l in lines { out += "    \(l)\n" }
+            } else {
+                for ch in c.changes { out += "    \(ch.keyPath): \(Self.short(ch.old)) → \(Self.short(ch.new))\n" }
+                if c.truncated { out += "    … more changes not shown\n" }
+            }
+        }
+        return out
+    }
+
+    static let markdownLimit = 60_000
+
+    func markdown() -> String {
+        var head = "### Folio content diff\n\n`\(from.label)` → `\(to.label)`\n\n"
+        head += "| | entries |\n|---|---:|\n| added | \(added.count) |\n| removed | \(removed.count) |\n| changed | \(changed.count) |\n\n"
+        if isEmpty { return head + "No differences.\n" }
+        var blocks: [String] = []
+        if !added.isEmpty { blocks.append("**Added:** " + added.map { "`\($0.path)`" }.joined(separator: ", ") + "\n\n") }
+        if !removed.isEmpty { blocks.append("**Removed:** " + removed.map { "`\($0.path)`" }.joined(separator: ", ") + "\n\n") }
+        for c in changed {
+            var b = "<details><summary><code>\(c.path)</code></summary>\n\n"
+            if let lines = c.lineDiff {
+                b += "```diff\n" + lines.joined(separator: "\n") + "\n```\n"
+            } else {
+                b += "| key path | before | after |\n|---|---|---|\n"
+                for ch in c.changes {
+                    b += "| `\(ch.keyPath)` | \(Self.cell(Self.short(ch.old))) | \(Self.cell(Self.short(ch.new))) |\n"
+                }
+                if c.truncated { b += "\n…more changes not shown.\n" }
+            }
+            b += "\n</details>\n\n"
+            blocks.append(b)
+        }
+        var out = head
+        let note = "\n> Output capped at \(Self.markdownLimit) characters; run `folio diff` locally for the rest.\n"
+        for (i, b) in blocks.enumerated() {
+            if out.count + b.count + note.count > Self.markdownLimit {
+                out += "\n> \(blocks.count - i) more section(s) not shown:" + note.dropFirst(2)
+                return out
+            }
+            out += b
+        }
+        return out
+    }
+
+    private static func cell(_ s: String) -> String {
+        s.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+    }
+
+    func json() -> PlistValue {
+        func entry(_ e: Manifest.Entry) -> PlistValue { .dict(["path": .string(e.path), "sha256": .string(e.sha256), "size": .int(Int64(e.size))]) }
+        return .dict([
+            "from": .dict(["label": .string(from.label), "version": .int(Int64(from.version))]),
+            "to": .dict(["label": .string(to.label), "version": .int(Int64(to.version))]),
+            "equal": .bool(isEmpty),
+            "added": .array(added.map(entry)),
+            "removed": .array(removed.map(entry)),
+            "changed": .array(changed.map { c in
+                var d: [String: PlistValue] = [
+                    "path": .string(c.path), "oldSHA256": .string(c.oldSHA), "newSHA256": .string(c.newSHA),
+                    "changes": .array(c.changes.map { ch in
+                        .dict(["keyPath": .string(ch.keyPath), "old": .string(Self.short(ch.old)), "new": .string(Self.short(ch.new))])
+                    }),
+                    "truncated": .bool(c.truncated),
+                ]
+                if let l = c.lineDiff { d["lineDiff"] = .array(l.map { .string($0) }) }
+                return .dict(d)
+            }),
+        ])
+    }
+}
+
+/// A line diff by longest common subsequence: lines prefixed "  ", "- " or "+ ".
+enum LineDiff {
+    static func diff(_ a: [String], _ b: [String]) -> [String] {
+        let n = a.count
+        let m = b.count
+        var lcs = [[Int]](repeating: [Int](repeating: 0, count: m + 1), count: n + 1)
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            for j in stride(from: m - 1, through: 0, by: -1) {
+                lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : max(lcs[i + 1][j], lcs[i][j + 1])
+            }
+        }
+        var out: [String] = []
+        var i = 0
+        var j = 0
+        while i < n || j < m {
+            if i < n, j < m, a[i] == b[j] {
+                out.append("  " + a[i]); i += 1; j += 1
+            } else if j < m, i == n || lcs[i][j + 1] >= lcs[i + 1][j] {
+                out.append("+ " + b[j]); j += 1
+            } else {
+                out.append("- " + a[i]); i += 1
+            }
+        }
+        return out
+    }
+}
+
+/// `folio diff A B`
+struct DiffCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Compare two versions: exit 0 when equal, 1 when different, 2 on error.",
+        discussion: "Each side is a published directory, a manifest file, an edge URL, or @N (version N from the cache or the edge's history).")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, markdown, json }
+
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "The old side.") var a: String
+    @Argument(help: "The new side.") var b: String
+    @Option(help: "text, markdown (for a pull request) or json.") var format: Format = .text
+
+    func run() async throws {
+        let diff: ContentDiff
+        do {
+            diff = try await ContentDiff.compute(try await DiffSide.resolve(a, options: options), try await DiffSide.resolve(b, options: options))
+        } catch let e as CLIError {
+            throw CLIError(e.description, exitCode: 2)
+        }
+        switch format {
+        case .text: print(diff.text(), terminator: "")
+        case .markdown: print(diff.markdown(), terminator: "")
+        case .json: FileHandle.standardOutput.write(Data(try JSONPlist.encode(diff.json())))
+        }
+        if !diff.isEmpty { throw ExitCode(1) }
+    }
+}

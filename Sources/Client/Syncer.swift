@@ -1,0 +1,338 @@
+import AsyncHTTPClient
+import FolioCore
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// How one sync went, for people (one line) and for machines (`--json`).
+struct SyncReport: Sendable {
+    enum Result: String, Sendable {
+        /// A new version was fetched and made current.
+        case updated
+        /// The manifest was revalidated (304, or the same version); nothing to fetch.
+        case notModified
+        /// The cache hints say the manifest is still fresh: no request made.
+        case fresh
+        /// Missing or damaged objects of the current version were fetched again.
+        case repaired
+        /// The edge could not be reached; the cache is unchanged.
+        case offline
+    }
+
+    var result: Result
+    var versionBefore: Int?
+    var versionAfter: Int?
+    var objectsFetched = 0
+    var bytes = 0
+    var requests = 0
+    var durationMs = 0.0
+    var message = ""
+
+    var json: PlistValue {
+        var d: [String: PlistValue] = [
+            "result": .string(result.rawValue), "objectsFetched": .int(Int64(objectsFetched)),
+            "bytes": .int(Int64(bytes)), "requests": .int(Int64(requests)),
+            "durationMs": .real((durationMs * 10).rounded() / 10), "message": .string(message),
+        ]
+        if let v = versionBefore { d["versionBefore"] = .int(Int64(v)) }
+        if let v = versionAfter { d["versionAfter"] = .int(Int64(v)) }
+        return .dict(d)
+    }
+}
+
+/// A sync that failed: what, and the exit code to leave with.
+struct SyncFailure: Error, CustomStringConvertible {
+    var description: String
+    var exitCode: Int32
+}
+
+/// Settings for one sync.
+struct SyncSettings: Sendable {
+    var edge: String
+    var force = false
+    var allowDowngrade = false
+    var waitForLock = true
+    var showProgress = false
+    var attempts = 3
+    var timeout: TimeAmount = .seconds(15)
+    var concurrency = 8
+}
+
+/// Brings the cache up to the edge's current version: one conditional GET of the manifest,
+/// then only the objects the cache lacks, verified, written by rename, and a final switch.
+struct Syncer {
+    let cache: ContentCache
+    let settings: SyncSettings
+
+    private final class Counters: Sendable {
+        let requests = Atomic<Int>(0)
+        let bytes = Atomic<Int>(0)
+        let objects = Atomic<Int>(0)
+    }
+
+    private struct Response {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: [UInt8]
+    }
+
+    /// A failure talking to the edge that retrying might cure (or that means we are offline).
+    private struct TransportError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func run() async throws -> SyncReport {
+        let start = ContinuousClock.now
+        let counters = Counters()
+        guard let lockFD = try cache.lock(wait: settings.waitForLock, onWait: {
+            FileHandle.standardError.write(Data("folio: another sync holds \(cache.dir)/lock; waiting for it\n".utf8))
+        }) else {
+            throw SyncFailure(description: "another folio sync is running on \(cache.dir)", exitCode: 1)
+        }
+        defer { close(lockFD) }
+        try cache.prepare()
+
+        let held = cache.current()
+        var report = SyncReport(result: .notModified, versionBefore: held?.state.version, versionAfter: held?.state.version)
+        func finish(_ r: inout SyncReport) -> SyncReport {
+            r.requests = counters.requests.load(ordering: .relaxed)
+            r.bytes = counters.bytes.load(ordering: .relaxed)
+            r.objectsFetched = counters.objects.load(ordering: .relaxed)
+            let d = ContinuousClock.now - start
+            r.durationMs = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+            return r
+        }
+
+        // Objects of the held version that are missing or damaged on disk.
+        var damaged: [Manifest.Entry] = []
+        if let held {
+            damaged = missingObjects(held.manifest, reportCorrupt: true)
+        }
+
+        // Honour the cache hints: no network while the manifest is fresh.
+        if let held, !settings.force, damaged.isEmpty {
+            let maxAge = Double(held.manifest.cacheHint("manifest").maxAge)
+            let age = Date().timeIntervalSince(held.state.validatedAt)
+            if age >= 0, age < maxAge {
+                report.result = .fresh
+                report.message = "version \(held.state.version) is fresh (validated \(Int(age))s ago, max-age \(Int(maxAge))s); --force checks anyway"
+                return finish(&report)
+            }
+        }
+
+        let client = FolioHTTP.client
+        // 1. The manifest, conditionally.
+        var headers = [("Accept-Encoding", "gzip")]
+        if let etag = held?.state.etag { headers.append(("If-None-Match", etag)) }
+        let manifestResponse: Response
+        do {
+            manifestResponse = try await get(client, "/manifest.plist", headers: headers, maxBody: 64 << 20, counters: counters)
+        } catch let error as TransportError {
+            if var state = held?.state {
+                state.lastAttemptAt = Date()
+                state.lastResult = "offline"
+                state.lastError = error.description
+                try? cache.saveState(state)
+            }
+            report.result = .offline
+            let keeping = held.map { "keeping cached version \($0.state.version)" } ?? "no cached version yet"
+            report.message = "offline: cannot reach \(settings.edge) (\(error.description)); \(keeping)"
+            return finish(&report)
+        }
+
+        let manifest: Manifest
+        let manifestBytes: [UInt8]
+        let etag = manifestResponse.headers.first(name: "etag")
+        switch manifestResponse.status {
+        case 304:
+            guard let held else {
+                throw SyncFailure(description: "the edge answered 304 to an unconditional request", exitCode: 1)
+            }
+            manifest = held.manifest
+            manifestBytes = try FileIO.read(cache.manifestPath(held.state.version))
+        case 200:
+            manifestBytes = try decodeBody(manifestResponse, limit: 64 << 20, what: "manifest.plist")
+            do { manifest = try Manifest(bytes: manifestBytes) } catch {
+                throw SyncFailure(description: "the edge's manifest.plist is unusable: \(error)", exitCode: 1)
+            }
+            if let held, manifest.version < held.state.version, !settings.allowDowngrade {
+                throw SyncFailure(
+                    description: "the edge offers version \(manifest.version), older than the cached version \(held.state.version) (a rollback?); pass --allow-downgrade to accept it",
+                    exitCode: 1)
+            }
+        default:
+            throw SyncFailure(description: "GET \(settings.edge)/manifest.plist answered \(manifestResponse.status)", exitCode: 1)
+        }
+
+        // 2. The objects the cache lacks, fetched concurrently and verified.
+        let missing = manifest.version == held?.state.version ? damaged : missingObjects(manifest, reportCorrupt: false)
+        let progress = settings.showProgress ? Progress(total: missing.count) : nil
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = 0
+            func add() {
+                guard next < missing.count else { return }
+                let entry = missing[next]
+                next += 1
+                group.addTask { try await fetchObject(client, entry, counters: counters, progress: progress) }
+            }
+            for _ in 0..<settings.concurrency { add() }
+            while try await group.next() != nil { add() }
+        }
+        progress?.done()
+
+        // 3. The switch: the manifest, durability, then the state that names it.
+        let now = Date()
+        let sha = ContentHash.sha256Hex(manifestBytes)
+        if manifest.version != held?.state.version || sha != held?.state.manifestSHA256 {
+            try cache.storeManifest(manifestBytes, version: manifest.version)
+        }
+        if counters.objects.load(ordering: .relaxed) > 0 || manifest.version != held?.state.version {
+            try cache.syncAll()
+        }
+        let result: SyncReport.Result =
+            manifest.version != held?.state.version || sha != held?.state.manifestSHA256
+            ? .updated : (missing.isEmpty ? .notModified : .repaired)
+        try cache.saveState(
+            ContentCache.State(
+                version: manifest.version, manifestSHA256: sha, etag: etag ?? held?.state.etag,
+                validatedAt: now, lastAttemptAt: now, lastResult: result.rawValue))
+        report.result = result
+        report.versionAfter = manifest.version
+        switch result {
+        case .updated:
+            report.message = "updated to version \(manifest.version)" + (held.map { " from \($0.state.version)" } ?? "")
+                + ": \(counters.objects.load(ordering: .relaxed)) objects fetched"
+        case .repaired:
+            report.message = "version \(manifest.version): fetched \(missing.count) missing or damaged objects again"
+        default:
+            report.message = "version \(manifest.version) is current"
+        }
+        return finish(&report)
+    }
+
+    /// Entries whose objects are not usable in the cache (deduplicated by hash).
+    private func missingObjects(_ manifest: Manifest, reportCorrupt: Bool) -> [Manifest.Entry] {
+        var seen = Set<String>()
+        var out: [Manifest.Entry] = []
+        for e in manifest.entries where seen.insert(e.sha256).inserted {
+            do {
+                if try cache.object(e) == nil { out.append(e) }
+            } catch {
+                if reportCorrupt { FileHandle.standardError.write(Data("folio: \(error)\n".utf8)) }
+                out.append(e)
+            }
+        }
+        return out
+    }
+
+    private func fetchObject(_ client: HTTPClient, _ entry: Manifest.Entry, counters: Counters, progress: Progress?) async throws {
+        let response: Response
+        do {
+            response = try await get(
+                client, "/" + entry.objectPath, headers: [("Accept-Encoding", "gzip")],
+                maxBody: max(entry.size, entry.gzipSize ?? 0) + 1024, counters: counters)
+        } catch let error as TransportError {
+            throw SyncFailure(description: "fetching \(entry.path) failed: \(error); the cache keeps its current version", exitCode: 1)
+        }
+        guard response.status == 200 else {
+            throw SyncFailure(description: "GET \(settings.edge)/\(entry.objectPath) answered \(response.status); the cache keeps its current version", exitCode: 1)
+        }
+        let bytes = try decodeBody(response, limit: entry.size, what: entry.path)
+        guard bytes.count == entry.size, ContentHash.sha256Hex(bytes) == entry.sha256 else {
+            throw SyncFailure(
+                description: "object for \(entry.path) does not match the manifest (expected \(entry.size) bytes with sha256 \(entry.sha256), got \(bytes.count) bytes with sha256 \(ContentHash.sha256Hex(bytes))); rejected, the cache keeps its current version",
+                exitCode: 1)
+        }
+        try cache.storeObject(bytes, sha256: entry.sha256)
+        counters.objects.add(1, ordering: .relaxed)
+        progress?.advance(bytes: response.body.count)
+    }
+
+    private func decodeBody(_ response: Response, limit: Int, what: String) throws -> [UInt8] {
+        guard response.headers.first(name: "content-encoding")?.lowercased() == "gzip" else { return response.body }
+        do { return try Gzip.decompress(response.body, maxSize: limit) } catch {
+            throw SyncFailure(description: "\(what): bad gzip from the edge: \(error)", exitCode: 1)
+        }
+    }
+
+    /// One GET with retries and exponential backoff on transport errors and 5xx.
+    private func get(_ client: HTTPClient, _ path: String, headers: [(String, String)], maxBody: Int, counters: Counters) async throws -> Response {
+        var lastError = ""
+        for attempt in 0..<settings.attempts {
+            if attempt > 0 {
+                let delay = 100 * (1 << (attempt - 1)) + Int.random(in: 0...50)
+                try await Task.sleep(for: .milliseconds(delay))
+            }
+            var request = HTTPClientRequest(url: settings.edge + path)
+            request.headers.add(name: "User-Agent", value: "folio/\(folioVersion)")
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            counters.requests.add(1, ordering: .relaxed)
+            do {
+                let response = try await client.execute(request, timeout: settings.timeout)
+                let body = try await response.body.collect(upTo: maxBody)
+                var headerBytes = 17 + response.status.reasonPhrase.utf8.count
+                for (n, v) in response.headers { headerBytes += n.utf8.count + v.utf8.count + 4 }
+                counters.bytes.add(body.readableBytes + headerBytes, ordering: .relaxed)
+                let status = Int(response.status.code)
+                if status >= 500, attempt + 1 < settings.attempts {
+                    lastError = "HTTP \(status)"
+                    continue
+                }
+                return Response(status: status, headers: response.headers, body: Array(body.readableBytesView))
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                lastError = Self.describe(error)
+            }
+        }
+        throw TransportError(description: lastError)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("connectionRefused") || text.contains("Connection refused") || text.contains("ECONNREFUSED") {
+            return "connection refused"
+        }
+        if text.contains("connectTimeout") { return "connect timeout" }
+        if text.contains("deadlineExceeded") || text.contains("readTimeout") { return "timed out" }
+        return text.count > 160 ? String(text.prefix(160)) + "…" : text
+    }
+}
+
+/// A one-line progress bar on stderr, for terminals only.
+final class Progress: Sendable {
+    private let total: Int
+    private let state = Mutex<(done: Int, bytes: Int)>((0, 0))
+
+    init(total: Int) { self.total = total }
+
+    func advance(bytes: Int) {
+        let (done, sum) = state.withLock { s in
+            s.done += 1
+            s.bytes += bytes
+            return (s.done, s.bytes)
+        }
+        let width = 30
+        let filled = total == 0 ? width : width * done / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total) objects, \(sum / 1024) KiB".utf8))
+    }
+
+    func done() {
+        if total > 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}
+
+/// The client's HTTP client: keep-alive pooling, and no automatic decompression, because sync
+/// counts the bytes on the wire and inflates (with a size limit) and verifies them itself.
+/// It lives for the whole process, like AsyncHTTPClient's shared client.
+enum FolioHTTP {
+    static let client: HTTPClient = {
+        var config = HTTPClient.Configuration()
+        config.decompression = .disabled
+        config.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)
+        config.timeout = .init(connect: .seconds(5), read: .seconds(30))
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
+    }()
+}
