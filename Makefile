@@ -33,8 +33,14 @@ bench-deps: deps
 build: deps
 	$(SWIFT) build -c release
 
+# The publish time is the content's last commit (reproducible), and the client's bundled
+# seed is refreshed from what was published; the client is rebuilt when the seed changed.
+SEED       := Sources/Client/SeedData.swift
+
 publish: build
-	$(RELEASE)/folio-build --content $(CONTENT) --output $(PUBLIC)
+	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct -- $(CONTENT) 2>/dev/null)} \
+	  $(RELEASE)/folio-build --content $(CONTENT) --output $(PUBLIC) --seed $(SEED)
+	@$(SWIFT) build -c release --product folio 2>&1 | tail -1
 
 serve: publish
 	$(RELEASE)/folio-edge --root $(PUBLIC) --port $${PORT:-8080}

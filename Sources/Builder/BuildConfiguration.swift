@@ -11,7 +11,7 @@ struct BuildConfiguration: Sendable {
 
     /// The manifest's creation time: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
     func creationDate() throws(BuildError) -> Date {
-        if let epoch = environment["SOURCE_DATE_EPOCH"] {
+        if let epoch = environment["SOURCE_DATE_EPOCH"], !epoch.isEmpty {
             guard let seconds = Int64(epoch.trimmingCharacters(in: .whitespaces)) else {
                 throw BuildError("SOURCE_DATE_EPOCH=\"\(epoch)\" is not a whole number of seconds since 1970")
             }

@@ -102,12 +102,14 @@ struct HTTPRequestParser {
         var versionEnd = lineEnd
         if versionEnd > i, bytes[versionEnd - 1] == 0x0D { versionEnd -= 1 }
         let version = UnsafeRawBufferPointer(rebasing: bytes[i..<versionEnd])
-        var http11: Bool
+        let http11: Bool
         if version.elementsEqual("HTTP/1.1".utf8) {
             http11 = true
         } else if version.elementsEqual("HTTP/1.0".utf8) {
             http11 = false
-        } else if version.count == 8, version.starts(with: "HTTP/".utf8) {
+        } else if version.count == 8, version.starts(with: "HTTP/1.".utf8), version[7] >= 0x30, version[7] <= 0x39 {
+            http11 = true  // a later HTTP/1.x minor version is handled as 1.1 (RFC 9112 §2.3)
+        } else if version.count == 8, version.starts(with: "HTTP/".utf8), version[5] >= 0x30, version[5] <= 0x39 {
             return .failure(RequestError(status: 505, reason: "HTTP Version Not Supported", message: "only HTTP/1.0 and HTTP/1.1 are served"))
         } else {
             return Self.bad("malformed HTTP version")
@@ -135,7 +137,11 @@ struct HTTPRequestParser {
             if contentEnd > lineStart, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
             if contentEnd == lineStart {
                 // The empty line: the head is complete.
-                if http11, hostCount != 1 { return Self.bad(hostCount == 0 ? "missing Host header" : "more than one Host header") }
+                guard end + 1 - start <= maxHeadBytes else {
+                    return .failure(RequestError(status: 431, reason: "Request Header Fields Too Large", message: "request head larger than \(maxHeadBytes) bytes"))
+                }
+                if hostCount > 1 { return Self.bad("more than one Host header") }
+                if http11, hostCount == 0 { return Self.bad("missing Host header") }
                 if connectionClose { request.keepAlive = false } else if connectionKeepAlive { request.keepAlive = true }
                 if request.chunked, contentLength != nil { return Self.bad("both Content-Length and Transfer-Encoding") }
                 request.contentLength = contentLength ?? 0
@@ -186,6 +192,11 @@ struct HTTPRequestParser {
             case 17 where HeaderText.equalsLowercase(name, "if-modified-since"): request.conditions.ifModifiedSince = text()
             case 17 where HeaderText.equalsLowercase(name, "transfer-encoding"):
                 guard http11 else { return Self.bad("Transfer-Encoding in an HTTP/1.0 request") }
+                // The final coding of a request body must be chunked (RFC 9112 §6.3).
+                let last = value.split(separator: UInt8(ascii: ",")).last.map { HeaderText.trimBytes($0) }
+                guard let last, HeaderText.equalsLowercase(last, "chunked") else {
+                    return Self.bad("Transfer-Encoding must end in chunked")
+                }
                 request.chunked = true
             case 19 where HeaderText.equalsLowercase(name, "if-unmodified-since"): request.conditions.ifUnmodifiedSince = text()
             default: break
