@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The end-to-end demo behind `make demo`: publish, serve, fetch, revalidate.
+# The end-to-end demo behind `make demo`: publish, serve, fetch and revalidate with curl,
+# sync and read with the client, read again offline, and diff two versions.
 set -euo pipefail
 bin=${BIN:-.build/release}
 public=${PUBLIC:-public}
@@ -34,7 +35,35 @@ gunzip -c "$work/018.plist.gz" > "$work/018.plist"
 step "the same request with If-None-Match: $etag"
 curl -sS -D - -o /dev/null -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$url/content/sonnets/018.plist"
 
+folio() { "$bin/folio" --edge "$url" --cache-dir "$work/cache" "$@"; }
+
+step "folio sync (into an empty cache)"
+folio sync
+
+step "folio sync --force (one conditional GET, 304)"
+folio sync --force --json
+
+step "folio read sonnet 18"
+folio read sonnet 18 --verbose
+
 step "stop folio-edge (SIGTERM drains and exits 0)"
 kill -TERM "$edge_pid"
 wait "$edge_pid" && echo "folio-edge exited with status 0"
 edge_pid=""
+
+step "folio read sonnet XVIII, offline: from the cache"
+folio read sonnet XVIII --verbose --offline
+
+step "folio status"
+folio status
+
+step "publish a second version (sonnet 18 edited) and diff the two"
+cp -r "$(dirname "$public")/content" "$work/content" 2>/dev/null || cp -r content "$work/content"
+sed -i 's/summer’s day/winter’s night/' "$work/content/sonnets/018.txt"
+cp -r "$public" "$work/public-next"
+"$bin/folio-build" --content "$work/content" --output "$work/public-next" --quiet
+set +e
+folio diff "$public" "$work/public-next"
+status=$?
+set -e
+echo "(folio diff exit status: $status — 0 same, 1 different, 2 error)"

@@ -282,10 +282,10 @@ enum LineDiff {
         while i < n || j < m {
             if i < n, j < m, a[i] == b[j] {
                 out.append("  " + a[i]); i += 1; j += 1
-            } else if j < m, i == n || lcs[i][j + 1] >= lcs[i + 1][j] {
-                out.append("+ " + b[j]); j += 1
-            } else {
+            } else if i < n, j == m || lcs[i + 1][j] >= lcs[i][j + 1] {
                 out.append("- " + a[i]); i += 1
+            } else {
+                out.append("+ " + b[j]); j += 1
             }
         }
         return out
