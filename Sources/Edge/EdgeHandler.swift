@@ -86,7 +86,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard !closed, !busyWithDisk, NIODeadline.now() - waitingSince > limit else { return }
         if (buffer?.readableBytes ?? 0) > 0 || bodyToSkip > 0 {
             closeAfterResponse = true
-            writeSimple(context: context, status: 408, reason: "Request Timeout", body: "request timed out\n")
+            requestStart = .now()
+            log(method: "-", target: "-", status: writeSimple(context: context, status: 408, reason: "Request Timeout", body: "request timed out\n"), bytes: 0)
             context.flush()
         }
         close(context: context)
@@ -375,6 +376,13 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The path of a request target (origin form), percent-decoded, without the query.
     static func path(of uri: String) -> String? {
+        var uri = uri
+        // Absolute form (RFC 9112 §3.2.2): "http://host/path" serves "/path".
+        for scheme in ["http://", "https://"] where uri.utf8.count > scheme.utf8.count && uri.lowercased().hasPrefix(scheme) {
+            let rest = uri.dropFirst(scheme.count)
+            guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) else { return "/" }
+            uri = rest[slash] == "/" ? String(rest[slash...]) : "/" + rest[slash...]
+        }
         let utf8 = uri.utf8
         guard utf8.first == UInt8(ascii: "/") else { return nil }
         var end = utf8.endIndex

@@ -114,8 +114,7 @@ enum Edge {
         var logger = Logger(label: "folio.edge")
         logger.logLevel = .info
         let loader = SiteLoader(
-            root: config.root, memoryBudget: config.memoryBudget,
-            manifestHint: config.manifestHint, objectHint: config.objectHint)
+            root: config.root, memoryBudget: config.memoryBudget, manifestHintOverride: config.manifestHintOverride)
         let site: Site
         do { site = try loader.load(previous: nil) } catch {
             throw EdgeStartupError("cannot serve \(config.root): \(error)")

@@ -36,16 +36,10 @@ struct FolioEdge: AsyncParsableCommand {
         var limits = ConnectionLimits()
         limits.requestTimeout = .seconds(Int64(requestTimeout))
         limits.maxHeaderBytes = maxHeaderBytes
-        var manifestHint: Manifest.CacheHint?
-        if manifestMaxAge != nil || staleWhileRevalidate != nil || staleIfError != nil {
-            let d = Manifest.defaultCacheHints["manifest"]!
-            manifestHint = Manifest.CacheHint(
-                maxAge: manifestMaxAge ?? d.maxAge, staleWhileRevalidate: staleWhileRevalidate ?? d.staleWhileRevalidate,
-                staleIfError: staleIfError ?? d.staleIfError)
-        }
         let config = EdgeConfiguration(
             root: root, host: host, port: port, threads: threads, memoryBudget: memoryBudget,
-            maxConnections: maxConnections, limits: limits, manifestHint: manifestHint, objectHint: nil,
+            maxConnections: maxConnections, limits: limits,
+            manifestHintOverride: CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError),
             watchInterval: .milliseconds(watchIntervalMs), accessLog: accessLog)
         do {
             try await Edge.run(config)

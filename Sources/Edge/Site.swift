@@ -97,8 +97,7 @@ struct SiteLoadError: Error, CustomStringConvertible {
 struct SiteLoader {
     var root: String
     var memoryBudget: Int
-    var manifestHint: Manifest.CacheHint?
-    var objectHint: Manifest.CacheHint?
+    var manifestHintOverride = CacheHintOverride()
 
     static let plistType = "application/x-plist"
     static let jsonType = "application/json; charset=utf-8"
@@ -136,8 +135,8 @@ struct SiteLoader {
             }
         }
 
-        let manifestHint = self.manifestHint ?? manifest.cacheHint("manifest")
-        let objectHint = self.objectHint ?? manifest.cacheHint("object")
+        let manifestHint = manifestHintOverride.applied(to: manifest.cacheHint("manifest"))
+        let objectHint = manifest.cacheHint("object")
         let manifestCC = manifestHint.cacheControl
         let objectCC = objectHint.cacheControl
         let lastModified = HTTPDate.format(created)

@@ -22,6 +22,10 @@ struct TargetPathTests {
         ("/a%20b", "/a b"),
         ("/a?x=%zz", "/a"),  // the query is not decoded
         ("/a#%", "/a"),
+        ("http://example.com/a", "/a"),  // absolute form (RFC 9112 §3.2.2)
+        ("HTTP://example.com/a/b?q", "/a/b"),
+        ("http://example.com", "/"),
+        ("http://example.com?q", "/"),
     ] as [(String, String)])
     func decodes(_ target: String, _ path: String) {
         #expect(EdgeHandler.path(of: target) == path)
@@ -41,7 +45,6 @@ struct TargetPathTests {
         "x",  // not origin form
         "",
         "*",
-        "http://example.com/a",
         "?x",
     ])
     func refuses(_ target: String) {
