@@ -114,10 +114,11 @@ struct ContentCache: Sendable {
         try FileIO.syncDirectory(manifestsDir)
     }
 
-    /// Switches the current version (or records a sync attempt) atomically.
-    func saveState(_ state: State) throws {
-        try FileIO.writeAtomically(BinaryPlist.encode(state.plist), to: statePath, sync: true)
-        try FileIO.syncDirectory(dir)
+    /// Switches the current version (or records a sync attempt) atomically. A switch is made
+    /// durable; a mere revalidation need not be (lost, it only means asking the edge again).
+    func saveState(_ state: State, durable: Bool = true) throws {
+        try FileIO.writeAtomically(BinaryPlist.encode(state.plist), to: statePath, sync: durable)
+        if durable { try FileIO.syncDirectory(dir) }
     }
 
     /// Takes the cache lock, waiting for another sync if `wait`; nil if busy and not waiting.

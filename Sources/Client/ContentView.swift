@@ -21,6 +21,9 @@ struct ContentView {
         switch origin {
         case .seed:
             guard let bytes = Seed.archive?.objects[entry.sha256] else { throw CLIError("the bundled seed lacks \(path)") }
+            guard bytes.count == entry.size, ContentHash.sha256Hex(bytes) == entry.sha256 else {
+                throw CLIError("the bundled seed's object for \(path) does not match its manifest")
+            }
             return bytes
         case .cache, .network:
             guard let bytes = try cache?.object(entry) else {

@@ -24,7 +24,10 @@ struct SyncReport: Sendable {
     var versionBefore: Int?
     var versionAfter: Int?
     var objectsFetched = 0
+    /// Bytes received: response heads and bodies (as sent, compressed).
     var bytes = 0
+    /// Of those, body bytes only.
+    var bodyBytes = 0
     var requests = 0
     var durationMs = 0.0
     var message = ""
@@ -32,7 +35,7 @@ struct SyncReport: Sendable {
     var json: PlistValue {
         var d: [String: PlistValue] = [
             "result": .string(result.rawValue), "objectsFetched": .int(Int64(objectsFetched)),
-            "bytes": .int(Int64(bytes)), "requests": .int(Int64(requests)),
+            "bytes": .int(Int64(bytes)), "bodyBytes": .int(Int64(bodyBytes)), "requests": .int(Int64(requests)),
             "durationMs": .real((durationMs * 10).rounded() / 10), "message": .string(message),
         ]
         if let v = versionBefore { d["versionBefore"] = .int(Int64(v)) }
@@ -68,6 +71,7 @@ struct Syncer {
     private final class Counters: Sendable {
         let requests = Atomic<Int>(0)
         let bytes = Atomic<Int>(0)
+        let bodyBytes = Atomic<Int>(0)
         let objects = Atomic<Int>(0)
     }
 
@@ -98,6 +102,7 @@ struct Syncer {
         func finish(_ r: inout SyncReport) -> SyncReport {
             r.requests = counters.requests.load(ordering: .relaxed)
             r.bytes = counters.bytes.load(ordering: .relaxed)
+            r.bodyBytes = counters.bodyBytes.load(ordering: .relaxed)
             r.objectsFetched = counters.objects.load(ordering: .relaxed)
             let d = ContinuousClock.now - start
             r.durationMs = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
@@ -133,7 +138,7 @@ struct Syncer {
                 state.lastAttemptAt = Date()
                 state.lastResult = "offline"
                 state.lastError = error.description
-                try? cache.saveState(state)
+                try? cache.saveState(state, durable: false)
             }
             report.result = .offline
             let keeping = held.map { "keeping cached version \($0.state.version)" } ?? "no cached version yet"
@@ -196,7 +201,8 @@ struct Syncer {
         try cache.saveState(
             ContentCache.State(
                 version: manifest.version, manifestSHA256: sha, etag: etag ?? held?.state.etag,
-                validatedAt: now, lastAttemptAt: now, lastResult: result.rawValue))
+                validatedAt: now, lastAttemptAt: now, lastResult: result.rawValue),
+            durable: result != .notModified)
         report.result = result
         report.versionAfter = manifest.version
         switch result {
@@ -274,6 +280,7 @@ struct Syncer {
                 var headerBytes = 17 + response.status.reasonPhrase.utf8.count
                 for (n, v) in response.headers { headerBytes += n.utf8.count + v.utf8.count + 4 }
                 counters.bytes.add(body.readableBytes + headerBytes, ordering: .relaxed)
+                counters.bodyBytes.add(body.readableBytes, ordering: .relaxed)
                 let status = Int(response.status.code)
                 if status >= 500, attempt + 1 < settings.attempts {
                     lastError = "HTTP \(status)"

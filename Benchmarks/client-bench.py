@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Client benchmark for `make bench`: folio sync against curl, on loopback, same edge.
+
+(a) no-op sync: one conditional GET of the manifest (folio sync --force on a synced cache)
+    vs curl doing the same single conditional GET; (b) a full sync into an empty cache vs
+    curl --parallel --parallel-max 8 --compressed fetching the same objects; (c) requests
+    after one sonnet changes. Times are hyperfine means in the same run."""
+import json, os, plistlib, re, shutil, subprocess, sys, tempfile, time
+
+public, binaries = sys.argv[1], sys.argv[2]
+folio, edge_bin, build = (os.path.join(binaries, n) for n in ("folio", "folio-edge", "folio-build"))
+work = tempfile.mkdtemp(prefix="folio-client-bench.")
+root = os.path.join(work, "public")
+shutil.copytree(public, root)
+edge = subprocess.Popen([edge_bin, "--root", root, "--port", "0", "--no-access-log", "--watch-interval-ms", "100"],
+                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+try:
+    line = edge.stdout.readline()
+    url = re.search(r"listening on (\S+)", line).group(1)
+    cache = os.path.join(work, "cache")
+
+    def sync(*args):
+        out = subprocess.run([folio, "--edge", url, "--cache-dir", cache, "sync", "--json", *args],
+                             capture_output=True, text=True, check=True).stdout
+        return json.loads(out)
+
+    def hyperfine(*commands, prepare=None, runs=20):
+        out = os.path.join(work, "hf.json")
+        cmd = ["hyperfine", "-N", "--warmup", "3", "--runs", str(runs), "--export-json", out, "--style", "none"]
+        if prepare:
+            cmd += ["--prepare", prepare]
+        subprocess.run(cmd + list(commands), check=True, stdout=subprocess.DEVNULL)
+        return [r["mean"] * 1000 for r in json.load(open(out))["results"]]
+
+    manifest = plistlib.load(open(os.path.join(root, "manifest.plist"), "rb"))
+    objects = {e["sha256"]: e for e in manifest["entries"]}
+    gzip_total = sum(e.get("gzipSize", e["size"]) for e in objects.values())
+
+    # (a) no-op sync
+    first = sync()
+    noop = sync("--force")
+    etag = subprocess.run(["curl", "-s", "-D", "-", "-o", "/dev/null", "-H", "Accept-Encoding: gzip", url + "/manifest.plist"],
+                          capture_output=True, text=True).stdout
+    etag = re.search(r"(?im)^etag: (.*?)\r?$", etag).group(1)
+    t_folio, t_curl = hyperfine(
+        f"{folio} --edge {url} --cache-dir {cache} sync --force",
+        f"curl -s -o /dev/null -H 'Accept-Encoding: gzip' -H 'If-None-Match: {etag}' {url}/manifest.plist")
+    print("(a) no-op sync (one conditional GET, 304)")
+    print(f"    folio sync --force   {t_folio:7.1f} ms   requests {noop['requests']}, ~{noop['bytes']} bytes received (headers + body)")
+    print(f"    curl                 {t_curl:7.1f} ms")
+    print(f"    ratio folio/curl     {t_folio / t_curl:7.2f}x   (target <= 1.5x)")
+
+    # (b) full sync into an empty cache vs curl --parallel
+    urls = os.path.join(work, "urls.txt")
+    with open(urls, "w") as f:
+        for sha in objects:
+            f.write(f'url = "{url}/objects/{sha}.plist"\noutput = "{work}/curl/{sha}.plist"\n')
+    t_full, t_curlp = hyperfine(
+        f"{folio} --edge {url} --cache-dir {work}/empty sync",
+        f"curl -s --parallel --parallel-max 8 --compressed --create-dirs -K {urls}",
+        prepare=f"rm -rf {work}/empty {work}/curl")
+    shutil.rmtree(os.path.join(work, "empty"), ignore_errors=True)
+    full = json.loads(subprocess.run([folio, "--edge", url, "--cache-dir", f"{work}/empty", "sync", "--json"],
+                                     capture_output=True, text=True, check=True).stdout)
+    curl_bytes = subprocess.run(["curl", "-s", "--parallel", "--parallel-max", "8", "--compressed", "--create-dirs",
+                                 "-K", urls, "-w", "%{size_download} %{size_header}\n"], capture_output=True, text=True).stdout
+    curl_total = sum(int(a) + int(b) for a, b in (l.split() for l in curl_bytes.splitlines() if l.strip()))
+    print(f"(b) full sync into an empty cache: {len(objects)} objects, gzip sizes sum to {gzip_total} bytes")
+    curl_body = sum(int(l.split()[0]) for l in curl_bytes.splitlines() if l.strip())
+    print(f"    folio sync           {t_full:7.1f} ms   requests {full['requests']}, bodies {full['bodyBytes']} bytes ({full['bodyBytes'] / gzip_total:.3f}x gzip sum, manifest included), heads+bodies ~{full['bytes']}")
+    print(f"    curl --parallel 8    {t_curlp:7.1f} ms   bodies {curl_body} bytes ({curl_body / gzip_total:.3f}x gzip sum, objects only), heads+bodies ~{curl_total}")
+    print(f"    ratio folio/curl     {t_full / t_curlp:7.2f}x   (target <= 1.0x; bytes target <= 1.05x)")
+
+    # (c) one sonnet changes
+    content = os.path.join(work, "content")
+    shutil.copytree(os.path.join(os.path.dirname(os.path.abspath(public)), "content"), content)
+    p = os.path.join(content, "sonnets", "018.txt")
+    text = open(p, encoding="utf-8").read().replace("summer’s day", "winter’s night")
+    open(p, "w", encoding="utf-8").write(text)
+    before = manifest["version"]
+    subprocess.run([build, "--content", content, "--output", root, "--quiet"], check=True, stdout=subprocess.DEVNULL)
+    new = plistlib.load(open(os.path.join(root, "manifest.plist"), "rb"))
+    changed = sum(1 for e in new["entries"] if objects.get(e["sha256"]) is None)
+    for _ in range(100):
+        health = subprocess.run(["curl", "-s", url + "/healthz"], capture_output=True, text=True).stdout
+        if f"version {new['version']}" in health:
+            break
+        time.sleep(0.05)
+    after = sync("--force")
+    print(f"(c) after one sonnet changes (version {before} → {new['version']}, {changed} changed entries)")
+    print(f"    folio sync           requests {after['requests']} (target 1 + {changed} = {1 + changed}), objects fetched {after['objectsFetched']}")
+finally:
+    edge.terminate()
+    edge.wait()
+    shutil.rmtree(work, ignore_errors=True)
