@@ -51,31 +51,24 @@ struct ContentView {
     static func resolve(_ options: ClientOptions, refresh: Bool) async -> ContentView? {
         let cache = ContentCache(dir: options.cachePath)
         var origin = Origin.cache
-        if refresh, let held = cache.current() {
-            let maxAge = Double(held.manifest.cacheHint("manifest").maxAge)
-            if Date().timeIntervalSince(held.state.validatedAt) >= maxAge {
-                var settings = SyncSettings(edge: options.edgeURL)
-                settings.attempts = 1
-                settings.timeout = .seconds(2)
-                settings.waitForLock = false
-                if let report = try? await Syncer(cache: cache, settings: settings).run(), report.result == .updated {
-                    origin = .network
-                }
-            }
-        } else if refresh, cache.current() == nil, Seed.manifest == nil {
+        // Refresh when the cache is stale, or when there is neither a cache nor a seed.
+        let held = cache.current()
+        let stale = held.map { Date().timeIntervalSince($0.state.validatedAt) >= Double($0.manifest.cacheHint("manifest").maxAge) }
+        if refresh, stale ?? (Seed.manifest == nil) {
             var settings = SyncSettings(edge: options.edgeURL)
             settings.attempts = 1
             settings.timeout = .seconds(2)
+            settings.waitForLock = false
             if let report = try? await Syncer(cache: cache, settings: settings).run(), report.result == .updated {
                 origin = .network
             }
         }
-        let held = cache.current()
-        if let seed = Seed.manifest, held.map({ seed.version > $0.state.version }) ?? true {
+        let current = cache.current()
+        if let seed = Seed.manifest, current.map({ seed.version > $0.state.version }) ?? true {
             return ContentView(manifest: seed, origin: .seed, cache: nil, validatedAt: nil)
         }
-        guard let held else { return nil }
-        return ContentView(manifest: held.manifest, origin: origin, cache: cache, validatedAt: held.state.validatedAt)
+        guard let current else { return nil }
+        return ContentView(manifest: current.manifest, origin: origin, cache: cache, validatedAt: current.state.validatedAt)
     }
 }
 

@@ -35,6 +35,15 @@ final class Representation: Sendable {
     }
 }
 
+/// The strong ETags of one content hash: identity, and gzip (with the gzip bytes' own hash,
+/// so two different gzip encodings of the same content never share a strong validator).
+enum ETags {
+    static func identity(_ sha256: String) -> String { "\"\(sha256)\"" }
+    static func gzip(_ sha256: String, gzipBytes: [UInt8]) -> String {
+        "\"\(sha256)-gz\(ContentHash.sha256Hex(gzipBytes).prefix(16))\""
+    }
+}
+
 /// Something the edge serves at one URL path: an identity and maybe a gzip representation.
 final class Resource: Sendable {
     let identity: Representation
@@ -148,13 +157,13 @@ struct SiteLoader {
             let gz = try Gzip.compress(raw, level: 9)
             let date = HTTPDate.format(lastModified)
             let identity = Representation(
-                coding: .identity, body: bytes, filePath: nil, length: raw.count, etag: "\"\(sha)\"",
+                coding: .identity, body: bytes, filePath: nil, length: raw.count, etag: ETags.identity(sha),
                 contentType: type, cacheControl: cacheControl, lastModified: date)
             var gzip: Representation?
             if gz.count < raw.count {
                 gzip = Representation(
                     coding: .gzip, body: ByteBuffer(bytes: gz), filePath: nil, length: gz.count,
-                    etag: "\"\(sha)-gz\(ContentHash.sha256Hex(gz).prefix(16))\"",
+                    etag: ETags.gzip(sha, gzipBytes: gz),
                     contentType: type, cacheControl: cacheControl, lastModified: date)
             }
             return Resource(identity: identity, gzip: gzip, lastModified: lastModified)
@@ -198,7 +207,7 @@ struct SiteLoader {
     private func objectResource(_ obj: LoadedObject, cacheControl: String, lastModified: String, contentType: String = SiteLoader.plistType) -> Resource {
         let identity = Representation(
             coding: .identity, body: obj.identity, filePath: obj.identity == nil ? obj.identityPath : nil,
-            length: obj.size, etag: "\"\(obj.sha256)\"", contentType: contentType,
+            length: obj.size, etag: ETags.identity(obj.sha256), contentType: contentType,
             cacheControl: cacheControl, lastModified: lastModified)
         var gzip: Representation?
         if let gzipSize = obj.gzipSize, let etag = obj.gzipETag {
@@ -242,7 +251,7 @@ struct SiteLoader {
             guard inflated == bytes else { throw SiteLoadError("\(entry.path): \(full) does not inflate to the object") }
             obj.gzipPath = full
             obj.gzipSize = gzipSize
-            obj.gzipETag = "\"\(entry.sha256)-gz\(ContentHash.sha256Hex(gz).prefix(16))\""
+            obj.gzipETag = ETags.gzip(entry.sha256, gzipBytes: gz)
             if gz.count <= budget {
                 obj.gzip = ByteBuffer(bytes: gz)
                 budget -= gz.count
