@@ -6,7 +6,7 @@ import Foundation
 /// ```
 /// <cache>/lock                   flock: one sync at a time
 /// <cache>/state.plist            which version is current, its ETag, last sync time and result
-/// <cache>/manifests/<N>.plist    manifests held
+/// <cache>/manifests/<N>-<sha256>.plist  manifests held (by version and hash: never overwritten)
 /// <cache>/objects/<sha256>.plist objects, verified before they are written
 /// ```
 /// Objects and manifests land by rename; `state.plist` is switched last, also by rename,
@@ -65,20 +65,29 @@ struct ContentCache: Sendable {
     func current() -> (state: State, manifest: Manifest)? {
         guard let bytes = try? FileIO.read(statePath), let value = try? BinaryPlist.decode(bytes),
             let state = State(plist: value),
-            let manifestBytes = try? FileIO.read(manifestPath(state.version)),
+            let manifestBytes = try? FileIO.read(manifestPath(state.version, sha256: state.manifestSHA256)),
             ContentHash.sha256Hex(manifestBytes) == state.manifestSHA256,
             let manifest = try? Manifest(bytes: manifestBytes)
         else { return nil }
         return (state, manifest)
     }
 
-    func manifestPath(_ version: Int) -> String { "\(manifestsDir)/\(version).plist" }
+    func manifestPath(_ version: Int, sha256: String) -> String { "\(manifestsDir)/\(version)-\(sha256).plist" }
     func objectPath(_ sha: String) -> String { "\(objectsDir)/\(sha).plist" }
 
-    /// The manifest of version `version`, if held.
+    /// The manifest of version `version`, if held (the current one's when several are).
     func manifest(version: Int) -> Manifest? {
-        guard let bytes = try? FileIO.read(manifestPath(version)) else { return nil }
-        return try? Manifest(bytes: bytes)
+        if let held = current(), held.state.version == version { return held.manifest }
+        let prefix = "\(version)-"
+        for name in ((try? FileIO.list(manifestsDir)) ?? []).sorted() where name.hasPrefix(prefix) && name.hasSuffix(".plist") {
+            let sha = name.dropFirst(prefix.count).dropLast(6)
+            if let bytes = try? FileIO.read(manifestsDir + "/" + name), ContentHash.sha256Hex(bytes) == sha,
+                let m = try? Manifest(bytes: bytes), m.version == version
+            {
+                return m
+            }
+        }
+        return nil
     }
 
     /// The object's bytes when present and matching the entry; nil when missing.
@@ -104,7 +113,7 @@ struct ContentCache: Sendable {
     }
 
     func storeManifest(_ bytes: [UInt8], version: Int) throws {
-        try FileIO.writeAtomically(bytes, to: manifestPath(version), sync: false)
+        try FileIO.writeAtomically(bytes, to: manifestPath(version, sha256: ContentHash.sha256Hex(bytes)), sync: false)
     }
 
     /// Makes everything written so far durable, before the state switch names it.

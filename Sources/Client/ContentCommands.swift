@@ -76,12 +76,12 @@ struct ReadCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard Self.parseNumber(number) != nil else {
-            throw ValidationError("'\(number)' is not a sonnet number: give 1...154 or a Roman numeral like XVIII")
+            throw ValidationError("'\(number)' is not a sonnet number: give a number like 18 or a Roman numeral like XVIII")
         }
     }
 
     static func parseNumber(_ s: String) -> Int? {
-        if let n = Int(s), n >= 1 { return n }
+        if let n = Int(s), n >= 1, n <= 9999 { return n }
         return RomanNumeral.parse(s)
     }
 
@@ -89,7 +89,8 @@ struct ReadCommand: AsyncParsableCommand {
         let n = Self.parseNumber(number)!
         let view = try await resolveView(options, refresh: !offline)
         if verbose { FileHandle.standardError.write(Data("folio: \(view.describe)\n".utf8)) }
-        let path = "sonnets/" + String(format: "%03d", n) + ".plist"
+        let digits = String(n)
+        let path = "sonnets/" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + ".plist"
         guard view.manifest.entry(path) != nil else {
             throw CLIError("there is no sonnet \(n) in version \(view.manifest.version); `folio list sonnets` shows them all")
         }

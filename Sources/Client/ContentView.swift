@@ -26,9 +26,9 @@ struct ContentView {
             }
             return bytes
         case .cache, .network:
-            guard let bytes = try cache?.object(entry) else {
-                throw CLIError("cached object for \(path) is missing; run `folio sync`")
-            }
+            let found: [UInt8]?
+            do { found = try cache?.object(entry) } catch { throw CLIError("\(error)") }
+            guard let bytes = found else { throw CLIError("cached object for \(path) is missing; run `folio sync`") }
             return bytes
         }
     }

@@ -227,11 +227,14 @@ struct ContentDiff {
             blocks.append(b)
         }
         var out = head
-        let note = "\n> Output capped at \(Self.markdownLimit) characters; run `folio diff` locally for the rest.\n"
+        func note(_ remaining: Int) -> String {
+            "\n> \(remaining) more section(s) not shown: output capped at \(Self.markdownLimit) characters; run `folio diff` locally for the rest.\n"
+        }
+        let reserve = note(blocks.count).count  // the longest note there can be
         for (i, b) in blocks.enumerated() {
-            if out.count + b.count + note.count > Self.markdownLimit {
-                out += "\n> \(blocks.count - i) more section(s) not shown:" + note.dropFirst(2)
-                return out
+            let isLast = i == blocks.count - 1
+            if out.count + b.count + (isLast ? 0 : reserve) > Self.markdownLimit {
+                return out + note(blocks.count - i)
             }
             out += b
         }

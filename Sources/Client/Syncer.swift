@@ -155,7 +155,7 @@ struct Syncer {
                 throw SyncFailure(description: "the edge answered 304 to an unconditional request", exitCode: 1)
             }
             manifest = held.manifest
-            manifestBytes = try FileIO.read(cache.manifestPath(held.state.version))
+            manifestBytes = try FileIO.read(cache.manifestPath(held.state.version, sha256: held.state.manifestSHA256))
         case 200:
             manifestBytes = try decodeBody(manifestResponse, limit: 64 << 20, what: "manifest.plist")
             do { manifest = try Manifest(bytes: manifestBytes) } catch {
