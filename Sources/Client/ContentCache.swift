@@ -102,6 +102,13 @@ struct ContentCache: Sendable {
         return bytes
     }
 
+    /// Removes temporary files a killed sync left behind (call with the lock held).
+    func removeLeftovers() {
+        for d in [dir, objectsDir, manifestsDir] {
+            for name in (try? FileIO.list(d)) ?? [] where name.hasPrefix(".tmp-") { unlink(d + "/" + name) }
+        }
+    }
+
     func prepare() throws {
         try FileIO.makeDirectory(objectsDir)
         try FileIO.makeDirectory(manifestsDir)

@@ -96,6 +96,7 @@ struct Syncer {
         }
         defer { close(lockFD) }
         try cache.prepare()
+        cache.removeLeftovers()
 
         let held = cache.current()
         var report = SyncReport(result: .notModified, versionBefore: held?.state.version, versionAfter: held?.state.version)
@@ -339,6 +340,9 @@ enum FolioHTTP {
         var config = HTTPClient.Configuration()
         config.decompression = .disabled
         config.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)
+        // A refused connection is an answer (offline), not something to retry until the connect
+        // timeout: sync does its own bounded retries with backoff.
+        config.connectionPool.retryConnectionEstablishment = false
         config.timeout = .init(connect: .seconds(5), read: .seconds(30))
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
     }()
