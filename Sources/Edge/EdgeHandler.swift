@@ -378,7 +378,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     static func path(of uri: String) -> String? {
         var uri = uri
         // Absolute form (RFC 9112 §3.2.2): "http://host/path" serves "/path".
-        for scheme in ["http://", "https://"] where uri.utf8.count > scheme.utf8.count && uri.lowercased().hasPrefix(scheme) {
+        for scheme in ["http://", "https://"] where uri.utf8.first != UInt8(ascii: "/") && uri.lowercased().hasPrefix(scheme) {
             let rest = uri.dropFirst(scheme.count)
             guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) else { return "/" }
             uri = rest[slash] == "/" ? String(rest[slash...]) : "/" + rest[slash...]
