@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import NIOCore
 import NIOExtras
-import NIOHTTP1
 import NIOPosix
 import Synchronization
 
