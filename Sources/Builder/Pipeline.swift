@@ -130,9 +130,9 @@ enum Steps {
             let bytes = BinaryPlist.encode(value)
             ctx.artifacts.append(Artifact(path: path, bytes: bytes, sha256: ContentHash.sha256Hex(bytes)))
         }
-        for s in ctx.sonnets { add("sonnets/\(threeDigits(s.number)).plist", s.plist) }
-        add("sonnets/index.plist", .array(ctx.sonnets.map(\.indexPlist)))
-        add("sonnets/all.plist", .array(ctx.sonnets.map(\.plist)))
+        for s in ctx.sonnets { add(SonnetPaths.sonnet(s.number), s.plist) }
+        add(SonnetPaths.index, .array(ctx.sonnets.map(\.indexPlist)))
+        add(SonnetPaths.all, .array(ctx.sonnets.map(\.plist)))
     }
 
     static func compress(_ ctx: inout BuildContext) throws {

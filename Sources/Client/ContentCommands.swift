@@ -50,7 +50,7 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         let view = try await resolveView(options, refresh: !offline)
         if verbose { FileHandle.standardError.write(Data("folio: \(view.describe)\n".utf8)) }
-        guard let items = try view.plist("sonnets/index.plist").arrayValue else {
+        guard let items = try view.plist(SonnetPaths.index).arrayValue else {
             throw CLIError("sonnets/index.plist is not an array")
         }
         for item in items {
@@ -89,8 +89,7 @@ struct ReadCommand: AsyncParsableCommand {
         let n = Self.parseNumber(number)!
         let view = try await resolveView(options, refresh: !offline)
         if verbose { FileHandle.standardError.write(Data("folio: \(view.describe)\n".utf8)) }
-        let digits = String(n)
-        let path = "sonnets/" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + ".plist"
+        let path = SonnetPaths.sonnet(n)
         guard view.manifest.entry(path) != nil else {
             throw CLIError("there is no sonnet \(n) in version \(view.manifest.version); `folio list sonnets` shows them all")
         }

@@ -224,3 +224,17 @@ package struct ManifestError: Error, CustomStringConvertible, Sendable {
     package var description: String
     package init(_ description: String) { self.description = description }
 }
+
+/// The logical paths of the sonnet entries: the Builder writes them, the client reads them.
+package enum SonnetPaths {
+    /// `sonnets/018.plist` for 18: the number padded to three digits.
+    package static func sonnet(_ number: Int) -> String {
+        let digits = String(number)
+        return "sonnets/" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + ".plist"
+    }
+
+    /// The light list a reading screen shows first.
+    package static let index = "sonnets/index.plist"
+    /// The whole collection in one object.
+    package static let all = "sonnets/all.plist"
+}
