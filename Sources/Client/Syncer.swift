@@ -172,7 +172,9 @@ struct Syncer {
         }
 
         // 2. The objects the cache lacks, fetched concurrently and verified.
-        let missing = manifest.version == held?.state.version ? damaged : missingObjects(manifest, reportCorrupt: false)
+        let sha = ContentHash.sha256Hex(manifestBytes)
+        let sameManifest = held?.state.manifestSHA256 == sha
+        let missing = sameManifest ? damaged : missingObjects(manifest, reportCorrupt: false)
         let progress = settings.showProgress ? Progress(total: missing.count) : nil
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = 0
@@ -189,16 +191,9 @@ struct Syncer {
 
         // 3. The switch: the manifest, durability, then the state that names it.
         let now = Date()
-        let sha = ContentHash.sha256Hex(manifestBytes)
-        if manifest.version != held?.state.version || sha != held?.state.manifestSHA256 {
-            try cache.storeManifest(manifestBytes, version: manifest.version)
-        }
-        if counters.objects.load(ordering: .relaxed) > 0 || manifest.version != held?.state.version {
-            try cache.syncAll()
-        }
-        let result: SyncReport.Result =
-            manifest.version != held?.state.version || sha != held?.state.manifestSHA256
-            ? .updated : (missing.isEmpty ? .notModified : .repaired)
+        if !sameManifest { try cache.storeManifest(manifestBytes, version: manifest.version) }
+        if counters.objects.load(ordering: .relaxed) > 0 || !sameManifest { try cache.syncAll() }
+        let result: SyncReport.Result = !sameManifest ? .updated : (missing.isEmpty ? .notModified : .repaired)
         try cache.saveState(
             ContentCache.State(
                 version: manifest.version, manifestSHA256: sha, etag: etag ?? held?.state.etag,

@@ -448,6 +448,32 @@ struct ClientSyncTests {
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    @Test("a manifest with the same version number but other content fetches its own objects")
+    func sameVersionOtherContent() throws {
+        let a = try ClientRoot.make("client-samecontentA")
+        defer { a.cleanup() }
+        let b = try ClientRoot.make("client-samecontentB") { r in try r.replace(in: 18, Self.summerLine, with: Self.winterLine) }
+        defer { b.cleanup() }
+        let ma = try a.manifest()
+        let mb = try b.manifest()
+        try #require(ma.version == mb.version && ma != mb)
+        let edgeA = try ClientEdge.start(root: a.root)
+        defer { edgeA.stop() }
+        let edgeB = try ClientEdge.start(root: b.root)
+        defer { edgeB.stop() }
+        let cache = ClientCache(dir: a.dir + "/cache")
+        #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edgeA.url).status == 0)
+        let r = try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: edgeB.url)
+        #expect(r.status == 0, "\(r.stderr)")
+        let summary = try ClientTest.json(r)
+        #expect(summary["result"]?.stringValue == "updated")
+        #expect(summary["objectsFetched"]?.intValue == 3)  // 018, index and all
+        #expect(try cache.currentManifest() == mb)
+        #expect(cache.missingEntries(mb).isEmpty)
+        let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edgeB.url)
+        #expect(read.stdout.contains("winter’s night") || read.stdout.contains(Self.winterLine), "\(read.stdout)")
+    }
+
     @Test("crash safety when two edges publish the same version number with different content")
     func crashSameVersionNumber() throws {
         // Two origins (or one rebuilt from scratch) can both be at version N with different

@@ -392,6 +392,16 @@ package struct PluralRules: Sendable {
         resolvedLocale = "root"
     }
 
+    /// The rules for a parsed locale tag, with the same fallback as ``init(locale:)``.
+    package init(tag: LocaleTag) {
+        if let rules = PluralRules(locale: tag.description) {
+            self = rules
+        } else {
+            compiled = Compiled(rules: [], categories: [.other])
+            resolvedLocale = "root"
+        }
+    }
+
     private static let lowercasedParents: [String: String] = {
         var result: [String: String] = [:]
         for (child, parent) in CLDRData.parentLocales { result[child.lowercased()] = parent.lowercased() }
