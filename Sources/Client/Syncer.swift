@@ -87,14 +87,30 @@ struct Syncer {
     }
 
     func run() async throws -> SyncReport {
-        let start = ContinuousClock.now
-        let counters = Counters()
         guard let lockFD = try cache.lock(wait: settings.waitForLock, onWait: {
             FileHandle.standardError.write(Data("folio: another sync holds \(cache.dir)/lock; waiting for it\n".utf8))
         }) else {
             throw SyncFailure(description: "another folio sync is running on \(cache.dir)", exitCode: 1)
         }
         defer { close(lockFD) }
+        do {
+            return try await locked()
+        } catch let failure as SyncFailure {
+            // Record the failed attempt for `status` (the lock is held); the version stays as it was.
+            if var state = cache.current()?.state {
+                state.lastAttemptAt = Date()
+                state.lastResult = "failed"
+                state.lastError = failure.description
+                try? cache.saveState(state, durable: false)
+            }
+            throw failure
+        }
+    }
+
+    /// The sync proper, with the cache lock held.
+    private func locked() async throws -> SyncReport {
+        let start = ContinuousClock.now
+        let counters = Counters()
         try cache.prepare()
         cache.removeLeftovers()
 

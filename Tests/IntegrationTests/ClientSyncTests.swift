@@ -135,11 +135,15 @@ struct ClientSyncTests {
         let edgeB = try ClientEdge.start(root: b.root)
         defer { edgeB.stop() }
 
-        let stateBefore = try FileIO.read(cache.statePath)
+        let stateBefore = try #require(try cache.state())
         let refused = try ClientTest.folio(["sync", "--force"], cache: cache.dir, edge: edgeB.url)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("--allow-downgrade"), "\(refused.stderr)")
-        #expect(try FileIO.read(cache.statePath) == stateBefore)
+        // The current version is untouched; only the attempt is recorded.
+        let stateAfter = try #require(try cache.state())
+        #expect(stateAfter.version == stateBefore.version)
+        #expect(stateAfter.manifestSHA256 == stateBefore.manifestSHA256)
+        #expect(stateAfter.lastResult == "failed")
         #expect(try cache.currentManifest() == ma)
 
         let allowed = try ClientTest.folio(["sync", "--force", "--allow-downgrade", "--json"], cache: cache.dir, edge: edgeB.url)
@@ -263,6 +267,11 @@ struct ClientSyncTests {
             #expect(try held.state()?.version == m1.version)
             #expect(try held.currentManifest() == m1)
             #expect(held.badObjects().isEmpty)
+            // status reports the failed attempt, and the version it still holds.
+            let afterFailure = try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: held.dir, edge: edge.url))
+            #expect(afterFailure["lastResult"]?.stringValue == "failed")
+            #expect(afterFailure["lastError"]?.stringValue?.contains("does not match the manifest") == true)
+            #expect(afterFailure["version"]?.intValue == m1.version)
             let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: held.dir, edge: edge.url)
             #expect(read.status == 0)
             #expect(read.stdout.contains(Self.summerLine))
