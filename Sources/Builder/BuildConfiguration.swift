@@ -20,13 +20,15 @@ struct BuildConfiguration: Sendable {
         return Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     }
 
-    /// The revision to record: the option, `FOLIO_SOURCE_REVISION`, or the content's git HEAD.
+    /// The revision to record: the option, `FOLIO_SOURCE_REVISION`, or the content's last commit.
     func resolvedSourceRevision() -> String? {
         if let sourceRevision { return sourceRevision }
         if let env = environment["FOLIO_SOURCE_REVISION"], !env.isEmpty { return env }
         let git = Process()
         git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        git.arguments = ["git", "-C", contentDir, "rev-parse", "HEAD"]
+        // The last commit that touched the content (not HEAD): the same content gives the same
+        // manifest whatever else the repository commits.
+        git.arguments = ["git", "-C", contentDir, "log", "-1", "--format=%H", "--", "."]
         let pipe = Pipe()
         git.standardOutput = pipe
         git.standardError = FileHandle.nullDevice

@@ -9,7 +9,7 @@ struct FolioBuild: AsyncParsableCommand {
 
     @Option(help: "The content directory to compile.") var content = "content"
     @Option(help: "The published directory to write.") var output = "public"
-    @Option(help: "The source revision to record (default: FOLIO_SOURCE_REVISION, else git HEAD of the content).")
+    @Option(help: "The source revision to record (default: FOLIO_SOURCE_REVISION, else the content's last git commit).")
     var sourceRevision: String?
     @Flag(name: .shortAndLong, help: "Print only errors and the summary line.") var quiet = false
     @Option(help: "Also write the published version as the client's bundled seed (Swift source).")
