@@ -1,0 +1,395 @@
+/// One message from a GNU gettext `.po` file.
+package struct POEntry: Equatable, Sendable {
+    /// The `msgctxt`, if any.
+    package var context: String?
+    /// The `msgid`.
+    package var id: String
+    /// The `msgid_plural`, if the entry is a plural one.
+    package var idPlural: String?
+    /// The `msgstr`, or `msgstr[0]`…`msgstr[n]` in order for plural entries.
+    package var translations: [String]
+    /// Whether the entry carries the `fuzzy` flag (msgfmt drops such entries).
+    package var fuzzy: Bool
+    /// Translator (`# `) and extracted (`#.`) comments, in file order.
+    package var comments: [String]
+    /// Source references from `#:` lines.
+    package var references: [String]
+    /// The 1-based line of the entry's first keyword.
+    package var line: Int
+
+    /// Creates an entry.
+    package init(
+        context: String? = nil, id: String, idPlural: String? = nil, translations: [String], fuzzy: Bool = false,
+        comments: [String] = [], references: [String] = [], line: Int
+    ) {
+        self.context = context
+        self.id = id
+        self.idPlural = idPlural
+        self.translations = translations
+        self.fuzzy = fuzzy
+        self.comments = comments
+        self.references = references
+        self.line = line
+    }
+}
+
+/// A parsed GNU gettext `.po` file: its header, its live (non-obsolete) entries and its plural rule.
+package struct POFile: Equatable, Sendable {
+    /// The header entry (`msgid ""`) as `Name: value` pairs.
+    package var header: [String: String]
+    /// Every non-obsolete entry other than the header, fuzzy ones included, in file order.
+    package var entries: [POEntry]
+    /// The parsed `Plural-Forms` header, if present and well-formed.
+    package var pluralForms: PluralFormsExpression?
+
+    /// Creates a file from its parts.
+    package init(header: [String: String] = [:], entries: [POEntry] = [], pluralForms: PluralFormsExpression? = nil) {
+        self.header = header
+        self.entries = entries
+        self.pluralForms = pluralForms
+    }
+
+    /// Parses UTF-8 `bytes` (optional BOM), returning what could be read and every problem found, in file order.
+    package static func parse(_ bytes: [UInt8]) -> (POFile, [CatalogDiagnostic]) {
+        var body = bytes
+        if body.count >= 3, body[0] == 0xEF, body[1] == 0xBB, body[2] == 0xBF { body.removeFirst(3) }
+        if let bad = UTF8Validation.firstInvalidOffset(body) {
+            let (line, column) = UTF8Validation.position(of: bad, in: body)
+            return (POFile(), [CatalogDiagnostic(
+                line: line, column: column,
+                message: "invalid UTF-8 byte 0x\(StringsFile.hex(UInt32(body[bad]), 2)); convert the file to UTF-8 (msgconv --to-code=UTF-8)")])
+        }
+        var parser = POParser()
+        var lineNumber = 1
+        var start = 0
+        while start <= body.count {
+            var end = start
+            while end < body.count, body[end] != 0x0A { end += 1 }
+            var line = Array(body[start..<end])
+            if line.last == 0x0D { line.removeLast() }
+            parser.feed(line, lineNumber)
+            lineNumber += 1
+            start = end + 1
+        }
+        parser.finish()
+        let diagnostics = parser.diagnostics.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+        return (parser.file, diagnostics)
+    }
+}
+
+struct POParser {
+    enum State { case none, context, id, idPlural, str }
+    enum Field { case context, id, idPlural, str(Int) }
+
+    var file = POFile()
+    var diagnostics: [CatalogDiagnostic] = []
+    var seen: [String: Int] = [:]
+
+    // The entry being read.
+    var state = State.none
+    var broken = false
+    var startLine = 0
+    var idLine = 0
+    var context: [UInt8]?
+    var id: [UInt8] = []
+    var idPlural: [UInt8]?
+    var translations: [[UInt8]] = []
+    var plural = false
+    var fuzzy = false
+    var comments: [String] = []
+    var references: [String] = []
+    var field: Field?
+    var fieldLine = 0
+
+    mutating func error(_ line: Int, _ column: Int, _ message: String) {
+        diagnostics.append(CatalogDiagnostic(line: line, column: column, message: message))
+    }
+
+    /// The 1-based character column of byte `offset` in `line`.
+    static func column(_ offset: Int, _ line: [UInt8]) -> Int {
+        var col = 1
+        for b in line[0..<min(offset, line.count)] where b & 0xC0 != 0x80 { col += 1 }
+        return col
+    }
+
+    static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    static func trim(_ s: String) -> String {
+        var sub = Substring(s)
+        while let f = sub.first, f == " " || f == "\t" { sub.removeFirst() }
+        while let f = sub.last, f == " " || f == "\t" { sub.removeLast() }
+        return String(sub)
+    }
+
+    mutating func reset() {
+        state = .none
+        broken = false
+        startLine = 0
+        context = nil
+        id = []
+        idPlural = nil
+        translations = []
+        plural = false
+        fuzzy = false
+        comments = []
+        references = []
+        field = nil
+    }
+
+    mutating func feed(_ line: [UInt8], _ number: Int) {
+        var i = 0
+        while i < line.count, line[i] == 0x20 || line[i] == 0x09 { i += 1 }
+        guard i < line.count else { return }
+        if line[i] == UInt8(ascii: "#") {
+            if state == .str { finish() }
+            let kind = i + 1 < line.count ? line[i + 1] : 0x20
+            let rest = Self.trim(Self.text(line[min(i + 2, line.count)...]))
+            switch kind {
+            case UInt8(ascii: "~"):
+                // Obsolete entry: msgfmt ignores it, and so do we (including comments gathered for it).
+                if state == .none { reset() }
+            case UInt8(ascii: ","):
+                for flag in rest.split(separator: ",") where Self.trim(String(flag)) == "fuzzy" { fuzzy = true }
+            case UInt8(ascii: ":"):
+                references += rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            case UInt8(ascii: "."), 0x20, 0x09:
+                comments.append(rest)
+            case UInt8(ascii: "|"):
+                break  // previous msgid, for translators only
+            default:
+                comments.append(Self.trim(Self.text(line[(i + 1)...])))
+            }
+            return
+        }
+        if line[i] == UInt8(ascii: "\"") {
+            guard let f = field else {
+                error(number, Self.column(i, line), "a string continuation with no keyword before it; start the entry with msgid \"…\"")
+                abandon(number)
+                return
+            }
+            if let s = readStrings(line, from: i, number) { append(s, to: f) } else { broken = true }
+            return
+        }
+        var j = i
+        while j < line.count, line[j] != 0x20, line[j] != 0x09, line[j] != UInt8(ascii: "\"") { j += 1 }
+        let keyword = Self.text(line[i..<j])
+        let col = Self.column(i, line)
+        let newField: Field
+        switch keyword {
+        case "msgctxt":
+            if state == .str { finish() }
+            guard state == .none else {
+                outOfOrder(number, col, "msgctxt must come before msgid")
+                return
+            }
+            state = .context
+            newField = .context
+            context = []
+        case "msgid":
+            if state == .str { finish() }
+            if state == .id || state == .idPlural { finish() }
+            state = .id
+            newField = .id
+            idLine = number
+        case "msgid_plural":
+            guard state == .id, !plural else {
+                outOfOrder(number, col, state == .none || state == .context ? "msgid_plural must follow a msgid" : "msgid_plural must come right after msgid, before any msgstr")
+                return
+            }
+            state = .idPlural
+            plural = true
+            idPlural = []
+            newField = .idPlural
+        case "msgstr":
+            guard state == .id || state == .idPlural else {
+                outOfOrder(number, col, state == .str ? "a second msgstr for the same msgid; remove one" : "msgstr before msgid; every entry starts with msgid \"…\"")
+                return
+            }
+            if plural {
+                error(number, col, "plural entry needs msgstr[0], msgstr[1], …, not a plain msgstr")
+                broken = true
+            }
+            state = .str
+            translations = [[]]
+            newField = .str(0)
+        default:
+            guard keyword.hasPrefix("msgstr["), keyword.hasSuffix("]"),
+                let n = Int(keyword.dropFirst(7).dropLast()), n >= 0
+            else {
+                error(number, col, "unknown keyword '\(keyword)'; expected msgctxt, msgid, msgid_plural, msgstr, msgstr[n], a # comment or a quoted string")
+                abandon(number)
+                return
+            }
+            guard state == .idPlural || (state == .str && plural) else {
+                outOfOrder(number, col, state == .id ? "msgstr[\(n)] needs a msgid_plural before it; use plain msgstr for a singular entry" : "msgstr[\(n)] before msgid; every entry starts with msgid \"…\"")
+                return
+            }
+            guard n == translations.count else {
+                if broken {
+                    field = nil
+                    return
+                }
+                error(number, col, "msgstr[\(n)] out of sequence: expected msgstr[\(translations.count)]; indices must run 0, 1, 2, … without gaps")
+                broken = true
+                state = .str
+                field = nil
+                return
+            }
+            state = .str
+            translations.append([])
+            newField = .str(n)
+        }
+        if startLine == 0 { startLine = number }
+        field = newField
+        fieldLine = number
+        var k = j
+        while k < line.count, line[k] == 0x20 || line[k] == 0x09 { k += 1 }
+        guard k < line.count, line[k] == UInt8(ascii: "\"") else {
+            error(number, Self.column(k, line), "\(keyword) must be followed by a quoted string, as in \(keyword) \"\"")
+            broken = true
+            return
+        }
+        if let s = readStrings(line, from: k, number) { append(s, to: newField) } else { broken = true }
+    }
+
+    /// Marks the entry being read as broken so that the next msgctxt/msgid starts a fresh one.
+    mutating func abandon(_ line: Int) {
+        broken = true
+        if state == .none {
+            startLine = line
+            state = .str
+        }
+        field = nil
+    }
+
+    mutating func outOfOrder(_ line: Int, _ col: Int, _ message: String) {
+        if !broken { error(line, col, "keyword out of order: \(message)") }
+        broken = true
+        if state == .none { startLine = line }
+        state = .str  // so the next msgctxt/msgid starts afresh
+        field = nil
+    }
+
+    mutating func append(_ s: [UInt8], to f: Field) {
+        switch f {
+        case .context: context = (context ?? []) + s
+        case .id: id += s
+        case .idPlural: idPlural = (idPlural ?? []) + s
+        case .str(let n): if n < translations.count { translations[n] += s }
+        }
+    }
+
+    /// Reads one or more adjacent quoted strings starting at `start`; nil (after reporting) if malformed.
+    mutating func readStrings(_ line: [UInt8], from start: Int, _ number: Int) -> [UInt8]? {
+        var out: [UInt8] = []
+        var i = start
+        while true {
+            while i < line.count, line[i] == 0x20 || line[i] == 0x09 { i += 1 }
+            guard i < line.count else { return out }
+            guard line[i] == UInt8(ascii: "\"") else {
+                error(number, Self.column(i, line), "unexpected text after the closing quote; put each string in \"…\" and escape inner quotes as \\\"")
+                return nil
+            }
+            let open = i
+            i += 1
+            var closed = false
+            while i < line.count {
+                let c = line[i]
+                if c == UInt8(ascii: "\"") { closed = true; i += 1; break }
+                guard c == UInt8(ascii: "\\") else { out.append(c); i += 1; continue }
+                let escCol = Self.column(i, line)
+                i += 1
+                guard i < line.count else { break }
+                let e = line[i]
+                i += 1
+                switch e {
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "a"): out.append(0x07)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "v"): out.append(0x0B)
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "'"), UInt8(ascii: "?"): out.append(e)
+                case UInt8(ascii: "0")...UInt8(ascii: "7"):
+                    var v = Int(e - 48)
+                    var digits = 1
+                    while digits < 3, i < line.count, line[i] >= 0x30, line[i] <= 0x37 { v = v * 8 + Int(line[i] - 48); i += 1; digits += 1 }
+                    out.append(UInt8(truncatingIfNeeded: v))
+                case UInt8(ascii: "x"):
+                    var v = 0
+                    var digits = 0
+                    while digits < 2, i < line.count, let h = Self.hex(line[i]) { v = v * 16 + h; i += 1; digits += 1 }
+                    guard digits > 0 else {
+                        error(number, escCol, "\\x must be followed by hex digits, as in \\x41")
+                        return nil
+                    }
+                    out.append(UInt8(v))
+                default:
+                    error(number, escCol, "unknown escape \\\(Self.text([e][...])); use \\n \\t \\\" \\\\ \\a \\b \\f \\v \\r, octal \\101 or hex \\x41")
+                    return nil
+                }
+            }
+            guard closed else {
+                error(number, Self.column(open, line), "malformed string: this \" is never closed on its line; add a closing \" (continue long strings on the next line with a new \"…\")")
+                return nil
+            }
+        }
+    }
+
+    static func hex(_ d: UInt8) -> Int? {
+        switch d {
+        case 0x30...0x39: return Int(d) - 0x30
+        case 0x61...0x66: return Int(d) - 0x57
+        case 0x41...0x46: return Int(d) - 0x37
+        default: return nil
+        }
+    }
+
+    /// Completes the entry being read, if any.
+    mutating func finish() {
+        defer { reset() }
+        switch state {
+        case .none:
+            return
+        case .context, .id, .idPlural:
+            error(startLine, 1, "missing msgstr for the entry at line \(startLine); add msgstr \"\" (or msgstr[0] … for a plural entry)")
+            return
+        case .str:
+            break
+        }
+        if broken { return }
+        let strings = [id] + (context.map { [$0] } ?? []) + (idPlural.map { [$0] } ?? []) + translations
+        for s in strings where UTF8Validation.firstInvalidOffset(s) != nil {
+            error(startLine, 1, "an escape in this entry produces invalid UTF-8; write the characters themselves instead of octal/hex byte escapes")
+            return
+        }
+        let idText = Self.text(id[...])
+        let contextText = context.map { Self.text($0[...]) }
+        let key = (contextText.map { "1" + $0 + "\u{4}" } ?? "0") + idText
+        if let first = seen[key] {
+            let ctx = contextText.map { " in msgctxt \"\($0)\"" } ?? ""
+            error(idLine, 1, "duplicate msgid \"\(idText)\"\(ctx): first defined at line \(first); merge the two entries (msguniq)")
+            return
+        }
+        seen[key] = idLine
+        let texts = translations.map { Self.text($0[...]) }
+        if idText.isEmpty && contextText == nil {
+            for raw in (texts.first ?? "").split(separator: "\n") {
+                guard let colon = raw.firstIndex(of: ":") else { continue }
+                file.header[Self.trim(String(raw[..<colon]))] = Self.trim(String(raw[raw.index(after: colon)...]))
+            }
+            if let forms = file.header["Plural-Forms"] {
+                switch Result<PluralFormsExpression, CatalogDiagnostic>(catching: { () throws(CatalogDiagnostic) in try PluralFormsExpression(forms) }) {
+                case .success(let rule): file.pluralForms = rule
+                case .failure(let problem):
+                    error(startLine, 1, "invalid Plural-Forms header (column \(problem.column) of its value): \(problem.message)")
+                }
+            }
+            return
+        }
+        file.entries.append(POEntry(
+            context: contextText, id: idText, idPlural: idPlural.map { Self.text($0[...]) }, translations: texts,
+            fuzzy: fuzzy, comments: comments, references: references, line: startLine))
+    }
+}
