@@ -128,8 +128,11 @@ struct Syncer {
 
         // Objects of the held version that are missing or damaged on disk.
         var damaged: [Manifest.Entry] = []
+        var intact = Set<String>()
         if let held {
             damaged = missingObjects(held.manifest, reportCorrupt: true)
+            let bad = Set(damaged.map(\.sha256))
+            intact = Set(held.manifest.entries.map(\.sha256)).subtracting(bad)
         }
 
         // Honour the cache hints: no network while the manifest is fresh.
@@ -190,7 +193,7 @@ struct Syncer {
         // 2. The objects the cache lacks, fetched concurrently and verified.
         let sha = ContentHash.sha256Hex(manifestBytes)
         let sameManifest = held?.state.manifestSHA256 == sha
-        let missing = sameManifest ? damaged : missingObjects(manifest, reportCorrupt: false)
+        let missing = sameManifest ? damaged : missingObjects(manifest, reportCorrupt: false, knownIntact: intact)
         let progress = settings.showProgress ? Progress(total: missing.count) : nil
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = 0
@@ -230,8 +233,9 @@ struct Syncer {
     }
 
     /// Entries whose objects are not usable in the cache (deduplicated by hash).
-    private func missingObjects(_ manifest: Manifest, reportCorrupt: Bool) -> [Manifest.Entry] {
-        var seen = Set<String>()
+    /// Objects verified intact a moment ago (`knownIntact`) are not read again.
+    private func missingObjects(_ manifest: Manifest, reportCorrupt: Bool, knownIntact: Set<String> = []) -> [Manifest.Entry] {
+        var seen = knownIntact
         var out: [Manifest.Entry] = []
         for e in manifest.entries where seen.insert(e.sha256).inserted {
             do {
