@@ -146,13 +146,13 @@ struct Syncer {
             }
         }
 
-        let client = FolioHTTP.client
-        // 1. The manifest, conditionally.
+        // 1. The manifest, conditionally (one blocking request; the pooled client starts only
+        // when there are objects to fetch).
         var headers = [("Accept-Encoding", "gzip")]
         if let etag = held?.state.etag { headers.append(("If-None-Match", etag)) }
         let manifestResponse: Response
         do {
-            manifestResponse = try await get(client, "/manifest.plist", headers: headers, maxBody: 64 << 20, counters: counters)
+            manifestResponse = try await get(FolioHTTP.client, "/manifest.plist", headers: headers, maxBody: 64 << 20, counters: counters, quick: true)
         } catch let error as TransportError {
             if var state = held?.state {
                 state.lastAttemptAt = Date()
@@ -194,17 +194,20 @@ struct Syncer {
         let sha = ContentHash.sha256Hex(manifestBytes)
         let sameManifest = held?.state.manifestSHA256 == sha
         let missing = sameManifest ? damaged : missingObjects(manifest, reportCorrupt: false, knownIntact: intact)
-        let progress = settings.showProgress ? Progress(total: missing.count) : nil
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = 0
-            func add() {
-                guard next < missing.count else { return }
-                let entry = missing[next]
-                next += 1
-                group.addTask { try await fetchObject(client, entry, counters: counters, progress: progress) }
+        let progress = settings.showProgress && !missing.isEmpty ? Progress(total: missing.count) : nil
+        if !missing.isEmpty {
+            let client = FolioHTTP.client
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var next = 0
+                func add() {
+                    guard next < missing.count else { return }
+                    let entry = missing[next]
+                    next += 1
+                    group.addTask { try await fetchObject(client, entry, counters: counters, progress: progress) }
+                }
+                for _ in 0..<settings.concurrency { add() }
+                while try await group.next() != nil { add() }
             }
-            for _ in 0..<settings.concurrency { add() }
-            while try await group.next() != nil { add() }
         }
         progress?.done()
 
@@ -279,19 +282,40 @@ struct Syncer {
     }
 
     /// One GET with retries and exponential backoff on transport errors and 5xx.
-    private func get(_ client: HTTPClient, _ path: String, headers: [(String, String)], maxBody: Int, counters: Counters) async throws -> Response {
+    private func get(
+        _ client: @autoclosure () -> HTTPClient, _ path: String, headers: [(String, String)], maxBody: Int,
+        counters: Counters, quick: Bool = false
+    ) async throws -> Response {
         var lastError = ""
         for attempt in 0..<settings.attempts {
             if attempt > 0 {
                 let delay = 100 * (1 << (attempt - 1)) + Int.random(in: 0...50)
                 try await Task.sleep(for: .milliseconds(delay))
             }
+            if quick, let endpoint = QuickHTTP.endpoint(settings.edge) {
+                counters.requests.add(1, ordering: .relaxed)
+                do {
+                    let r = try QuickHTTP.get(
+                        endpoint, path: path, headers: headers,
+                        timeoutMs: Int32(settings.timeout.nanoseconds / 1_000_000), maxBody: maxBody)
+                    counters.bytes.add(r.headBytes + r.body.count, ordering: .relaxed)
+                    counters.bodyBytes.add(r.body.count, ordering: .relaxed)
+                    if r.status >= 500, attempt + 1 < settings.attempts {
+                        lastError = "HTTP \(r.status)"
+                        continue
+                    }
+                    return Response(status: r.status, headers: r.headers, body: r.body)
+                } catch let failure as QuickHTTP.Failure {
+                    lastError = failure.description
+                    continue
+                }
+            }
             var request = HTTPClientRequest(url: settings.edge + path)
             request.headers.add(name: "User-Agent", value: "folio/\(folioVersion)")
             for (name, value) in headers { request.headers.add(name: name, value: value) }
             counters.requests.add(1, ordering: .relaxed)
             do {
-                let response = try await client.execute(request, timeout: settings.timeout)
+                let response = try await client().execute(request, timeout: settings.timeout)
                 let body = try await response.body.collect(upTo: maxBody)
                 var headerBytes = 17 + response.status.reasonPhrase.utf8.count
                 for (n, v) in response.headers { headerBytes += n.utf8.count + v.utf8.count + 4 }
