@@ -28,6 +28,8 @@ struct ContentCache: Sendable {
         var lastAttemptAt: Date
         var lastResult: String
         var lastError: String?
+        /// When every object of this version was last hashed and found intact.
+        var verifiedAt: Date?
 
         var plist: PlistValue {
             var d: [String: PlistValue] = [
@@ -37,10 +39,14 @@ struct ContentCache: Sendable {
             ]
             if let etag { d["etag"] = .string(etag) }
             if let lastError { d["lastError"] = .string(lastError) }
+            if let verifiedAt { d["verifiedAt"] = .date(verifiedAt) }
             return .dict(d)
         }
 
-        init(version: Int, manifestSHA256: String, etag: String?, validatedAt: Date, lastAttemptAt: Date, lastResult: String, lastError: String? = nil) {
+        init(
+            version: Int, manifestSHA256: String, etag: String?, validatedAt: Date, lastAttemptAt: Date,
+            lastResult: String, lastError: String? = nil, verifiedAt: Date? = nil
+        ) {
             self.version = version
             self.manifestSHA256 = manifestSHA256
             self.etag = etag
@@ -48,6 +54,7 @@ struct ContentCache: Sendable {
             self.lastAttemptAt = lastAttemptAt
             self.lastResult = lastResult
             self.lastError = lastError
+            self.verifiedAt = verifiedAt
         }
 
         init?(plist: PlistValue) {
@@ -57,7 +64,8 @@ struct ContentCache: Sendable {
             else { return nil }
             self.init(
                 version: v, manifestSHA256: sha, etag: plist["etag"]?.stringValue, validatedAt: validated,
-                lastAttemptAt: attempt, lastResult: result, lastError: plist["lastError"]?.stringValue)
+                lastAttemptAt: attempt, lastResult: result, lastError: plist["lastError"]?.stringValue,
+                verifiedAt: plist["verifiedAt"]?.dateValue)
         }
     }
 
@@ -107,6 +115,15 @@ struct ContentCache: Sendable {
         for d in [dir, objectsDir, manifestsDir] {
             for name in (try? FileIO.list(d)) ?? [] where name.hasPrefix(".tmp-") { unlink(d + "/" + name) }
         }
+    }
+
+    /// Whether the object is present, of the right size, and untouched since `verifiedAt`
+    /// (its inode changed before then), so that hashing it again can be skipped.
+    func unchangedSince(_ verifiedAt: Date, _ entry: Manifest.Entry) -> Bool {
+        var st = stat()
+        guard stat(objectPath(entry.sha256), &st) == 0, Int(st.st_size) == entry.size else { return false }
+        let changed = Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec) / 1e9
+        return changed < verifiedAt.timeIntervalSince1970 - 1
     }
 
     func prepare() throws {

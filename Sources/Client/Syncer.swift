@@ -130,7 +130,7 @@ struct Syncer {
         var damaged: [Manifest.Entry] = []
         var intact = Set<String>()
         if let held {
-            damaged = missingObjects(held.manifest, reportCorrupt: true)
+            damaged = missingObjects(held.manifest, reportCorrupt: true, verifiedAt: held.state.verifiedAt)
             let bad = Set(damaged.map(\.sha256))
             intact = Set(held.manifest.entries.map(\.sha256)).subtracting(bad)
         }
@@ -219,7 +219,7 @@ struct Syncer {
         try cache.saveState(
             ContentCache.State(
                 version: manifest.version, manifestSHA256: sha, etag: etag ?? held?.state.etag,
-                validatedAt: now, lastAttemptAt: now, lastResult: result.rawValue),
+                validatedAt: now, lastAttemptAt: now, lastResult: result.rawValue, verifiedAt: now),
             durable: result != .notModified)
         report.result = result
         report.versionAfter = manifest.version
@@ -237,10 +237,14 @@ struct Syncer {
 
     /// Entries whose objects are not usable in the cache (deduplicated by hash).
     /// Objects verified intact a moment ago (`knownIntact`) are not read again.
-    private func missingObjects(_ manifest: Manifest, reportCorrupt: Bool, knownIntact: Set<String> = []) -> [Manifest.Entry] {
+    /// Objects untouched since the last full check (`verifiedAt`) are not hashed again.
+    private func missingObjects(
+        _ manifest: Manifest, reportCorrupt: Bool, knownIntact: Set<String> = [], verifiedAt: Date? = nil
+    ) -> [Manifest.Entry] {
         var seen = knownIntact
         var out: [Manifest.Entry] = []
         for e in manifest.entries where seen.insert(e.sha256).inserted {
+            if let verifiedAt, cache.unchangedSince(verifiedAt, e) { continue }
             do {
                 if try cache.object(e) == nil { out.append(e) }
             } catch {
