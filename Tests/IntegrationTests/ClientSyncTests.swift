@@ -459,9 +459,29 @@ struct ClientSyncTests {
 
     @Test("a manifest with the same version number but other content fetches its own objects")
     func sameVersionOtherContent() throws {
-        let a = try ClientRoot.make("client-samecontentA")
+        try withTwoOriginsAtOneVersion("client-samecontent") { _, mb, edgeA, edgeB, cache in
+            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edgeA.url).status == 0)
+            let r = try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: edgeB.url)
+            #expect(r.status == 0, "\(r.stderr)")
+            let summary = try ClientTest.json(r)
+            #expect(summary["result"]?.stringValue == "updated")
+            #expect(summary["objectsFetched"]?.intValue == 3)  // 018, index and all
+            #expect(try cache.currentManifest() == mb)
+            #expect(cache.missingEntries(mb).isEmpty)
+            let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edgeB.url)
+            #expect(read.stdout.contains("winter’s night") || read.stdout.contains(Self.winterLine), "\(read.stdout)")
+        }
+    }
+
+    /// Two published roots at the same version number with different content (sonnet 18
+    /// edited in B), each behind its own edge, and a cache to sync between them.
+    private func withTwoOriginsAtOneVersion(
+        _ label: String,
+        _ body: (_ ma: Manifest, _ mb: Manifest, _ edgeA: ClientEdge, _ edgeB: ClientEdge, _ cache: ClientCache) throws -> Void
+    ) throws {
+        let a = try ClientRoot.make(label + "A")
         defer { a.cleanup() }
-        let b = try ClientRoot.make("client-samecontentB") { r in try r.replace(in: 18, Self.summerLine, with: Self.winterLine) }
+        let b = try ClientRoot.make(label + "B") { r in try r.replace(in: 18, Self.summerLine, with: Self.winterLine) }
         defer { b.cleanup() }
         let ma = try a.manifest()
         let mb = try b.manifest()
@@ -470,17 +490,7 @@ struct ClientSyncTests {
         defer { edgeA.stop() }
         let edgeB = try ClientEdge.start(root: b.root)
         defer { edgeB.stop() }
-        let cache = ClientCache(dir: a.dir + "/cache")
-        #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edgeA.url).status == 0)
-        let r = try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: edgeB.url)
-        #expect(r.status == 0, "\(r.stderr)")
-        let summary = try ClientTest.json(r)
-        #expect(summary["result"]?.stringValue == "updated")
-        #expect(summary["objectsFetched"]?.intValue == 3)  // 018, index and all
-        #expect(try cache.currentManifest() == mb)
-        #expect(cache.missingEntries(mb).isEmpty)
-        let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edgeB.url)
-        #expect(read.stdout.contains("winter’s night") || read.stdout.contains(Self.winterLine), "\(read.stdout)")
+        try body(ma, mb, edgeA, edgeB, ClientCache(dir: a.dir + "/cache"))
     }
 
     @Test("crash safety when two edges publish the same version number with different content")
@@ -489,50 +499,40 @@ struct ClientSyncTests {
         // content. Syncing from one to the other stores the new manifests/<N>.plist over the one
         // state.plist names, before state.plist is switched: killed in between, the cache has
         // no current version. Kill the sync the moment a manifest lands in manifests/.
-        let a = try ClientRoot.make("client-sameA")
-        defer { a.cleanup() }
-        let b = try ClientRoot.make("client-sameB") { r in try r.replace(in: 18, Self.summerLine, with: Self.winterLine) }
-        defer { b.cleanup() }
-        let ma = try a.manifest()
-        let mb = try b.manifest()
-        try #require(ma.version == mb.version && ma != mb)
-        let edgeA = try ClientEdge.start(root: a.root)
-        defer { edgeA.stop() }
-        let edgeB = try ClientEdge.start(root: b.root)
-        defer { edgeB.stop() }
-        let cache = ClientCache(dir: a.dir + "/cache")
-        let manifestsDir = cache.dir + "/manifests"
+        try withTwoOriginsAtOneVersion("client-same") { ma, _, edgeA, edgeB, cache in
+            let manifestsDir = cache.dir + "/manifests"
 
-        func listing() -> [String: UInt64] {
-            var out: [String: UInt64] = [:]
-            for name in (try? FileIO.list(manifestsDir)) ?? [] where !name.hasPrefix(".") {
-                var st = stat()
-                if stat(manifestsDir + "/" + name, &st) == 0 { out[name] = UInt64(st.st_ino) }
-            }
-            return out
-        }
-
-        for attempt in 0..<4 {
-            let start = try ClientTest.folio(["sync", "--force"], cache: cache.dir, edge: edgeA.url)
-            try #require(start.status == 0, "\(start.stderr)")
-            try #require(try cache.currentManifest() == ma)
-            let before = listing()
-            let p = try ClientProcess(["sync", "--force", "--cache-dir", cache.dir, "--edge", edgeB.url])
-            var killed = false
-            let deadline = Date().addingTimeInterval(20)
-            while p.isRunning, Date() < deadline {
-                if listing() != before {
-                    killed = p.killNow()
-                    break
+            func listing() -> [String: UInt64] {
+                var out: [String: UInt64] = [:]
+                for name in (try? FileIO.list(manifestsDir)) ?? [] where !name.hasPrefix(".") {
+                    var st = stat()
+                    if stat(manifestsDir + "/" + name, &st) == 0 { out[name] = UInt64(st.st_ino) }
                 }
+                return out
             }
-            _ = p.wait(timeout: 20)
-            p.finish()
-            let status = try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: cache.dir, edge: edgeA.url))
-            #expect(status["version"]?.intValue == ma.version, "attempt \(attempt) (killed: \(killed)): the cache lost its current version")
-            let read = try ClientTest.folio(["read", "sonnet", "18", "--offline", "--verbose"], cache: cache.dir, edge: edgeA.url)
-            #expect(read.stderr.contains("from the cache"), "attempt \(attempt) (killed: \(killed)): \(read.stderr)")
-            if status["version"] == nil { break }
+
+            for attempt in 0..<4 {
+                let start = try ClientTest.folio(["sync", "--force"], cache: cache.dir, edge: edgeA.url)
+                try #require(start.status == 0, "\(start.stderr)")
+                try #require(try cache.currentManifest() == ma)
+                let before = listing()
+                let p = try ClientProcess(["sync", "--force", "--cache-dir", cache.dir, "--edge", edgeB.url])
+                var killed = false
+                let deadline = Date().addingTimeInterval(20)
+                while p.isRunning, Date() < deadline {
+                    if listing() != before {
+                        killed = p.killNow()
+                        break
+                    }
+                }
+                _ = p.wait(timeout: 20)
+                p.finish()
+                let status = try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: cache.dir, edge: edgeA.url))
+                #expect(status["version"]?.intValue == ma.version, "attempt \(attempt) (killed: \(killed)): the cache lost its current version")
+                let read = try ClientTest.folio(["read", "sonnet", "18", "--offline", "--verbose"], cache: cache.dir, edge: edgeA.url)
+                #expect(read.stderr.contains("from the cache"), "attempt \(attempt) (killed: \(killed)): \(read.stderr)")
+                if status["version"] == nil { break }
+            }
         }
     }
 }
