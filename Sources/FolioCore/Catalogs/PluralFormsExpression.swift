@@ -1,5 +1,7 @@
 /// A parsed gettext `Plural-Forms` header value (`nplurals=N; plural=EXPR;`) that maps a count to a translation index.
 package struct PluralFormsExpression: Sendable, Equatable {
+    /// The header value as written, trimmed (what a compiled catalog records).
+    package let text: String
     /// How many plural forms the language has (the number of `msgstr[n]` each plural entry needs).
     package let nplurals: Int
     let root: Node
@@ -45,6 +47,7 @@ package struct PluralFormsExpression: Sendable, Equatable {
             throw p.fail("unexpected '\(p.describe())' after the plural expression; end it with ';'")
         }
         self.nplurals = Int(count)
+        self.text = String(header.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         self.root = root
     }
 

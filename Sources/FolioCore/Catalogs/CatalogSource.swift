@@ -1,0 +1,122 @@
+// What the catalog parsers produce: messages per locale, each a plain string or plural variants,
+// with the source position the Builder's diagnostics point at. The Builder validates and merges
+// these and compiles them into `CompiledCatalog`s.
+
+/// Plural variants keyed by CLDR category.
+package typealias PluralVariants = [PluralCategory: String]
+
+/// One `%#@name@` variable of a format with substitutions (stringsdict variables, xcstrings substitutions).
+package struct PluralSubstitution: Equatable, Sendable {
+    /// The 1-based argument the variable consumes, when the file says (`argNum` in xcstrings); nil means
+    /// the next argument in order.
+    package var argument: Int?
+    /// The printf conversion of the count, without the `%` (e.g. "d", "lld", "u"): stringsdict's
+    /// `NSStringFormatValueTypeKey`, xcstrings' `formatSpecifier`.
+    package var formatSpecifier: String
+    /// The text for each plural category.
+    package var variants: PluralVariants
+
+    /// Creates a substitution.
+    package init(argument: Int? = nil, formatSpecifier: String, variants: PluralVariants) {
+        self.argument = argument
+        self.formatSpecifier = formatSpecifier
+        self.variants = variants
+    }
+}
+
+/// The translated value of one key.
+package indirect enum CatalogValue: Equatable, Sendable {
+    /// A plain string (may contain printf-style specifiers).
+    case string(String)
+    /// Text chosen by the CLDR plural category of the (first) count argument.
+    case plural(PluralVariants)
+    /// A format whose `%#@name@` tokens are replaced by plural-chosen text (several counts in one string).
+    case substitutions(format: String, variables: [String: PluralSubstitution])
+    /// GNU gettext plural forms `msgstr[0…n-1]`, chosen by the catalog's `Plural-Forms` expression.
+    case gettextPlural([String])
+    /// Device-specific values (xcstrings `variations.device`: "iphone", "ipad", "mac", "applewatch", "other", …).
+    case device([String: CatalogValue])
+}
+
+/// One key's entry in a source catalog for one locale.
+package struct CatalogMessage: Equatable, Sendable {
+    /// The lookup key (gettext: `msgctxt` + U+0004 + `msgid` when there is a context, as msgfmt does).
+    package var key: String
+    /// The translation; nil when the file lists the key without a usable translation (untranslated,
+    /// `new` state, empty XLIFF target, fuzzy gettext entry).
+    package var value: CatalogValue?
+    /// The source-language text the file carries alongside the translation (XLIFF `<source>`,
+    /// gettext `msgid`/`msgid_plural`), used to check format specifiers when the development
+    /// language has no entry for the key.
+    package var source: CatalogValue?
+    /// The translator/developer comment or note, if any.
+    package var comment: String?
+    /// The translation state as the file spells it (e.g. "translated", "needs_review", "final"), if any.
+    package var state: String?
+    /// The 1-based line of the value (or of the key when there is no value).
+    package var line: Int
+    /// The 1-based column of the value (or of the key).
+    package var column: Int
+
+    /// Creates a message.
+    package init(
+        key: String, value: CatalogValue?, source: CatalogValue? = nil, comment: String? = nil, state: String? = nil,
+        line: Int, column: Int
+    ) {
+        self.key = key
+        self.value = value
+        self.source = source
+        self.comment = comment
+        self.state = state
+        self.line = line
+        self.column = column
+    }
+}
+
+/// The messages of one locale within a parsed file.
+package struct CatalogLocaleSection: Equatable, Sendable {
+    /// The locale exactly as the file writes it (the Builder parses and canonicalises it);
+    /// empty for single-locale formats, whose locale comes from their folder.
+    package var locale: String
+    /// Where the locale is named (for an invalid-tag diagnostic); 1:1 when it is not in the file.
+    package var line: Int
+    /// The column where the locale is named.
+    package var column: Int
+    /// The messages, in file order.
+    package var messages: [CatalogMessage]
+
+    /// Creates a section.
+    package init(locale: String, line: Int = 1, column: Int = 1, messages: [CatalogMessage]) {
+        self.locale = locale
+        self.line = line
+        self.column = column
+        self.messages = messages
+    }
+}
+
+/// What one catalog file yields: its sections and what was wrong with it.
+package struct ParsedCatalogFile: Equatable, Sendable {
+    /// The source (development) language the file declares (xcstrings `sourceLanguage`,
+    /// XLIFF `source-language`/`srcLang`), if any.
+    package var sourceLanguage: String?
+    /// One section per locale, in file order.
+    package var sections: [CatalogLocaleSection]
+    /// Errors: the Builder fails the build when there is any.
+    package var errors: [CatalogDiagnostic]
+    /// Warnings: reported, the build goes on.
+    package var warnings: [CatalogDiagnostic]
+    /// The parsed `Plural-Forms` of a gettext file, which chooses its `.gettextPlural` forms.
+    package var pluralForms: PluralFormsExpression?
+
+    /// Creates a result.
+    package init(
+        sourceLanguage: String? = nil, sections: [CatalogLocaleSection] = [], errors: [CatalogDiagnostic] = [],
+        warnings: [CatalogDiagnostic] = [], pluralForms: PluralFormsExpression? = nil
+    ) {
+        self.sourceLanguage = sourceLanguage
+        self.sections = sections
+        self.errors = errors
+        self.warnings = warnings
+        self.pluralForms = pluralForms
+    }
+}
