@@ -64,6 +64,7 @@ bench: bench-deps build publish
 	@Benchmarks/edge-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 	@echo "== client: folio sync vs curl (hyperfine) =="
 	@python3 Benchmarks/client-bench.py $(PUBLIC) $(RELEASE)
+	@python3 Benchmarks/catalog-bench.py $(PUBLIC) $(RELEASE)
 
 demo: publish
 	@BIN=$(RELEASE) PUBLIC=$(PUBLIC) scripts/demo.sh

@@ -8,7 +8,8 @@ struct Options {
     var builder = ".build/release/folio-build"
     var content = "content"
     var iterations = 300
-    /// Profile one of folio's own operations in a loop ("decode" or "encode") and exit.
+    /// Profile one of folio's own operations in a loop ("decode" or "encode") and exit;
+    /// "catalogs" runs only the catalog lookup section.
     var only: String?
 
     init(_ args: [String]) {
@@ -43,6 +44,10 @@ func measure(_ iterations: Int, _ body: () throws -> Void) rethrows -> (median: 
 func fmt(_ ms: Double) -> String { String(format: "%8.3f ms", ms) }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
+if options.only == "catalogs" {
+    try catalogBenchmark()
+    exit(0)
+}
 let manifest = try Manifest(bytes: try FileIO.read(options.root + "/manifest.plist"))
 guard let entry = manifest.entry("sonnets/all.plist") else { fatalError("no sonnets/all.plist in \(options.root)") }
 let bytes = try FileIO.read(options.root + "/" + entry.objectPath)
@@ -109,4 +114,74 @@ noop.sort()
 print("builder: folio-build of \(options.content)/ (process wall time, median of 7)")
 print("  fresh publish     \(fmt(fresh[3]))   (target < 300 ms: \(fresh[3] < 300 ? "met" : "MISSED"))")
 print("  no-op rebuild     \(fmt(noop[3]))")
+try catalogBenchmark()
 if sink == 42 { print("") }
+
+// Catalog lookups: the client's CatalogLookup over the published Localizable catalogs, as
+// the client reads them (ru → en, es-419 → es → en), and decoding each compiled catalog.
+func catalogBenchmark() throws {
+    let locales = ["ru", "es-419", "es", "en"]
+    var bytes: [String: [UInt8]] = [:]
+    if let manifest = try? Manifest(bytes: FileIO.read(options.root + "/manifest.plist")) {
+        for locale in locales {
+            guard let e = manifest.entry(CompiledCatalog.path(table: "Localizable", locale: locale)),
+                let b = try? FileIO.read(options.root + "/" + e.objectPath)
+            else { continue }
+            bytes[locale] = b
+        }
+    }
+    guard bytes["en"] != nil else {
+        print("catalogs: not published")
+        return
+    }
+    var catalogs: [String: CompiledCatalog] = [:]
+    for (locale, b) in bytes { catalogs[locale] = try CompiledCatalog(bytes: b) }
+
+    print("catalogs: Localizable from \(options.root), decode = CompiledCatalog(bytes:), median of \(options.iterations) runs")
+    for locale in locales {
+        guard let b = bytes[locale] else {
+            print("  decode \(locale.padding(toLength: 8, withPad: " ", startingAt: 0))   not published")
+            continue
+        }
+        var keys = 0
+        let t = try measure(options.iterations) { keys &+= try CompiledCatalog(bytes: b).strings.count }
+        print("  decode \(locale.padding(toLength: 8, withPad: " ", startingAt: 0)) \(fmt(t.median)) / \(fmt(t.best))"
+            + "   (\(b.count) bytes, \(catalogs[locale]!.strings.count) keys)")
+    }
+
+    // Every key of the chain in turn, the count argument cycling through 0..<200 (every plural form).
+    let perRun = 200_000
+    let runs = 5
+    var sink = 0
+    print("lookups: string(for:arguments: [.int(i % 200)]) over every key, \(perRun) per run, median of \(runs) runs")
+    for chainLocales in [["ru", "en"], ["es-419", "es", "en"]] {
+        let label = chainLocales.joined(separator: " → ")
+        let missing = chainLocales.filter { catalogs[$0] == nil }
+        guard missing.isEmpty else {
+            print("  \(label): skipped, not published: \(missing.joined(separator: ", "))")
+            continue
+        }
+        let lookup = CatalogLookup(chain: chainLocales.map { catalogs[$0]! })
+        let keys = lookup.keys
+        var answered: [String: Int] = [:]
+        for key in keys { if let l = lookup.value(for: key)?.locale { answered[l, default: 0] += 1 } }
+        let passes = max(1, perRun / max(1, keys.count))
+        let count = passes * keys.count
+        let t = measure(runs) {
+            var i = 0
+            for _ in 0..<passes {
+                for key in keys {
+                    if let r = lookup.string(for: key, arguments: [.int(Int64(i % 200))]) { sink &+= r.text.utf8.count }
+                    i += 1
+                }
+            }
+        }
+        let perSecond = Double(count) / (t.median / 1e3)
+        let from = chainLocales.map { "\(answered[$0] ?? 0) \($0)" }.joined(separator: ", ")
+        print(String(format: "  %@  %@ lookups/s  %7.3f µs/lookup (best %.3f)   %d keys: %@",
+            label.padding(toLength: 18, withPad: " ", startingAt: 0),
+            String(format: "%12.0f", perSecond), t.median * 1e3 / Double(count), t.best * 1e3 / Double(count),
+            keys.count, from))
+    }
+    if sink == 42 { print("") }
+}

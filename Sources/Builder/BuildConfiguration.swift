@@ -8,6 +8,8 @@ struct BuildConfiguration: Sendable {
     var sourceRevision: String?
     var environment: [String: String]
     var quiet: Bool
+    /// The locale whose catalogs are complete and answer when nothing else matches.
+    var developmentLanguage: String = "en"
 
     /// The manifest's creation time: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
     func creationDate() throws(BuildError) -> Date {

@@ -11,6 +11,8 @@ struct FolioBuild: AsyncParsableCommand {
     @Option(help: "The published directory to write.") var output = "public"
     @Option(help: "The source revision to record (default: FOLIO_SOURCE_REVISION, else the content's last git commit).")
     var sourceRevision: String?
+    @Option(help: "The development language of the string catalogs: complete, and the last fallback.")
+    var developmentLanguage = "en"
     @Flag(name: .shortAndLong, help: "Print only errors and the summary line.") var quiet = false
     @Option(help: "Also write the published version as the client's bundled seed (Swift source).")
     var seed: String?
@@ -18,7 +20,8 @@ struct FolioBuild: AsyncParsableCommand {
     func run() async throws {
         let config = BuildConfiguration(
             contentDir: content, outputDir: output, sourceRevision: sourceRevision,
-            environment: ProcessInfo.processInfo.environment, quiet: quiet)
+            environment: ProcessInfo.processInfo.environment, quiet: quiet,
+            developmentLanguage: developmentLanguage)
         let ok = Pipeline.standard.run(config)
         if !ok { throw ExitCode(1) }
         if let seed {

@@ -18,6 +18,10 @@ struct BuildContext {
     /// Source files by path, in path order.
     var sonnetFiles: [(path: String, number: Int, bytes: [UInt8])] = []
     var sonnets: [Sonnet] = []
+    var catalogFiles: [CatalogSourceFile] = []
+    /// Whether `content/sonnets/` exists (a catalogs-only content directory has none).
+    var hasSonnets = false
+    var catalogs: CatalogOutput?
     var artifacts: [Artifact] = []
     var session: PublishSession?
     var result: PublishResult?
@@ -53,7 +57,7 @@ struct Pipeline: Sendable {
             do {
                 try step.run(&context)
             } catch {
-                printDiagnostics(context.diagnostics)
+                printDiagnostics(context.diagnostics, quiet: config.quiet)
                 printErr("folio-build: error: \(error)")
                 printErr("folio-build: failed in step '\(step.name)'; \(config.outputDir)/ is unchanged")
                 return false
@@ -62,13 +66,14 @@ struct Pipeline: Sendable {
                 print("[\(i + 1)/\(steps.count)] \(step.name) (\(Self.milliseconds(since: stepStart)) ms)")
             }
         }
-        printDiagnostics(context.diagnostics)
+        printDiagnostics(context.diagnostics, quiet: config.quiet)
         if let r = context.result { print(r.summary(elapsedMilliseconds: Self.milliseconds(since: start))) }
         return true
     }
 
-    private func printDiagnostics(_ diags: Diagnostics) {
-        for d in diags.sorted { printErr(d.description) }
+    /// Prints every diagnostic; with `quiet`, only errors (warnings are counted in the last line).
+    private func printDiagnostics(_ diags: Diagnostics, quiet: Bool) {
+        for d in diags.sorted where d.severity == .error || !quiet { printErr(d.description) }
         if diags.errorCount > 0 || diags.warningCount > 0 {
             printErr("\(diags.errorCount) error(s), \(diags.warningCount) warning(s)")
         }
@@ -98,8 +103,11 @@ enum Steps {
         guard FileIO.exists(ctx.config.contentDir) else {
             throw BuildError("content directory \(ctx.config.contentDir) does not exist; pass --content DIR")
         }
+        ctx.catalogFiles = try CatalogSources.load(contentDir: ctx.config.contentDir, into: &ctx.diagnostics)
+        ctx.hasSonnets = CatalogSources.isDirectory(dir)
+        guard ctx.hasSonnets || ctx.catalogFiles.isEmpty else { return }
         let names: [String]
-        do { names = try FileIO.list(dir).sorted() } catch { throw BuildError("\(error); sonnets live in \(dir)/NNN.txt") }
+        do { names = try FileIO.list(dir).sorted() } catch { throw BuildError("\(error); sonnets live in \(dir)/NNN.txt, catalogs in \(ctx.config.contentDir)/catalogs/") }
         for name in names where !name.hasPrefix(".") && name != "README.md" {
             let path = dir + "/" + name
             let stem = name.hasSuffix(".txt") ? String(name.dropLast(4)) : ""
@@ -118,7 +126,9 @@ enum Steps {
             }
         }
         SonnetSource.checkSequence(ctx.sonnets, into: &ctx.diagnostics)
-        if ctx.sonnetFiles.isEmpty {
+        ctx.catalogs = CatalogSources.compile(
+            ctx.catalogFiles, developmentLanguage: ctx.config.developmentLanguage, into: &ctx.diagnostics)
+        if ctx.sonnetFiles.isEmpty && ctx.hasSonnets {
             ctx.diagnostics.error(ctx.config.contentDir + "/sonnets", 1, 1, "no sonnet files found; add NNN.txt files")
         }
         if ctx.diagnostics.errorCount > 0 { throw ValidationFailed(errors: ctx.diagnostics.errorCount) }
@@ -126,13 +136,21 @@ enum Steps {
     }
 
     static func compile(_ ctx: inout BuildContext) throws {
-        func add(_ path: String, _ value: PlistValue) {
+        func add(_ path: String, _ value: PlistValue, locale: String? = nil) {
             let bytes = BinaryPlist.encode(value)
-            ctx.artifacts.append(Artifact(path: path, bytes: bytes, sha256: ContentHash.sha256Hex(bytes)))
+            ctx.artifacts.append(Artifact(path: path, bytes: bytes, sha256: ContentHash.sha256Hex(bytes), locale: locale))
         }
         for s in ctx.sonnets { add(SonnetPaths.sonnet(s.number), s.plist) }
-        add(SonnetPaths.index, .array(ctx.sonnets.map(\.indexPlist)))
-        add(SonnetPaths.all, .array(ctx.sonnets.map(\.plist)))
+        if !ctx.sonnets.isEmpty {
+            add(SonnetPaths.index, .array(ctx.sonnets.map(\.indexPlist)))
+            add(SonnetPaths.all, .array(ctx.sonnets.map(\.plist)))
+        }
+        if let output = ctx.catalogs {
+            for catalog in output.catalogs {
+                add(CompiledCatalog.path(table: catalog.table, locale: catalog.locale), catalog.plist, locale: catalog.locale)
+            }
+            add(CatalogIndex.path, output.index.plist)
+        }
     }
 
     static func compress(_ ctx: inout BuildContext) throws {

@@ -73,8 +73,12 @@ struct ReadCommand: AsyncParsableCommand {
     @Argument(help: "The sonnet's number or Roman numeral (18 or XVIII).") var number: String
     @Flag(help: "Say where the data came from (network, cache or seed), its version and age.") var verbose = false
     @Flag(help: "Read only what is on disk (cache or seed).") var offline = false
+    @Option(help: "The language of the labels (default: LC_ALL, LC_MESSAGES, then LANG).") var locale: String?
 
     func validate() throws {
+        if let locale, LocaleTag(locale) == nil {
+            throw ValidationError("--locale '\(locale)' is not a locale: give a BCP 47 tag or POSIX name like fr or pt_BR")
+        }
         guard Self.parseNumber(number) != nil else {
             throw ValidationError("'\(number)' is not a sonnet number: give a number like 18 or a Roman numeral like XVIII")
         }
@@ -88,10 +92,16 @@ struct ReadCommand: AsyncParsableCommand {
     func run() async throws {
         let n = Self.parseNumber(number)!
         let view = try await resolveView(options, refresh: !offline)
-        if verbose { FileHandle.standardError.write(Data("folio: \(view.describe)\n".utf8)) }
+        let labels = Labels(view, locale: locale)
+        if view.refreshFailed, view.origin == .cache {
+            FileHandle.standardError.write(Data("folio: \(labels.text("status.offline"))\n".utf8))
+        }
+        if verbose {
+            FileHandle.standardError.write(Data("folio: \(labels.origin(view, edge: options.edgeURL))\nfolio: \(view.describe)\n".utf8))
+        }
         let path = SonnetPaths.sonnet(n)
         guard view.manifest.entry(path) != nil else {
-            throw CLIError("there is no sonnet \(n) in version \(view.manifest.version); `folio list sonnets` shows them all")
+            throw CLIError("\(labels.text("error.notFound", .int(Int64(n)))) (version \(view.manifest.version); `folio list sonnets` shows them all)")
         }
         let sonnet = try view.plist(path)
         guard let lines = sonnet["lines"]?.arrayValue?.compactMap(\.stringValue) else {

@@ -12,6 +12,8 @@ struct ContentView {
     let origin: Origin
     let cache: ContentCache?
     let validatedAt: Date?
+    /// Whether this command tried to refresh a stale cache from the edge and could not.
+    var refreshFailed = false
 
     /// The bytes of a logical path, verified; throws when missing or corrupt.
     func bytes(_ path: String) throws -> [UInt8] {
@@ -51,6 +53,7 @@ struct ContentView {
     static func resolve(_ options: ClientOptions, refresh: Bool) async -> ContentView? {
         let cache = ContentCache(dir: options.cachePath)
         var origin = Origin.cache
+        var refreshFailed = false
         // Refresh when the cache is stale, or when there is neither a cache nor a seed.
         let held = cache.current()
         let stale = held.map { Date().timeIntervalSince($0.state.validatedAt) >= Double($0.manifest.cacheHint("manifest").maxAge) }
@@ -59,16 +62,18 @@ struct ContentView {
             settings.attempts = 1
             settings.timeout = .seconds(2)
             settings.waitForLock = false
-            if let report = try? await Syncer(cache: cache, settings: settings).run(), report.result == .updated {
-                origin = .network
-            }
+            let report = try? await Syncer(cache: cache, settings: settings).run()
+            if report?.result == .updated { origin = .network }
+            refreshFailed = report == nil || report?.result == .offline
         }
         let current = cache.current()
         if let seed = Seed.manifest, current.map({ seed.version > $0.state.version }) ?? true {
             return ContentView(manifest: seed, origin: .seed, cache: nil, validatedAt: nil)
         }
         guard let current else { return nil }
-        return ContentView(manifest: current.manifest, origin: origin, cache: cache, validatedAt: current.state.validatedAt)
+        return ContentView(
+            manifest: current.manifest, origin: origin, cache: cache, validatedAt: current.state.validatedAt,
+            refreshFailed: refreshFailed)
     }
 }
 

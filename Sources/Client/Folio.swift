@@ -8,7 +8,7 @@ struct Folio: AsyncParsableCommand {
         abstract: "Read, sync and compare Folio content.",
         subcommands: [
             SyncCommand.self, ListCommand.self, ReadCommand.self, ShowCommand.self, StatusCommand.self,
-            DiffCommand.self, PlistCommand.self,
+            DiffCommand.self, StringsCommand.self, PlistCommand.self,
         ])
 
     /// Accepted before the subcommand too (`folio --edge URL sync`); each subcommand reads them.

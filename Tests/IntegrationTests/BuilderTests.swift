@@ -16,14 +16,16 @@ struct BuilderTests {
         for (i, step) in ["load", "validate", "compile", "compress", "write objects", "write manifest"].enumerated() {
             #expect(r.stdout.contains("[\(i + 1)/6] \(step)"))
         }
-        #expect(r.stdout.contains("published version 1: 156 added, 0 changed, 0 removed"))
+        // 154 sonnets + index + all, and the catalogs (14 = 13 locales + their index).
+        #expect(r.stdout.contains("published version 1: 170 added, 0 changed, 0 removed"), "\(r.stdout)")
 
         let m = try Harness.verifyPublished(dir + "/public")
         #expect(m.version == 1)
         #expect(m.schemaVersion == Manifest.currentSchemaVersion)
         #expect(m.createdAt == Date(timeIntervalSince1970: 1_700_000_000))
         #expect(m.sourceRevision == "test")
-        #expect(m.entries.count == 156)
+        #expect(m.entries.count == 170)
+        #expect(m.entries.filter { $0.path.hasPrefix("sonnets/") }.count == 156)
         #expect(m.entries.allSatisfy { $0.contentType == "application/x-plist" })
 
         func object(_ path: String) throws -> PlistValue {
@@ -50,7 +52,7 @@ struct BuilderTests {
         // The JSON mirror says the same as the binary manifest.
         let json = try JSONPlist.decode(try FileIO.read(dir + "/public/manifest.json"))
         #expect(json["version"] == .int(1))
-        #expect(json["entries"]?.arrayValue?.count == 156)
+        #expect(json["entries"]?.arrayValue?.count == 170)
         // gzip variants exist only where smaller.
         for e in m.entries { if let g = e.gzipSize { #expect(g < e.size) } }
     }

@@ -120,3 +120,22 @@ package struct ParsedCatalogFile: Equatable, Sendable {
         self.pluralForms = pluralForms
     }
 }
+
+extension CatalogValue {
+    /// The value with Xcode's `%arg` placeholder in substitution variants written as the variable's
+    /// own specifier (`%arg` with specifier "lld" becomes `%lld`), so every reader sees printf syntax.
+    package var resolvingXcodeArgPlaceholders: CatalogValue {
+        switch self {
+        case .string, .plural, .gettextPlural:
+            return self
+        case .device(let devices):
+            return .device(devices.mapValues(\.resolvingXcodeArgPlaceholders))
+        case .substitutions(let format, let variables):
+            return .substitutions(format: format, variables: variables.mapValues { v in
+                var v = v
+                v.variants = v.variants.mapValues { $0.replacing("%arg", with: "%" + v.formatSpecifier) }
+                return v
+            })
+        }
+    }
+}

@@ -1,0 +1,358 @@
+import FolioCore
+import Foundation
+
+/// A source format the Builder reads under `content/catalogs/`.
+enum CatalogFormat: String, Sendable, CaseIterable {
+    case strings, stringsdict, po, xcstrings, xliff
+
+    /// The format of a file name's extension, if it is a catalog.
+    init?(fileName: String) {
+        guard let dot = fileName.lastIndex(of: ".") else { return nil }
+        switch fileName[fileName.index(after: dot)...].lowercased() {
+        case "strings": self = .strings
+        case "stringsdict": self = .stringsdict
+        case "po": self = .po
+        case "xcstrings": self = .xcstrings
+        case "xliff", "xlf": self = .xliff
+        default: return nil
+        }
+    }
+
+    /// Whether one file carries several locales (and so sits directly in `catalogs/`).
+    var isMultiLocale: Bool { self == .xcstrings || self == .xliff }
+
+    func parse(_ bytes: [UInt8]) -> ParsedCatalogFile {
+        switch self {
+        case .strings: StringsFile.parseCatalog(bytes)
+        case .stringsdict: StringsDictFile.parse(bytes)
+        case .po: POFile.parseCatalog(bytes)
+        case .xcstrings: XCStringsFile.parse(bytes)
+        case .xliff: XLIFFFile.parse(bytes)
+        }
+    }
+}
+
+/// One catalog source file as found on disk.
+struct CatalogSourceFile: Sendable {
+    var path: String
+    var format: CatalogFormat
+    /// The table: the file name up to its first dot.
+    var table: String
+    /// The locale of its folder (single-locale formats).
+    var folderLocale: LocaleTag?
+    var bytes: [UInt8]
+}
+
+/// What the catalog steps produce.
+struct CatalogOutput: Sendable {
+    var catalogs: [CompiledCatalog]
+    var index: CatalogIndex
+}
+
+/// Finding, validating and compiling `content/catalogs/`.
+enum CatalogSources {
+    static let folder = "catalogs"
+
+    /// Table names: letters, digits, `_` and `-`, starting with a letter or digit.
+    static func isValidTable(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || ("0"..."9").contains(first) else {
+            return false
+        }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+    }
+
+    /// Reads every catalog file; problems with names and places become diagnostics.
+    static func load(contentDir: String, into diags: inout Diagnostics) throws -> [CatalogSourceFile] {
+        let root = contentDir + "/" + folder
+        guard isDirectory(root) else { return [] }
+        var files: [CatalogSourceFile] = []
+        for name in try FileIO.list(root).sorted() where !name.hasPrefix(".") && name != "README.md" {
+            let path = root + "/" + name
+            if isDirectory(path) {
+                let folderName = name.hasSuffix(".lproj") ? String(name.dropLast(6)) : name
+                guard let tag = LocaleTag(folderName) else {
+                    diags.error(path, 1, 1, "'\(name)' is not a locale: name locale folders with a BCP 47 tag or POSIX locale, like fr, pt-BR, pt_BR, zh-Hans or sr@latin")
+                    continue
+                }
+                for inner in try FileIO.list(path).sorted() where !inner.hasPrefix(".") {
+                    let innerPath = path + "/" + inner
+                    guard let format = CatalogFormat(fileName: inner), !format.isMultiLocale, !isDirectory(innerPath) else {
+                        diags.error(innerPath, 1, 1, "unexpected file in a locale folder: expected <Table>.strings, <Table>.stringsdict or <Table>.po (.xcstrings and XLIFF files go directly in \(root))")
+                        continue
+                    }
+                    try add(innerPath, inner, format, tag)
+                }
+            } else {
+                guard let format = CatalogFormat(fileName: name), format.isMultiLocale else {
+                    diags.error(path, 1, 1, "unexpected file in \(root): only .xcstrings and XLIFF (.xliff, .xlf) files sit here; .strings, .stringsdict and .po files go in a locale folder such as \(root)/fr/")
+                    continue
+                }
+                try add(path, name, format, nil)
+            }
+        }
+        func add(_ path: String, _ name: String, _ format: CatalogFormat, _ locale: LocaleTag?) throws {
+            let table = String(name.prefix { $0 != "." })
+            guard isValidTable(table) else {
+                diags.error(path, 1, 1, "'\(table)' is not a valid table name: use letters, digits, '_' and '-', like Localizable")
+                return
+            }
+            files.append(CatalogSourceFile(path: path, format: format, table: table, folderLocale: locale, bytes: try FileIO.read(path)))
+        }
+        return files
+    }
+
+    /// One key of one locale's table, with where it came from.
+    struct Located {
+        var message: CatalogMessage
+        var path: String
+        var position: String { "\(path):\(message.line):\(message.column)" }
+    }
+
+    /// Everything known about one table in one locale.
+    struct LocaleTable {
+        var locale: LocaleTag
+        var table: String
+        var messages: [String: Located] = [:]
+        var pluralForms: PluralFormsExpression?
+        var pluralFormsPath: String?
+        var firstPath: String
+    }
+
+    struct TableKey: Hashable, Comparable {
+        var locale: String
+        var table: String
+        static func < (a: TableKey, b: TableKey) -> Bool { (a.table, a.locale) < (b.table, b.locale) }
+    }
+
+    /// Parses, merges, validates and compiles; nil when there were errors (all reported).
+    static func compile(_ files: [CatalogSourceFile], developmentLanguage devText: String, into diags: inout Diagnostics) -> CatalogOutput? {
+        guard !files.isEmpty else { return nil }
+        let errorsBefore = diags.errorCount
+        guard let dev = LocaleTag(devText) else {
+            diags.error(files[0].path, 1, 1, "the development language '\(devText)' is not a valid locale tag")
+            return nil
+        }
+        var tables: [TableKey: LocaleTable] = [:]
+        for file in files {
+            let parsed = file.format.parse(file.bytes)
+            for e in parsed.errors { diags.error(file.path, e.line, e.column, e.message) }
+            for w in parsed.warnings { diags.warning(file.path, w.line, w.column, w.message) }
+            if let declared = parsed.sourceLanguage {
+                if let tag = LocaleTag(declared) {
+                    if tag != dev {
+                        diags.error(file.path, 1, 1, "the file's source language is \(tag) but the development language is \(dev); make them agree (folio-build --development-language)")
+                    }
+                } else {
+                    diags.error(file.path, 1, 1, "the source language '\(declared)' is not a valid locale tag")
+                }
+            }
+            for section in parsed.sections {
+                let locale: LocaleTag
+                if let folder = file.folderLocale {
+                    locale = folder
+                    if !section.locale.isEmpty, let said = LocaleTag(section.locale), said != folder {
+                        diags.warning(file.path, section.line, section.column, "the file says its language is \(said) but its folder says \(folder); the folder wins")
+                    }
+                } else {
+                    guard let tag = LocaleTag(section.locale) else {
+                        diags.error(file.path, section.line, section.column, section.locale.isEmpty
+                            ? "no target language: name it in the file (XLIFF target-language / trgLang)"
+                            : "'\(section.locale)' is not a valid locale tag (BCP 47, like fr, pt-BR or zh-Hant)")
+                        continue
+                    }
+                    locale = tag
+                }
+                let key = TableKey(locale: locale.description, table: file.table)
+                var table = tables[key] ?? LocaleTable(locale: locale, table: file.table, firstPath: file.path)
+                if let rule = parsed.pluralForms {
+                    if let existing = table.pluralForms, existing.text != rule.text, let other = table.pluralFormsPath {
+                        diags.error(file.path, 1, 1, "Plural-Forms \"\(rule.text)\" disagrees with \"\(existing.text)\" in \(other) for the same locale \(locale)")
+                    } else {
+                        table.pluralForms = rule
+                        table.pluralFormsPath = file.path
+                    }
+                }
+                for var message in section.messages {
+                    message.value = message.value?.resolvingXcodeArgPlaceholders
+                    message.source = message.source?.resolvingXcodeArgPlaceholders
+                    let located = Located(message: message, path: file.path)
+                    if let first = table.messages[message.key] {
+                        diags.error(file.path, message.line, message.column, "duplicate key \"\(message.key)\" for \(locale)/\(file.table): first defined at \(first.position); keep one")
+                        continue
+                    }
+                    table.messages[message.key] = located
+                }
+                tables[key] = table
+            }
+        }
+
+        // The development language's tables are the reference for every other locale.
+        var reference: [String: LocaleTable] = [:]
+        for (key, table) in tables where key.locale == dev.description { reference[key.table] = table }
+        let tableNames = Set(tables.keys.map(\.table)).sorted()
+        for name in tableNames where reference[name] == nil {
+            let somewhere = tables.first { $0.key.table == name }!.value.firstPath
+            diags.error(somewhere, 1, 1, "table \(name) has no catalog in the development language \(dev); add one (e.g. \(folder)/\(dev)/\(name).strings)")
+        }
+
+        var catalogs: [CompiledCatalog] = []
+        var coverage: [String: [String: CatalogIndex.Coverage]] = [:]
+        for key in tables.keys.sorted() {
+            let table = tables[key]!
+            let ref = reference[key.table]
+            let isDev = key.locale == dev.description
+            let rules = PluralRules(tag: table.locale)
+            var strings: [String: CatalogValue] = [:]
+            for name in table.messages.keys.sorted() {
+                let located = table.messages[name]!
+                guard let value = located.message.value else { continue }
+                if !isDev, let ref, ref.messages[name] == nil {
+                    diags.warning(located.path, located.message.line, located.message.column, "key \"\(name)\" is not in the development language's \(key.table); it is published but no other locale has it")
+                }
+                // The development language's text for the key; else the file's own source text, unless
+                // that is only a key (key-based gettext msgids, xcstrings keys): then it has no '%'.
+                let fileSource = located.message.source.flatMap { s in
+                    Validation.referenceText(s)?.contains("%") == true ? s : nil
+                }
+                let source = ref?.messages[name]?.message.value ?? fileSource
+                Validation.check(value, source: isDev ? nil : source, locale: table.locale, rules: rules,
+                                 gettext: table.pluralForms, at: located, into: &diags)
+                strings[name] = value
+            }
+            if strings.isEmpty {
+                diags.warning(table.firstPath, 1, 1, "\(key.locale)/\(key.table) has no translated keys; nothing is published for it")
+                continue
+            }
+            let total = ref?.messages.values.count { $0.message.value != nil } ?? strings.count
+            let translated = ref.map { r in r.messages.keys.count { r.messages[$0]?.message.value != nil && strings[$0] != nil } } ?? strings.count
+            coverage[key.locale, default: [:]][key.table] = CatalogIndex.Coverage(translated: translated, total: total)
+            if translated < total, let ref {
+                let missing = ref.messages.keys.filter { ref.messages[$0]?.message.value != nil && strings[$0] == nil }.sorted()
+                let shown = missing.prefix(5).joined(separator: ", ") + (missing.count > 5 ? ", …" : "")
+                diags.warning(table.firstPath, 1, 1, "\(key.locale)/\(key.table): \(translated) of \(total) keys translated (\(coverage[key.locale]![key.table]!.percent)%); untranslated, falling back: \(shown)")
+            }
+            catalogs.append(CompiledCatalog(
+                table: key.table, locale: key.locale,
+                pluralForms: strings.values.contains(where: Validation.usesGettext) ? table.pluralForms?.text : nil,
+                strings: strings))
+        }
+        guard diags.errorCount == errorsBefore else { return nil }
+        let index = CatalogIndex(
+            developmentLanguage: dev.description, tables: tableNames,
+            locales: Set(catalogs.map(\.locale)).sorted(), coverage: coverage)
+        return CatalogOutput(catalogs: catalogs, index: index)
+    }
+}
+
+/// The checks on one translated value.
+enum Validation {
+    static func usesGettext(_ value: CatalogValue) -> Bool {
+        switch value {
+        case .gettextPlural: true
+        case .device(let d): d.values.contains(where: usesGettext)
+        default: false
+        }
+    }
+
+    /// The text whose specifiers stand for the value's arguments: the `other` form of a plural,
+    /// and a substitution format with each `%#@name@` replaced by its count's specifier.
+    static func referenceText(_ value: CatalogValue) -> String? {
+        switch value {
+        case .string(let s): return s
+        case .plural(let v): return v[.other]
+        case .gettextPlural(let forms): return forms.last
+        case .device(let d): return (d["other"] ?? d.sorted { $0.key < $1.key }.first?.value).flatMap(referenceText)
+        case .substitutions(let format, let variables): return expandTokens(format, variables)
+        }
+    }
+
+    /// A substitution format with each `%#@name@` token replaced by `%<specifier>` (positional when the variable says).
+    static func expandTokens(_ format: String, _ variables: [String: PluralSubstitution]) -> String {
+        var out = ""
+        var rest = Substring(format)
+        while let r = rest.range(of: "%#@") {
+            out += rest[..<r.lowerBound]
+            let after = rest[r.upperBound...]
+            guard let end = after.firstIndex(of: "@") else {
+                out += rest[r.lowerBound...]
+                return out
+            }
+            let name = String(after[..<end])
+            if let v = variables[name] {
+                out += "%" + (v.argument.map { "\($0)$" } ?? "") + v.formatSpecifier
+            } else {
+                out += "%@"
+            }
+            rest = after[after.index(after: end)...]
+        }
+        return out + rest
+    }
+
+    static func check(
+        _ value: CatalogValue, source: CatalogValue?, locale: LocaleTag, rules: PluralRules,
+        gettext: PluralFormsExpression?, at place: CatalogSources.Located, into diags: inout Diagnostics
+    ) {
+        let path = place.path, line = place.message.line, column = place.message.column
+        let key = place.message.key
+        func error(_ message: String) { diags.error(path, line, column, "\"\(key)\": \(message)") }
+        func compare(_ text: String, allowFewer: Bool, label: String) {
+            guard let source, let ref = referenceText(source) else { return }
+            if let mismatch = FormatSpecifier.compare(source: ref, translation: text, allowFewer: allowFewer) {
+                error("\(label)format specifiers do not match the source \"\(ref)\": \(mismatch.message)")
+            }
+        }
+        func checkCategories(_ variants: PluralVariants, label: String) {
+            let allowed = rules.categories
+            let list = allowed.map(\.rawValue).joined(separator: ", ")
+            for category in PluralCategory.allCases where variants[category] != nil && !allowed.contains(category) {
+                error("\(label)plural category '\(category.rawValue)' is not used in \(locale) (CLDR categories: \(list)); remove it")
+            }
+            if variants[.other] == nil {
+                error("\(label)plural variants need 'other' (CLDR categories for \(locale): \(list))")
+            }
+            let missing = allowed.filter { variants[$0] == nil && $0 != .other }
+            if !missing.isEmpty, variants[.other] != nil {
+                diags.warning(path, line, column, "\"\(key)\": \(label)\(locale) distinguishes \(list); \(missing.map(\.rawValue).joined(separator: ", ")) fall back to 'other'")
+            }
+        }
+        func checkVariantFormats(_ variants: PluralVariants, exactOther: Bool, label: String) {
+            for category in PluralCategory.allCases {
+                guard let text = variants[category] else { continue }
+                compare(text, allowFewer: !(exactOther && category == .other), label: "\(label)[\(category.rawValue)] ")
+            }
+        }
+        switch value {
+        case .string(let s):
+            compare(s, allowFewer: false, label: "")
+        case .plural(let variants):
+            checkCategories(variants, label: "")
+            checkVariantFormats(variants, exactOther: true, label: "")
+        case .gettextPlural(let forms):
+            // The form count against nplurals is checked where the .po file is read.
+            for (i, form) in forms.enumerated() {
+                compare(form, allowFewer: i != forms.count - 1, label: "msgstr[\(i)] ")
+            }
+        case .substitutions(let format, let variables):
+            compare(expandTokens(format, variables), allowFewer: false, label: "")
+            for name in variables.keys.sorted() {
+                let v = variables[name]!
+                checkCategories(v.variants, label: "%#@\(name)@ ")
+                for category in PluralCategory.allCases {
+                    guard let text = v.variants[category] else { continue }
+                    if let mismatch = FormatSpecifier.compare(source: "%" + v.formatSpecifier, translation: text, allowFewer: true) {
+                        error("%#@\(name)@[\(category.rawValue)] uses other arguments than its count (%\(v.formatSpecifier)): \(mismatch.message)")
+                    }
+                }
+            }
+        case .device(let devices):
+            for name in devices.keys.sorted() {
+                check(devices[name]!, source: source, locale: locale, rules: rules, gettext: gettext, at: place, into: &diags)
+            }
+        }
+    }
+}

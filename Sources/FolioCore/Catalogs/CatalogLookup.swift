@@ -1,0 +1,157 @@
+// Picking and filling in a localized string: the locale chain (requested locale, its CLDR parents,
+// the development language), the value's plural form, and printf-style arguments.
+
+/// The catalogs that answer for one requested locale, most specific first, and the rules to render their values.
+package struct CatalogLookup: Sendable {
+    /// One catalog with its plural rules prepared.
+    struct Prepared: Sendable {
+        let catalog: CompiledCatalog
+        let plural: PluralRules
+        let gettext: PluralFormsExpression?
+    }
+
+    private let chain: [Prepared]
+
+    /// The device variant picked from device-specific values ("mac" for a command-line tool).
+    package var device: String
+
+    /// Prepares a chain of catalogs (most specific first, the development language last).
+    package init(chain: [CompiledCatalog], device: String = "mac") {
+        self.chain = chain.map { catalog in
+            let tag = LocaleTag(catalog.locale)
+            let plural = tag.map { PluralRules(tag: $0) } ?? PluralRules(locale: "root")!
+            let gettext = catalog.pluralForms.flatMap { try? PluralFormsExpression($0) }
+            return Prepared(catalog: catalog, plural: plural, gettext: gettext)
+        }
+        self.device = device
+    }
+
+    /// The locales of the chain, in order.
+    package var locales: [String] { chain.map(\.catalog.locale) }
+
+    /// Every key any catalog of the chain defines, sorted.
+    package var keys: [String] {
+        var all = Set<String>()
+        for p in chain { all.formUnion(p.catalog.strings.keys) }
+        return all.sorted()
+    }
+
+    /// The value of `key` and the locale that has it (the first catalog in the chain that does).
+    package func value(for key: String) -> (value: CatalogValue, locale: String)? {
+        for p in chain { if let v = p.catalog.strings[key] { return (v, p.catalog.locale) } }
+        return nil
+    }
+
+    /// The string for `key` with `arguments` filled in (the first integer argument is the count that
+    /// picks a plural form), and the locale that answered; nil when no catalog has the key.
+    package func string(for key: String, arguments: [FormatArgument] = []) -> (text: String, locale: String)? {
+        for p in chain {
+            if let v = p.catalog.strings[key] { return (render(v, with: p, arguments: arguments), p.catalog.locale) }
+        }
+        return nil
+    }
+
+    /// The plural form `value` takes for `count` in `locale`'s rules, unformatted: a CLDR category name
+    /// or a gettext form index; nil for values that do not vary by count.
+    package func pluralChoice(for key: String, count: Int) -> String? {
+        for p in chain {
+            guard let v = p.catalog.strings[key] else { continue }
+            switch v {
+            case .plural: return p.plural.category(for: count).rawValue
+            case .gettextPlural: return "form \(p.gettext?.index(for: UInt64(max(0, count))) ?? 0)"
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    private func count(_ arguments: [FormatArgument], at index: Int) -> Int? {
+        guard index >= 0, index < arguments.count else { return nil }
+        switch arguments[index] {
+        case .int(let i): return Int(i)
+        case .double(let d): return d.isFinite ? Int(d) : nil
+        case .string(let s): return Int(s)
+        }
+    }
+
+    private func pick(_ variants: PluralVariants, count: Int?, rules: PluralRules) -> String {
+        guard let count else { return variants[.other] ?? "" }
+        return variants[rules.category(for: count)] ?? variants[.other] ?? ""
+    }
+
+    private func render(_ value: CatalogValue, with p: Prepared, arguments: [FormatArgument]) -> String {
+        switch value {
+        case .string(let s):
+            return FormatSpecifier.format(s, arguments)
+        case .plural(let variants):
+            return FormatSpecifier.format(pick(variants, count: count(arguments, at: 0), rules: p.plural), arguments)
+        case .gettextPlural(let forms):
+            let n = count(arguments, at: 0) ?? 0
+            let index = p.gettext?.index(for: UInt64(max(0, n))) ?? (n == 1 ? 0 : forms.count - 1)
+            return FormatSpecifier.format(forms[min(max(0, index), forms.count - 1)], arguments)
+        case .device(let devices):
+            guard let v = devices[device] ?? devices["other"] ?? devices.sorted(by: { $0.key < $1.key }).first?.value else {
+                return ""
+            }
+            return render(v, with: p, arguments: arguments)
+        case .substitutions(let format, let variables):
+            return renderSubstitutions(format, variables, rules: p.plural, arguments: arguments)
+        }
+    }
+
+    /// Replaces each `%#@name@` with its variable's plural text for the argument it consumes, then
+    /// formats the rest with the arguments the tokens did not consume.
+    private func renderSubstitutions(
+        _ format: String, _ variables: [String: PluralSubstitution], rules: PluralRules, arguments: [FormatArgument]
+    ) -> String {
+        var out = ""
+        var consumed = Set<Int>()
+        var nextArgument = 0
+        var chars = format.unicodeScalars[...]
+        while let c = chars.first {
+            chars = chars.dropFirst()
+            guard c == "%" else {
+                out.unicodeScalars.append(c)
+                continue
+            }
+            if chars.first == "%" {
+                out += "%%"
+                chars = chars.dropFirst()
+                continue
+            }
+            if chars.starts(with: "#@".unicodeScalars), let end = chars.dropFirst(2).firstIndex(of: "@") {
+                let name = String(Substring(chars[chars.index(chars.startIndex, offsetBy: 2)..<end]))
+                chars = chars[chars.index(after: end)...]
+                let index = variables[name]?.argument.map { $0 - 1 } ?? nextArgument
+                nextArgument += 1
+                guard let variable = variables[name] else {
+                    out += "%%#@\(name)@"
+                    continue
+                }
+                consumed.insert(index)
+                let n = count(arguments, at: index)
+                let text = pick(variable.variants, count: n, rules: rules)
+                let single = index < arguments.count ? [arguments[index]] : []
+                out += FormatSpecifier.format(text, single).replacingPercents()
+                continue
+            }
+            // An ordinary specifier: it consumes the next argument.
+            out.unicodeScalars.append(c)
+            nextArgument += 1
+        }
+        let rest = arguments.enumerated().filter { !consumed.contains($0.offset) }.map(\.element)
+        return FormatSpecifier.format(out, rest)
+    }
+}
+
+extension String {
+    /// The string with every `%` doubled, so formatting it again prints it as is.
+    fileprivate func replacingPercents() -> String {
+        var out = ""
+        out.reserveCapacity(utf8.count)
+        for c in unicodeScalars {
+            if c == "%" { out += "%%" } else { out.unicodeScalars.append(c) }
+        }
+        return out
+    }
+}
