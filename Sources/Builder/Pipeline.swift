@@ -154,8 +154,12 @@ enum Steps {
     }
 
     static func compress(_ ctx: inout BuildContext) throws {
+        // Level 9 for the usual small objects; above 128 KB level 6 is about 3x faster for ~1% more bytes.
+        let compressed = Parallel.map(ctx.artifacts.map(\.bytes)) { bytes in
+            Result { () throws(GzipError) in try Gzip.compress(bytes, level: bytes.count > 128 * 1024 ? 6 : 9) }
+        }
         for i in ctx.artifacts.indices {
-            let gz = try Gzip.compress(ctx.artifacts[i].bytes, level: 9)
+            let gz = try compressed[i].get()
             ctx.artifacts[i].gzip = gz.count < ctx.artifacts[i].bytes.count ? gz : nil
         }
     }

@@ -72,24 +72,27 @@ final class PublishSession {
 
     deinit { close(lockFD) }
 
-    /// Writes every object (and gzip variant) not already present, then syncs them to disk.
+    /// Above this many new files one `syncfs` is cheaper than an fsync each.
+    static let perFileSyncLimit = 16
+
+    /// Writes every object (and gzip variant) not already present, then makes them durable: an
+    /// fsync each for a few files, one file-system sync for many.
     func writeObjects(_ artifacts: [Artifact]) throws {
         var seen = Set<String>()
+        var pending: [(path: String, bytes: [UInt8])] = []
         for a in artifacts where seen.insert(a.sha256).inserted {
             let path = "\(root)/objects/\(a.sha256).plist"
-            if !FileIO.exists(path) {
-                try FileIO.writeAtomically(a.bytes, to: path, sync: false)
-                objectsWritten += 1
-            }
-            if let gz = a.gzip, !FileIO.exists(path + ".gz") {
-                try FileIO.writeAtomically(gz, to: path + ".gz", sync: false)
-                objectsWritten += 1
-            }
+            if !FileIO.exists(path) { pending.append((path, a.bytes)) }
+            if let gz = a.gzip, !FileIO.exists(path + ".gz") { pending.append((path + ".gz", gz)) }
         }
-        if objectsWritten > 0 {
-            try FileIO.syncFileSystem(containing: root + "/objects")
-            try FileIO.syncDirectory(root + "/objects")
+        guard !pending.isEmpty else { return }
+        let perFile = pending.count <= Self.perFileSyncLimit
+        for file in pending {
+            try FileIO.writeAtomically(file.bytes, to: file.path, sync: perFile)
         }
+        objectsWritten = pending.count
+        if !perFile { try FileIO.syncFileSystem(containing: root + "/objects") }
+        try FileIO.syncDirectory(root + "/objects")
     }
 
     /// Publishes a manifest for `artifacts` unless it would equal the current one; always
@@ -124,9 +127,13 @@ final class PublishSession {
 
         let plist = BinaryPlist.encode(manifest.plist)
         if changed {
-            try FileIO.writeAtomically(plist, to: "\(root)/manifests/\(manifest.version).plist")
+            let versioned = "\(root)/manifests/\(manifest.version).plist"
+            try FileIO.writeAtomically(plist, to: versioned)
             try FileIO.syncDirectory(root + "/manifests")
-            try FileIO.writeAtomically(plist, to: root + "/manifest.plist")
+            // The commit point: manifest.plist becomes the (durable) versioned manifest by rename.
+            if !(try FileIO.replaceWithLink(to: versioned, at: root + "/manifest.plist")) {
+                try FileIO.writeAtomically(plist, to: root + "/manifest.plist")
+            }
             try FileIO.syncDirectory(root)
         }
         try writeMirror(Gzip.compress(plist, level: 9), to: root + "/manifest.plist.gz")
@@ -137,6 +144,8 @@ final class PublishSession {
     /// Writes a derived file only when its bytes differ, so an unchanged build touches nothing.
     private func writeMirror(_ bytes: [UInt8], to path: String) throws {
         if let existing = try? FileIO.read(path), existing == bytes { return }
-        try FileIO.writeAtomically(bytes, to: path)
+        // Derived and rewritten by every build, so not worth an fsync: lost in a crash, the next
+        // build repairs it.
+        try FileIO.writeAtomically(bytes, to: path, sync: false)
     }
 }

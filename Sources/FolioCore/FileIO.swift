@@ -90,6 +90,21 @@ package enum FileIO {
         ok = true
     }
 
+    /// Atomically makes `path` another name for the existing file `source` (a hard link under a
+    /// temporary name, renamed over `path`): no bytes are copied, so nothing new needs syncing but
+    /// the directory. Returns false when the file system cannot link (the caller then copies).
+    package static func replaceWithLink(to source: String, at path: String) throws(FileError) -> Bool {
+        let dir = (path as NSString).deletingLastPathComponent
+        let tmp = (dir.isEmpty ? "" : dir + "/") + ".tmp-\(getpid())-link-\((path as NSString).lastPathComponent)"
+        unlink(tmp)
+        guard link(source, tmp) == 0 else { return false }
+        guard rename(tmp, path) == 0 else {
+            unlink(tmp)
+            throw FileError("rename into place", path)
+        }
+        return true
+    }
+
     /// Flushes a directory's entries (renames, creations) to disk.
     package static func syncDirectory(_ path: String) throws(FileError) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
