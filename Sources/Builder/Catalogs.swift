@@ -220,7 +220,9 @@ enum CatalogSources {
                     Validation.referenceText(s)?.contains("%") == true ? s : nil
                 }
                 let source = ref?.messages[name]?.message.value ?? fileSource
-                Validation.check(value, source: isDev ? nil : source, locale: table.locale, rules: rules,
+                // The development language has no reference but its own files' source text (a
+                // classic gettext msgid), which msgfmt --check compares too.
+                Validation.check(value, source: isDev ? fileSource : source, locale: table.locale, rules: rules,
                                  gettext: table.pluralForms, at: located, into: &diags)
                 strings[name] = value
             }
@@ -293,6 +295,38 @@ enum Validation {
         return out + rest
     }
 
+    /// The specifiers of `s` as written, in order (`%%` left out), as one byte string: a cheap test
+    /// for "same specifiers, same order" before the full comparison.
+    static func specifierSignature(_ s: String) -> [UInt8] {
+        var out: [UInt8] = []
+        var inSpec = false
+        var afterPercent = false
+        for b in s.utf8 {
+            if afterPercent {
+                afterPercent = false
+                if b == UInt8(ascii: "%") { continue }
+                out.append(UInt8(ascii: "%"))
+                inSpec = true
+            } else if !inSpec {
+                if b == UInt8(ascii: "%") { afterPercent = true }
+                continue
+            }
+            out.append(b)
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "$"), UInt8(ascii: "#"), UInt8(ascii: "."),
+                UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: " "), UInt8(ascii: "'"),
+                UInt8(ascii: "h"), UInt8(ascii: "l"), UInt8(ascii: "q"), UInt8(ascii: "L"), UInt8(ascii: "z"),
+                UInt8(ascii: "j"), UInt8(ascii: "t"):
+                continue
+            default:
+                inSpec = false
+                out.append(0)
+            }
+        }
+        if afterPercent || inSpec { out.append(UInt8(ascii: "!")) }  // a dangling % never matches quietly
+        return out
+    }
+
     static func check(
         _ value: CatalogValue, source: CatalogValue?, locale: LocaleTag, rules: PluralRules,
         gettext: PluralFormsExpression?, at place: CatalogSources.Located, into diags: inout Diagnostics
@@ -304,6 +338,8 @@ enum Validation {
             guard let source, let ref = referenceText(source) else { return }
             // No '%' on either side: nothing to compare (most strings; parsing them costs time).
             if !ref.utf8.contains(UInt8(ascii: "%")) && !text.utf8.contains(UInt8(ascii: "%")) { return }
+            // The same specifiers in the same order (most translations): compatible without a full parse.
+            if specifierSignature(ref) == specifierSignature(text) { return }
             if let mismatch = FormatSpecifier.compare(source: ref, translation: text, allowFewer: allowFewer) {
                 error("\(label)format specifiers do not match the source \"\(ref)\": \(mismatch.message)")
             }

@@ -31,6 +31,68 @@ package enum Gzip {
         return output
     }
 
+    /// Inputs above this size are deflated as independent chunks of this size, in parallel.
+    package static let chunkSize = 256 * 1024
+
+    /// Like ``compress(_:level:)``, but an input larger than ``chunkSize`` is split into chunks of
+    /// that size, deflated on all cores (each primed with the 32 KB before it as its dictionary, so
+    /// the ratio barely changes) and joined into one gzip member, as pigz does. The chunking depends
+    /// only on the input's size, so the output is the same on every machine.
+    package static func compressInChunks(_ input: [UInt8], level: Int32 = 9) throws(GzipError) -> [UInt8] {
+        guard input.count > chunkSize else { return try compress(input, level: level) }
+        let ranges = stride(from: 0, to: input.count, by: chunkSize).map { $0..<min($0 + chunkSize, input.count) }
+        let last = ranges.count - 1
+        let parts = Parallel.map(Array(ranges.enumerated())) { (i, range) -> Result<(bytes: [UInt8], crc: UInt), GzipError> in
+            Result { () throws(GzipError) in
+                try deflateChunk(input, range, level: level, isLast: i == last)
+            }
+        }
+        var out: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, level >= 9 ? 2 : 0, 3]
+        var crc: UInt = 0
+        for (i, part) in parts.enumerated() {
+            let (bytes, partCRC) = try part.get()
+            out += bytes
+            crc = i == 0 ? partCRC : crc32_combine(crc, partCRC, off_t(ranges[i].count))
+        }
+        let size = UInt32(truncatingIfNeeded: input.count)
+        for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: UInt32(crc) >> UInt32(shift))) }
+        for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: size >> UInt32(shift))) }
+        return out
+    }
+
+    /// One raw-deflate chunk of `input[range]`, ending byte-aligned (or final), and its CRC-32.
+    private static func deflateChunk(
+        _ input: [UInt8], _ range: Range<Int>, level: Int32, isLast: Bool
+    ) throws(GzipError) -> (bytes: [UInt8], crc: UInt) {
+        var stream = z_stream()
+        var rc = deflateInit2_(&stream, level, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard rc == Z_OK else { throw GzipError(description: "gzip: deflateInit2 failed (\(rc))") }
+        defer { deflateEnd(&stream) }
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(range.count))) + 64)
+        var crc: UInt = 0
+        rc = input.withUnsafeBufferPointer { all in
+            let base = UnsafeMutablePointer(mutating: all.baseAddress!)
+            crc = crc32(0, base + range.lowerBound, UInt32(range.count))
+            if range.lowerBound > 0 {
+                let dictStart = max(0, range.lowerBound - 32 * 1024)
+                let r = deflateSetDictionary(&stream, base + dictStart, UInt32(range.lowerBound - dictStart))
+                if r != Z_OK { return r }
+            }
+            return output.withUnsafeMutableBufferPointer { outBuf in
+                stream.next_in = base + range.lowerBound
+                stream.avail_in = UInt32(range.count)
+                stream.next_out = outBuf.baseAddress
+                stream.avail_out = UInt32(outBuf.count)
+                return deflate(&stream, isLast ? Z_FINISH : Z_SYNC_FLUSH)
+            }
+        }
+        guard rc == (isLast ? Z_STREAM_END : Z_OK), stream.avail_in == 0 else {
+            throw GzipError(description: "gzip: deflate failed (\(rc))")
+        }
+        output.removeSubrange(Int(stream.total_out)...)
+        return (output, crc)
+    }
+
     /// Decompresses a gzip stream, refusing output larger than `maxSize` bytes.
     package static func decompress(_ input: [UInt8], maxSize: Int) throws(GzipError) -> [UInt8] {
         var stream = z_stream()

@@ -49,6 +49,40 @@ struct GzipTests {
         #expect(try Gzip.compress(Self.sonnet, level: 1) == fast)
     }
 
+    @Test("chunked compression: one valid gzip member, deterministic, about as small, inflated by zlib and by gzip(1)")
+    func chunked() throws {
+        var rng = SplitMix64(seed: 0x5EED)
+        // Text-like input of 3.5 chunks, with repeats that cross chunk boundaries.
+        var input: [UInt8] = []
+        let words = ["sonnet", "summer", "thee", "lovely", "temperate", "rough", "winds", "darling", "buds", "May"]
+        while input.count < Gzip.chunkSize * 7 / 2 {
+            input += Array((words[Int(rng.next() % 10)] + (rng.next() % 7 == 0 ? ".\n" : " ")).utf8)
+        }
+        let chunked = try Gzip.compressInChunks(input, level: 6)
+        #expect(try Gzip.compressInChunks(input, level: 6) == chunked)
+        #expect(try Gzip.decompress(chunked, maxSize: input.count) == input)
+        let whole = try Gzip.compress(input, level: 6)
+        #expect(Double(chunked.count) < Double(whole.count) * 1.02, "\(chunked.count) vs \(whole.count)")
+        // The system's gzip agrees (CRC and length trailer checked).
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("folio-gz-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("x.gz")
+        try Data(chunked).write(to: file)
+        let gunzip = Process()
+        gunzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gunzip.arguments = ["-dc", file.path]
+        let pipe = Pipe()
+        gunzip.standardOutput = pipe
+        try gunzip.run()
+        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        gunzip.waitUntilExit()
+        #expect(gunzip.terminationStatus == 0)
+        #expect(Array(out) == input)
+        // Small inputs are one ordinary stream.
+        #expect(try Gzip.compressInChunks(Self.sonnet) == (try Gzip.compress(Self.sonnet)))
+    }
+
     @Test("maxSize: exactly enough succeeds, one byte less throws")
     func maxSize() throws {
         let gz = try Gzip.compress(Self.sonnet)

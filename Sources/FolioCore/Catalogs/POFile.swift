@@ -62,10 +62,14 @@ package struct POFile: Equatable, Sendable {
         var parser = POParser()
         var lineNumber = 1
         var start = 0
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
         while start <= body.count {
             var end = start
             while end < body.count, body[end] != 0x0A { end += 1 }
-            var line = Array(body[start..<end])
+            // One buffer for every line: no allocation per line.
+            line.removeAll(keepingCapacity: true)
+            line.append(contentsOf: body[start..<end])
             if line.last == 0x0D { line.removeLast() }
             parser.feed(line, lineNumber)
             lineNumber += 1

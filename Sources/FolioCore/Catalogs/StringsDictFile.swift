@@ -169,17 +169,29 @@ package enum StringsDictFile {
         }
 
         /// The elements under and including `node`, in document order (entity content is not part of the tree walk).
-        private static func collect(_ node: xmlNodePtr, into out: inout [xmlNodePtr]) {
-            var stack: [xmlNodePtr] = [node]
-            while let n = stack.popLast() {
+        private static func collect(_ root: xmlNodePtr, into out: inout [xmlNodePtr]) {
+            // Pre-order walk over element nodes by child/next/parent links (no per-node arrays).
+            func firstElement(_ start: xmlNodePtr?) -> xmlNodePtr? {
+                var c = start
+                while let k = c, k.pointee.type != XML_ELEMENT_NODE { c = k.pointee.next }
+                return c
+            }
+            var node: xmlNodePtr? = root
+            while let n = node {
                 out.append(n)
-                var kids: [xmlNodePtr] = []
-                var c = n.pointee.children
-                while let k = c {
-                    if k.pointee.type == XML_ELEMENT_NODE { kids.append(k) }
-                    c = k.pointee.next
+                if let child = firstElement(n.pointee.children) {
+                    node = child
+                    continue
                 }
-                stack.append(contentsOf: kids.reversed())
+                node = nil
+                var up: xmlNodePtr? = n
+                while let u = up, u != root {
+                    if let sibling = firstElement(u.pointee.next) {
+                        node = sibling
+                        break
+                    }
+                    up = u.pointee.parent
+                }
             }
         }
 
@@ -188,15 +200,20 @@ package enum StringsDictFile {
             var out: [Int] = []
             var i = 0
             let n = b.count
-            func starts(_ s: String, at k: Int) -> Bool {
-                let u = Array(s.utf8)
-                return k + u.count <= n && Array(b[k..<(k + u.count)]) == u
+            // Byte comparisons without allocating (this scan runs over every '<' of the file).
+            func matches(_ u: StaticString, at k: Int) -> Bool {
+                let count = u.utf8CodeUnitCount
+                guard k + count <= n else { return false }
+                let p = u.utf8Start
+                for j in 0..<count where b[k + j] != p[j] { return false }
+                return true
             }
-            func skip(past s: String, from k: Int) -> Int {
-                let u = Array(s.utf8)
+            func starts(_ u: StaticString, at k: Int) -> Bool { matches(u, at: k) }
+            func skip(past u: StaticString, from k: Int) -> Int {
                 var k = k
-                while k + u.count <= n {
-                    if b[k] == u[0], Array(b[k..<(k + u.count)]) == u { return k + u.count }
+                let first = u.utf8Start[0]
+                while k + u.utf8CodeUnitCount <= n {
+                    if b[k] == first, matches(u, at: k) { return k + u.utf8CodeUnitCount }
                     k += 1
                 }
                 return n
