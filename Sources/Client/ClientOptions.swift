@@ -10,25 +10,41 @@ struct ClientOptions: ParsableArguments {
     var cacheDir: String?
 
     /// The one baked-in URL: the edge's base; everything else is found through its manifest.
-    var edgeURL: String {
-        let env = ProcessInfo.processInfo.environment
-        var url = edge ?? env["FOLIO_EDGE"].flatMap { $0.isEmpty ? nil : $0 } ?? "http://127.0.0.1:8080"
+    var edgeURL: String { Self.edgeURL(edge) }
+
+    var cachePath: String { Self.cachePath(cacheDir) }
+
+    /// `--edge`, else `FOLIO_EDGE`, else the default, without trailing slashes.
+    static func edgeURL(_ option: String?) -> String {
+        var url = option ?? variable("FOLIO_EDGE") ?? "http://127.0.0.1:8080"
         while url.hasSuffix("/") { url.removeLast() }
         return url
     }
 
-    var cachePath: String {
-        let env = ProcessInfo.processInfo.environment
-        if let dir = cacheDir { return dir }
-        if let dir = env["FOLIO_CACHE_DIR"], !dir.isEmpty { return dir }
-        if let xdg = env["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/folio" }
-        return (env["HOME"] ?? NSHomeDirectory()) + "/.cache/folio"
+    /// `--cache-dir`, else `FOLIO_CACHE_DIR`, else `$XDG_CACHE_HOME/folio`, else `~/.cache/folio`.
+    static func cachePath(_ option: String?) -> String {
+        if let dir = option { return dir }
+        if let dir = variable("FOLIO_CACHE_DIR") { return dir }
+        if let xdg = variable("XDG_CACHE_HOME") { return xdg + "/folio" }
+        return (variable("HOME") ?? NSHomeDirectory()) + "/.cache/folio"
+    }
+
+    /// A non-empty environment variable (getenv: no copy of the whole environment, which
+    /// ProcessInfo builds on first use).
+    static func variable(_ name: String) -> String? {
+        guard let value = getenv(name), value.pointee != 0 else { return nil }
+        return String(cString: value)
+    }
+
+    /// Why `url` is not a usable edge URL, or nil when it is.
+    static func problem(withEdge url: String) -> String? {
+        guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: url)?.host != nil else {
+            return "--edge \(url) is not an http(s) URL, e.g. http://127.0.0.1:8080"
+        }
+        return nil
     }
 
     func validate() throws {
-        let url = edgeURL
-        guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: url)?.host != nil else {
-            throw ValidationError("--edge \(url) is not an http(s) URL, e.g. http://127.0.0.1:8080")
-        }
+        if let problem = Self.problem(withEdge: edgeURL) { throw ValidationError(problem) }
     }
 }

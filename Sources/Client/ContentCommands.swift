@@ -14,14 +14,21 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Print a machine-readable summary.") var json = false
 
     func run() async throws {
-        var settings = SyncSettings(edge: options.edgeURL)
+        try await Self.perform(
+            edge: options.edgeURL, cachePath: options.cachePath, force: force, allowDowngrade: allowDowngrade,
+            noWait: noWait, json: json)
+    }
+
+    /// The sync itself, shared with the fast path that skips argument parsing (`FastSync`).
+    static func perform(edge: String, cachePath: String, force: Bool, allowDowngrade: Bool, noWait: Bool, json: Bool) async throws {
+        var settings = SyncSettings(edge: edge)
         settings.force = force
         settings.allowDowngrade = allowDowngrade
         settings.waitForLock = !noWait
         settings.showProgress = !json && isatty(2) == 1
         let report: SyncReport
         do {
-            report = try await Syncer(cache: ContentCache(dir: options.cachePath), settings: settings).run()
+            report = try await Syncer(cache: ContentCache(dir: cachePath), settings: settings).run()
         } catch let failure as SyncFailure {
             throw CLIError(failure.description, exitCode: failure.exitCode)
         } catch let error as FileError {
@@ -33,6 +40,41 @@ struct SyncCommand: AsyncParsableCommand {
             print("folio: \(report.message)")
         }
         if report.result == .offline { throw ExitCode(3) }
+    }
+}
+
+/// `folio sync` with nothing but its own flags, read straight from argv: a no-op sync is mostly
+/// process start-up, and swift-argument-parser's reflection over every command costs more than
+/// the request itself. Anything else (help, an unknown or misspelt flag, `--flag=value`) returns
+/// nil and goes through the full parser, which also gives the error messages.
+struct FastSync {
+    var edge: String?
+    var cacheDir: String?
+    var force = false, allowDowngrade = false, noWait = false, json = false
+
+    init?(_ arguments: [String]) {
+        var args = arguments.dropFirst()
+        guard args.first == "sync" else { return nil }
+        args = args.dropFirst()
+        while let arg = args.popFirst() {
+            switch arg {
+            case "--force": force = true
+            case "--allow-downgrade": allowDowngrade = true
+            case "--no-wait": noWait = true
+            case "--json": json = true
+            case "--edge", "--cache-dir":
+                guard let value = args.popFirst(), !value.hasPrefix("-") else { return nil }
+                if arg == "--edge" { edge = value } else { cacheDir = value }
+            default: return nil
+            }
+        }
+        if ClientOptions.problem(withEdge: ClientOptions.edgeURL(edge)) != nil { return nil }
+    }
+
+    func run() async throws {
+        try await SyncCommand.perform(
+            edge: ClientOptions.edgeURL(edge), cachePath: ClientOptions.cachePath(cacheDir), force: force,
+            allowDowngrade: allowDowngrade, noWait: noWait, json: json)
     }
 }
 

@@ -17,6 +17,10 @@ struct Folio: AsyncParsableCommand {
     /// Runs the parsed command; expected failures print one `folio: error:` line.
     static func main() async {
         do {
+            if let fast = FastSync(CommandLine.arguments) {
+                try await fast.run()
+                return
+            }
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()

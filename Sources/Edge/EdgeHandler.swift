@@ -214,7 +214,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
 
         let site = store.site
-        guard let resource = site.routes[path] else {
+        guard let resource = site.routes[path] ?? site.catalogs.resource(path, acceptLanguage: request.acceptLanguage) else {
             switch path {
             case "/healthz":
                 let body = "ok version \(site.manifest.version)\n"
@@ -229,7 +229,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
 
         guard let coding = AcceptEncoding.choose(request.acceptEncoding, hasGzip: resource.gzip != nil) else {
-            finish(request, context: context, status: writeSimple(context: context, status: 406, reason: "Not Acceptable", body: "no acceptable content coding (identity or gzip)\n", extra: "Vary: Accept-Encoding\r\n", omitBody: !isGet), bytes: 0)
+            finish(request, context: context, status: writeSimple(context: context, status: 406, reason: "Not Acceptable", body: "no acceptable content coding (identity or gzip)\n", extra: "Vary: \(resource.vary)\r\n", omitBody: !isGet), bytes: 0)
             return
         }
         let rep = resource.representation(coding)
@@ -254,7 +254,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         switch range {
         case .unsatisfiable:
-            finish(request, context: context, status: writeSimple(context: context, status: 416, reason: "Range Not Satisfiable", body: "range not satisfiable\n", extra: "Content-Range: bytes */\(rep.length)\r\nETag: \(rep.etag)\r\nVary: Accept-Encoding\r\n"), bytes: 0)
+            finish(request, context: context, status: writeSimple(context: context, status: 416, reason: "Range Not Satisfiable", body: "range not satisfiable\n", extra: "Content-Range: bytes */\(rep.length)\r\nETag: \(rep.etag)\r\nVary: \(resource.vary)\r\n"), bytes: 0)
         case .whole:
             writeHead(context: context, status: "HTTP/1.1 200 OK\r\n", block: rep.head200, extra: nil)
             sendBody(rep, range: nil, isGet: isGet, request: request, status: 200, context: context)

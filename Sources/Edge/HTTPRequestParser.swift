@@ -19,6 +19,7 @@ struct ParsedRequest: Equatable, Sendable {
     var keepAlive: Bool
     var conditions = Conditions()
     var acceptEncoding: Substring?
+    var acceptLanguage: Substring?
     /// Content-Length of a body that follows the head (to be skipped), 0 when none.
     var contentLength = 0
     var chunked = false
@@ -189,6 +190,7 @@ struct HTTPRequestParser {
                 if let previous = contentLength, previous != length { return Self.bad("conflicting Content-Length headers") }
                 contentLength = length
             case 15 where HeaderText.equalsLowercase(name, "accept-encoding"): request.acceptEncoding = text()
+            case 15 where HeaderText.equalsLowercase(name, "accept-language"): request.acceptLanguage = text()
             case 17 where HeaderText.equalsLowercase(name, "if-modified-since"): request.conditions.ifModifiedSince = text()
             case 17 where HeaderText.equalsLowercase(name, "transfer-encoding"):
                 guard http11 else { return Self.bad("Transfer-Encoding in an HTTP/1.0 request") }

@@ -16,22 +16,26 @@ final class Representation: Sendable {
     let head200: ByteBuffer
     /// The same for 206, without Content-Length and Content-Range (added per response).
     let headPartial: ByteBuffer
-    /// Header lines for a 304: ETag, Cache-Control, Vary, Last-Modified.
+    /// Header lines for a 304: ETag, Last-Modified, Cache-Control, Vary (and Content-Language).
     let head304: ByteBuffer
 
+    /// `contentLanguage` (a canonical BCP 47 tag) adds `Content-Language` to the 200, 206 and
+    /// 304 heads; `vary` is the `Vary` value of all three.
     init(coding: ContentCoding, body: ByteBuffer?, filePath: String?, length: Int, etag: String,
-         contentType: String, cacheControl: String, lastModified: String) {
+         contentType: String, cacheControl: String, lastModified: String,
+         contentLanguage: String? = nil, vary: String = Resource.varyEncoding) {
         self.coding = coding
         self.body = body
         self.filePath = filePath
         self.length = length
         self.etag = etag
-        var common = "Content-Type: \(contentType)\r\nETag: \(etag)\r\nLast-Modified: \(lastModified)\r\n"
-        common += "Cache-Control: \(cacheControl)\r\nVary: Accept-Encoding\r\nAccept-Ranges: bytes\r\n"
+        let language = contentLanguage.map { "Content-Language: \($0)\r\n" } ?? ""
+        var common = "Content-Type: \(contentType)\r\n\(language)ETag: \(etag)\r\nLast-Modified: \(lastModified)\r\n"
+        common += "Cache-Control: \(cacheControl)\r\nVary: \(vary)\r\nAccept-Ranges: bytes\r\n"
         if coding == .gzip { common += "Content-Encoding: gzip\r\n" }
         head200 = ByteBuffer(string: common + "Content-Length: \(length)\r\n")
         headPartial = ByteBuffer(string: common)
-        head304 = ByteBuffer(string: "ETag: \(etag)\r\nLast-Modified: \(lastModified)\r\nCache-Control: \(cacheControl)\r\nVary: Accept-Encoding\r\n")
+        head304 = ByteBuffer(string: "ETag: \(etag)\r\nLast-Modified: \(lastModified)\r\nCache-Control: \(cacheControl)\r\nVary: \(vary)\r\n\(language)")
     }
 }
 
@@ -50,11 +54,17 @@ final class Resource: Sendable {
     let gzip: Representation?
     /// Seconds since 1970, for If-Modified-Since and friends.
     let lastModified: Int64
+    /// The `Vary` value of its responses (also on 406 and 416).
+    let vary: String
 
-    init(identity: Representation, gzip: Representation?, lastModified: Int64) {
+    static let varyEncoding = "Accept-Encoding"
+    static let varyLanguageAndEncoding = "Accept-Language, Accept-Encoding"
+
+    init(identity: Representation, gzip: Representation?, lastModified: Int64, vary: String = Resource.varyEncoding) {
         self.identity = identity
         self.gzip = gzip
         self.lastModified = lastModified
+        self.vary = vary
     }
 
     func representation(_ coding: ContentCoding) -> Representation {
@@ -85,11 +95,14 @@ final class Site: Sendable {
     /// Versioned manifests by number (immutable, reused across reloads).
     let versionedManifests: [Int: ByteBuffer]
     let bytesInMemory: Int
+    /// Localized catalogs: negotiated tables and non-canonical locale spellings.
+    let catalogs: CatalogRoutes
 
     init(manifest: Manifest, routes: [String: Resource], objects: [String: LoadedObject],
-         versionedManifests: [Int: ByteBuffer], bytesInMemory: Int) {
+         versionedManifests: [Int: ByteBuffer], bytesInMemory: Int, catalogs: CatalogRoutes = CatalogRoutes()) {
         self.manifest = manifest
         self.routes = routes
+        self.catalogs = catalogs
         self.objects = objects
         self.versionedManifests = versionedManifests
         self.bytesInMemory = bytesInMemory
@@ -193,30 +206,76 @@ struct SiteLoader {
         for (sha, obj) in objects {
             routes["/objects/\(sha).plist"] = objectResource(obj, cacheControl: objectCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified))
         }
+        // Localized catalogs (`catalogs/<locale>/<Table>.plist`), by table; the entry's locale
+        // field names the locale (the path segment when it has none), canonicalised.
+        var catalogLocales: [String: LocaleTag] = [:]
+        var tables: [String: [(LocaleTag, Manifest.Entry)]] = [:]
+        for entry in manifest.entries {
+            guard let parts = CatalogRoutes.split(entry.path), let tag = LocaleTag(entry.locale ?? parts.locale) else { continue }
+            if tables[parts.file]?.contains(where: { $0.0 == tag }) == true { continue }  // first by path wins
+            catalogLocales[entry.path] = tag
+            tables[parts.file, default: []].append((tag, entry))
+        }
+        var catalogs = CatalogRoutes()
         for entry in manifest.entries {
             let obj = objects[entry.sha256]!
-            routes["/content/" + entry.path] = objectResource(obj, cacheControl: manifestCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified), contentType: entry.contentType)
+            let language = catalogLocales[entry.path]?.description  // Content-Language: catalogs only
+            let resource = objectResource(obj, cacheControl: manifestCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified), contentType: entry.contentType, contentLanguage: language)
+            routes["/content/" + entry.path] = resource
+            if let tag = catalogLocales[entry.path], let parts = CatalogRoutes.split(entry.path) {
+                catalogs.addExplicit(tag, file: parts.file, resource)
+            }
         }
-        return Site(manifest: manifest, routes: routes, objects: objects, versionedManifests: versioned, bytesInMemory: inMemory)
+        if !tables.isEmpty {
+            let developmentLanguage = self.developmentLanguage(manifest, objects)
+            var choosers: [[LocaleTag]: LocaleChooser] = [:]
+            for (file, variants) in tables {
+                let path = CatalogRoutes.prefix + file
+                guard routes[path] == nil else { continue }  // a published entry at that path wins
+                let tags = variants.map(\.0).sorted { $0.description < $1.description }
+                let chooser = choosers[tags] ?? LocaleChooser(locales: tags, developmentLanguage: developmentLanguage)
+                choosers[tags] = chooser
+                let resources = chooser.locales.map { tag in
+                    let entry = variants.first { $0.0 == tag }!.1
+                    let obj = objects[entry.sha256]!
+                    return objectResource(
+                        obj, cacheControl: manifestCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified),
+                        contentType: entry.contentType, contentLanguage: tag.description, vary: Resource.varyLanguageAndEncoding)
+                }
+                catalogs.tables[path] = CatalogTable(chooser: chooser, variants: resources)
+            }
+        }
+        return Site(manifest: manifest, routes: routes, objects: objects, versionedManifests: versioned, bytesInMemory: inMemory, catalogs: catalogs)
+    }
+
+    /// The `developmentLanguage` of `catalogs/index.plist`; nil when the index is missing or unreadable.
+    private func developmentLanguage(_ manifest: Manifest, _ objects: [String: LoadedObject]) -> LocaleTag? {
+        guard let entry = manifest.entry("catalogs/index.plist"), let obj = objects[entry.sha256] else { return nil }
+        let bytes = obj.identity.map { Array($0.readableBytesView) } ?? (try? FileIO.read(obj.identityPath))
+        guard let bytes, let index = try? PlistValue.decode(bytes), let text = index["developmentLanguage"]?.stringValue else { return nil }
+        return LocaleTag(text)
     }
 
     private func lastModifiedText(_ seconds: Int64, _ created: Int64, _ createdText: String) -> String {
         seconds == created ? createdText : HTTPDate.format(seconds)
     }
 
-    private func objectResource(_ obj: LoadedObject, cacheControl: String, lastModified: String, contentType: String = SiteLoader.plistType) -> Resource {
+    private func objectResource(
+        _ obj: LoadedObject, cacheControl: String, lastModified: String, contentType: String = SiteLoader.plistType,
+        contentLanguage: String? = nil, vary: String = Resource.varyEncoding
+    ) -> Resource {
         let identity = Representation(
             coding: .identity, body: obj.identity, filePath: obj.identity == nil ? obj.identityPath : nil,
             length: obj.size, etag: ETags.identity(obj.sha256), contentType: contentType,
-            cacheControl: cacheControl, lastModified: lastModified)
+            cacheControl: cacheControl, lastModified: lastModified, contentLanguage: contentLanguage, vary: vary)
         var gzip: Representation?
         if let gzipSize = obj.gzipSize, let etag = obj.gzipETag {
             gzip = Representation(
                 coding: .gzip, body: obj.gzip, filePath: obj.gzip == nil ? obj.gzipPath : nil,
                 length: gzipSize, etag: etag, contentType: contentType,
-                cacheControl: cacheControl, lastModified: lastModified)
+                cacheControl: cacheControl, lastModified: lastModified, contentLanguage: contentLanguage, vary: vary)
         }
-        return Resource(identity: identity, gzip: gzip, lastModified: obj.lastModified)
+        return Resource(identity: identity, gzip: gzip, lastModified: obj.lastModified, vary: vary)
     }
 
     /// Reads and verifies one object and its gzip variant; keeps them in memory while the budget lasts.

@@ -60,8 +60,8 @@ struct ClientReadDiffTests {
             }
 
             let bad = [
-                ("0", "'0' is not a sonnet number"), ("155", "there is no sonnet 155"),
-                ("abc", "'abc' is not a sonnet number"), ("CLV", "there is no sonnet 155"),
+                ("0", "'0' is not a sonnet number"), ("155", "There is no sonnet 155."),
+                ("abc", "'abc' is not a sonnet number"), ("CLV", "There is no sonnet 155."),
             ]
             for (arg, message) in bad {
                 let out = try read(arg)

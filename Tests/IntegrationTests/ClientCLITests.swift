@@ -1,0 +1,42 @@
+import FolioCore
+import Foundation
+import Testing
+
+/// `folio sync` is read straight from argv when it has only its own flags (fast start-up); the
+/// full parser must still handle everything else the same way.
+@Suite("folio sync argument handling", .serialized)
+struct ClientCLITests {
+    @Test("the fast path and the full parser give the same sync; anything unusual goes to the full parser")
+    func fastPathAgreesWithParser() throws {
+        let root = try ClientRoot.make("client-cli")
+        defer { root.cleanup() }
+        let edge = try ClientEdge.start(root: root.root)
+        defer { edge.stop() }
+        let cache = root.dir + "/cache"
+        // Options after the subcommand: the fast path.
+        let first = try ClientTest.json(try ClientTest.folio(["sync", "--json"], cache: cache, edge: edge.url))
+        #expect(first["result"] == .string("updated"))
+        // Options before the subcommand (full parser), same cache: a revalidation.
+        let full = try Harness.run(ClientTest.folioPath, ["--cache-dir", cache, "--edge", edge.url, "sync", "--force", "--json"],
+                                   env: ["FOLIO_EDGE": "", "FOLIO_CACHE_DIR": ""])
+        #expect(full.status == 0, "\(full.stderr)")
+        let fast = try ClientTest.json(try ClientTest.folio(["sync", "--force", "--json", "--no-wait"], cache: cache, edge: edge.url))
+        let viaParser = try ClientTest.json(full)
+        for key in ["result", "versionBefore", "versionAfter", "requests", "objectsFetched"] {
+            #expect(fast[key] == viaParser[key], "\(key): \(String(describing: fast[key])) vs \(String(describing: viaParser[key]))")
+        }
+        #expect(fast["requests"] == .int(1))
+        // A misspelt flag is the parser's usage error, not a sync.
+        let typo = try ClientTest.folio(["sync", "--forc"], cache: cache, edge: edge.url)
+        #expect(typo.status == 64, "\(typo.status) \(typo.stderr)")
+        #expect(typo.stderr.contains("--forc"))
+        // A bad edge URL is still refused with the parser's message.
+        let bad = try Harness.run(ClientTest.folioPath, ["sync", "--edge", "ftp://x", "--cache-dir", cache], env: ["FOLIO_EDGE": ""])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("is not an http(s) URL"), "\(bad.stderr)")
+        // --help is the parser's.
+        let help = try Harness.run(ClientTest.folioPath, ["sync", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("--allow-downgrade"))
+    }
+}
