@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The end-to-end demo behind `make demo`: publish, serve, fetch and revalidate with curl,
-# sync and read with the client, read again offline, and diff two versions.
+# sync and read with the client, localized strings and negotiation, read again offline, and
+# diff two versions.
 set -euo pipefail
 bin=${BIN:-.build/release}
 public=${PUBLIC:-public}
@@ -45,6 +46,15 @@ folio sync --force --json
 
 step "folio read sonnet 18"
 folio read sonnet 18 --verbose
+
+step "a catalog negotiated from Accept-Language: es-MX gets es-419 (CLDR parent)"
+curl -sS -D - -o /dev/null -H 'Accept-Language: es-MX, en;q=0.5' -H 'Accept-Encoding: gzip' "$url/content/catalogs/Localizable.plist"
+
+step "folio strings: plural forms by locale (gettext for ru, CLDR for pl and cy), fallback said on stderr"
+for n in 1 2 5 21; do printf 'ru %-3s ' "$n"; folio strings list.count --count "$n" --locale ru; done
+for n in 0 1 2 3 6 7; do printf 'cy %-3s ' "$n"; folio strings reader.lines --count "$n" --locale cy; done
+folio strings button.cancel --locale es-MX
+LANG=fr_FR.UTF-8 folio read sonnet 18 --verbose > /dev/null
 
 step "stop folio-edge (SIGTERM drains and exits 0)"
 kill -TERM "$edge_pid"

@@ -164,8 +164,12 @@ enum Steps {
     static func compress(_ ctx: inout BuildContext) throws {
         // Level 9 for the usual small objects; above 128 KB level 6 is about 3x faster for ~1% more
         // bytes, and above 256 KB the object is deflated in chunks on all cores.
-        let compressed = Parallel.map(ctx.artifacts.map(\.bytes)) { bytes in
-            Result { () throws(GzipError) in try Gzip.compressInChunks(bytes, level: bytes.count > 128 * 1024 ? 6 : 9) }
+        // An object already published keeps its gzip variant: the manifest must describe the bytes on
+        // disk (another zlib or level would compress differently), and it saves the work.
+        let objects = ctx.config.outputDir + "/objects/"
+        let compressed = Parallel.map(ctx.artifacts.map { ($0.bytes, objects + $0.sha256 + ".plist.gz") }) { bytes, gzPath in
+            if let existing = try? FileIO.read(gzPath) { return Result<[UInt8], GzipError>.success(existing) }
+            return Result { () throws(GzipError) in try Gzip.compressInChunks(bytes, level: bytes.count > 128 * 1024 ? 6 : 9) }
         }
         for i in ctx.artifacts.indices {
             let gz = try compressed[i].get()

@@ -75,6 +75,31 @@ struct BuilderTests {
         #expect(Harness.snapshot(dir + "/a") == a)
     }
 
+    @Test("a gzip variant already on disk is kept and described as it is (another zlib or level compresses differently)")
+    func keepsExistingGzipVariants() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let out = dir + "/public"
+        let content = Harness.repoRoot + "/content"
+        #expect(try Harness.run(build, ["--content", content, "--output", out], env: env).status == 0)
+        let m = try Harness.verifyPublished(out)
+        // Stand in for an older zlib: the same bytes, compressed at level 1, in place of one variant.
+        let e = try #require(m.entry("sonnets/all.plist"))
+        let gzPath = out + "/" + (try #require(e.gzipObjectPath))
+        let level1 = try Gzip.compress(try FileIO.read(out + "/" + e.objectPath), level: 1)
+        #expect(level1.count != e.gzipSize)
+        try FileIO.writeAtomically(level1, to: gzPath)
+        let again = try Harness.run(build, ["--content", content, "--output", out], env: env)
+        #expect(again.status == 0, "\(again.stderr)")
+        // The manifest now matches the variant on disk, and the variant was not rewritten.
+        let after = try Harness.verifyPublished(out)
+        #expect(after.entry("sonnets/all.plist")?.gzipSize == level1.count)
+        #expect(try FileIO.read(gzPath) == level1)
+        // With nothing changed since, the next build publishes nothing.
+        let third = try Harness.run(build, ["--content", content, "--output", out], env: env)
+        #expect(third.stdout.contains("up to date at version \(after.version)"), "\(third.stdout)")
+    }
+
     @Test("a changed sonnet publishes a new version and keeps the old one")
     func newVersion() throws {
         let dir = Harness.tempDir()

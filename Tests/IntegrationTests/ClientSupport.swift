@@ -21,7 +21,10 @@ enum ClientTest {
     /// Runs `folio ARGS --cache-dir CACHE --edge EDGE` (the options go after the subcommand).
     @discardableResult
     static func folio(_ args: [String], cache: String, edge: String) throws -> Harness.Output {
-        try Harness.run(folioPath, args + ["--cache-dir", cache, "--edge", edge], env: ["FOLIO_EDGE": "", "FOLIO_CACHE_DIR": ""])
+        // The locale variables are cleared so that labels do not depend on the test runner's locale.
+        try Harness.run(folioPath, args + ["--cache-dir", cache, "--edge", edge], env: [
+            "FOLIO_EDGE": "", "FOLIO_CACHE_DIR": "", "LC_ALL": "", "LC_MESSAGES": "", "LANG": "",
+        ])
     }
 
     /// An address where nothing listens (port 1 on loopback).
