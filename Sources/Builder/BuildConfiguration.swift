@@ -26,6 +26,8 @@ struct BuildConfiguration: Sendable {
     func resolvedSourceRevision() -> String? {
         if let sourceRevision { return sourceRevision }
         if let env = environment["FOLIO_SOURCE_REVISION"], !env.isEmpty { return env }
+        // Outside a git work tree there is nothing to ask (and starting git costs a few ms).
+        guard Self.isInsideGitWorkTree(contentDir) else { return nil }
         let git = Process()
         git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // The last commit that touched the content (not HEAD): the same content gives the same
@@ -40,6 +42,19 @@ struct BuildConfiguration: Sendable {
         guard git.terminationStatus == 0 else { return nil }
         let rev = String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return rev.isEmpty ? nil : rev
+    }
+}
+
+extension BuildConfiguration {
+    /// Whether `path` or one of its parents has a `.git` entry.
+    static func isInsideGitWorkTree(_ path: String) -> Bool {
+        var dir = URL(fileURLWithPath: path).standardizedFileURL.path
+        while true {
+            if FileManager.default.fileExists(atPath: dir + "/.git") { return true }
+            let parent = (dir as NSString).deletingLastPathComponent
+            if parent == dir || parent.isEmpty { return false }
+            dir = parent
+        }
     }
 }
 

@@ -217,7 +217,7 @@ enum CatalogSources {
                 // The development language's text for the key; else the file's own source text, unless
                 // that is only a key (key-based gettext msgids, xcstrings keys): then it has no '%'.
                 let fileSource = located.message.source.flatMap { s in
-                    Validation.referenceText(s)?.contains("%") == true ? s : nil
+                    Validation.referenceText(s)?.utf8.contains(UInt8(ascii: "%")) == true ? s : nil
                 }
                 let source = ref?.messages[name]?.message.value ?? fileSource
                 // The development language has no reference but its own files' source text (a
