@@ -61,7 +61,7 @@ run() { # name port path [header...]
     local args=()
     for h in "$@"; do args+=(-H "$h"); done
     local out
-    out=$(wrk -t1 -c"$conns" -d"$duration" --latency "${args[@]}" "http://127.0.0.1:$port$path")
+    out=$(wrk -t1 -c"$conns" -d"${WARM:+1s}${WARM:-$duration}" --latency "${args[@]}" "http://127.0.0.1:$port$path")
     local rps p99
     rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     p99=$(echo "$out" | awk '$1=="99%" {print $2}')
@@ -82,6 +82,9 @@ scenario() { # label path [headers...] (ETag header filled per server when given
         inm) eh=("Accept-Encoding: gzip" "If-None-Match: $(etag_of "http://127.0.0.1:$edge_port$path")")
              nh=("Accept-Encoding: gzip" "If-None-Match: $(etag_of "http://127.0.0.1:$nginx_port$path")") ;;
     esac
+    # One second of the same load first, discarded, so neither server is measured cold.
+    WARM=1 run edge "$edge_port" "$path" "${eh[@]}" > /dev/null
+    WARM=1 run nginx "$nginx_port" "$path" "${nh[@]}" > /dev/null
     read -r _ erps ep99 < <(run edge "$edge_port" "$path" "${eh[@]}")
     read -r _ nrps np99 < <(run nginx "$nginx_port" "$path" "${nh[@]}")
     local ep nm
