@@ -19,10 +19,7 @@ package enum StringsDictFile {
     static let categoryList = "zero, one, two, few, many or other"
 
     /// Initialises libxml2 once.
-    private static let initialised: Bool = {
-        xmlInitParser()
-        return true
-    }()
+    private static let initialised: Bool = LibXML2Setup.initialised
 
     /// Parses `bytes`, returning one section (locale `""`, position 1:1) with every well-formed entry, and every
     /// problem found, in file order. Entries with an error are left out of the section; the section is empty when

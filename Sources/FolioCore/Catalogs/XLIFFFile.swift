@@ -21,10 +21,7 @@ package enum XLIFFFile {
     static let variationSeparator = "|==|"
 
     /// Initialises libxml2 once, before the first parse.
-    private static let initialised: Bool = {
-        xmlInitParser()
-        return true
-    }()
+    private static let initialised: Bool = LibXML2Setup.initialised
 
     /// Parses an XLIFF document: its source language, one section per target language (same-locale
     /// `<file>`s merged in order), and every problem found, each at a 1-based line and column.

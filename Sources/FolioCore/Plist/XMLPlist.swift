@@ -1,12 +1,20 @@
 import CLibXML2
 import Foundation
 
-/// The XML property list codec (Apple's PropertyList-1.0 DTD), reading through libxml2.
-package enum XMLPlist {
-    private static let initialised: Bool = {
+/// libxml2's one-time set-up, shared by every reader that uses it: `xmlInitParser` must run once
+/// before threads parse in parallel (the Builder reads catalogs on all cores), and libxml2 2.9 does
+/// not guard against two threads calling it at once. A Swift static runs its initialiser once.
+package enum LibXML2Setup {
+    /// True once `xmlInitParser` has run.
+    package static let initialised: Bool = {
         xmlInitParser()
         return true
     }()
+}
+
+/// The XML property list codec (Apple's PropertyList-1.0 DTD), reading through libxml2.
+package enum XMLPlist {
+    private static let initialised: Bool = LibXML2Setup.initialised
 
     /// Decodes an XML plist; errors carry the line (and column where libxml2 knows it).
     package static func decode(_ bytes: [UInt8]) throws(PlistError) -> PlistValue {
