@@ -263,6 +263,35 @@ struct CatalogBuildTests {
         try expectRejected(["fr/Localizable.strings": "\"app.title\" = \"Sonnets\"\n\"x\" = \"y\";"], ["content/catalogs/fr/Localizable.strings:"])
     }
 
+    @Test("damaged real catalogs: folio-build reports and exits 1 (never a crash), public/ stays as it was")
+    func damagedRealCatalogs() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let content = Harness.copyContent(to: dir)
+        let out = dir + "/public"
+        #expect(try publish(content, out).status == 0)
+        let before = Harness.snapshot(out)
+        let cases: [(String, ([UInt8]) -> [UInt8])] = [
+            ("catalogs/ru/Localizable.po", { Array($0.prefix($0.count / 2)) }),
+            ("catalogs/Localizable.xliff", { Array($0.prefix($0.count * 2 / 3)) }),
+            ("catalogs/Localizable.pt-BR.xlf", { b in b.map { $0 == UInt8(ascii: ">") ? UInt8(ascii: " ") : $0 } }),
+            ("catalogs/Localizable.xcstrings", { Array($0.dropLast(40)) }),
+            ("catalogs/cy/Localizable.stringsdict", { Array($0.prefix(700)) }),
+            ("catalogs/de/Localizable.strings", { Array($0.dropFirst(2)) }),  // UTF-16 without its BOM
+            ("catalogs/fr/Localizable.strings", { $0 + Array("\n\"unterminated = \"x\";".utf8) }),
+        ]
+        for (path, damage) in cases {
+            let file = content + "/" + path
+            let original = try FileIO.read(file)
+            try FileIO.writeAtomically(damage(original), to: file)
+            let r = try publish(content, out)
+            #expect(r.status == 1, "\(path): exit \(r.status)\n\(r.stderr)")
+            #expect(r.stderr.contains(path + ":"), "\(path): \(r.stderr)")
+            #expect(Harness.snapshot(out) == before, "\(path): public/ changed")
+            try FileIO.writeAtomically(original, to: file)
+        }
+    }
+
     @Test("a table with no development-language catalog is an error")
     func missingDevelopmentLanguage() throws {
         try expectRejected(["fr/Other.strings": "\"a\" = \"b\";"], ["table Other has no catalog in the development language en"])
