@@ -44,7 +44,8 @@ try:
     etag = re.search(r"(?im)^etag: (.*?)\r?$", etag).group(1)
     t_folio, t_curl = hyperfine(
         f"{folio} --edge {url} --cache-dir {cache} sync --force",
-        f"curl -s -o /dev/null -H 'Accept-Encoding: gzip' -H 'If-None-Match: {etag}' {url}/manifest.plist")
+        f"curl -s -o /dev/null -H 'Accept-Encoding: gzip' -H 'If-None-Match: {etag}' {url}/manifest.plist",
+        runs=100)  # ~10 ms each: enough runs to tame a noisy machine
     print("(a) no-op sync (one conditional GET, 304)")
     print(f"    folio sync --force   {t_folio:7.1f} ms   requests {noop['requests']}, ~{noop['bytes']} bytes received (headers + body)")
     print(f"    curl                 {t_curl:7.1f} ms")

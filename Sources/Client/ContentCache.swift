@@ -119,11 +119,16 @@ struct ContentCache: Sendable {
 
     /// Whether the object is present, of the right size, and untouched since `verifiedAt`
     /// (its inode changed before then), so that hashing it again can be skipped.
+    ///
+    /// Inode times come from the kernel's coarse clock, up to a tick (≤ 10 ms) behind `Date()`,
+    /// so a change made after the check always has a ctime later than `verifiedAt` - 50 ms. On a
+    /// file system that stores whole seconds (nanoseconds 0: ext3, FAT) the margin is 2 s.
     func unchangedSince(_ verifiedAt: Date, _ entry: Manifest.Entry) -> Bool {
         var st = stat()
         guard stat(objectPath(entry.sha256), &st) == 0, Int(st.st_size) == entry.size else { return false }
         let changed = Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec) / 1e9
-        return changed < verifiedAt.timeIntervalSince1970 - 1
+        let margin = st.st_ctim.tv_nsec == 0 ? 2.0 : 0.05
+        return changed < verifiedAt.timeIntervalSince1970 - margin
     }
 
     func prepare() throws {

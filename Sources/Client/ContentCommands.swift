@@ -37,7 +37,7 @@ struct SyncCommand: AsyncParsableCommand {
         if json {
             FileHandle.standardOutput.write(Data(try JSONPlist.encode(report.json)))
         } else {
-            print("folio: \(report.message)")
+            FileHandle.standardOutput.write(Data("folio: \(report.message)\n".utf8))
         }
         if report.result == .offline { throw ExitCode(3) }
     }
@@ -54,20 +54,23 @@ struct FastSync {
 
     init?(_ arguments: [String]) {
         var args = arguments.dropFirst()
-        guard args.first == "sync" else { return nil }
-        args = args.dropFirst()
+        var sawSync = false
+        // `folio [--edge URL] [--cache-dir DIR] sync [flags, --edge, --cache-dir]`; a repeated
+        // option is the parser's business (it says which one wins or complains).
         while let arg = args.popFirst() {
             switch arg {
-            case "--force": force = true
-            case "--allow-downgrade": allowDowngrade = true
-            case "--no-wait": noWait = true
-            case "--json": json = true
-            case "--edge", "--cache-dir":
+            case "sync" where !sawSync: sawSync = true
+            case "--force" where sawSync && !force: force = true
+            case "--allow-downgrade" where sawSync && !allowDowngrade: allowDowngrade = true
+            case "--no-wait" where sawSync && !noWait: noWait = true
+            case "--json" where sawSync && !json: json = true
+            case "--edge" where edge == nil, "--cache-dir" where cacheDir == nil:
                 guard let value = args.popFirst(), !value.hasPrefix("-") else { return nil }
                 if arg == "--edge" { edge = value } else { cacheDir = value }
             default: return nil
             }
         }
+        guard sawSync else { return nil }
         if ClientOptions.problem(withEdge: ClientOptions.edgeURL(edge)) != nil { return nil }
     }
 

@@ -26,6 +26,10 @@ struct ClientCLITests {
             #expect(fast[key] == viaParser[key], "\(key): \(String(describing: fast[key])) vs \(String(describing: viaParser[key]))")
         }
         #expect(fast["requests"] == .int(1))
+        // Options before the subcommand are read straight from argv too.
+        let before = try Harness.run(ClientTest.folioPath, ["--edge", edge.url, "--cache-dir", cache, "sync", "--force", "--json"],
+                                     env: ["FOLIO_EDGE": "", "FOLIO_CACHE_DIR": ""])
+        #expect(try ClientTest.json(before)["requests"] == .int(1))
         // A misspelt flag is the parser's usage error, not a sync.
         let typo = try ClientTest.folio(["sync", "--forc"], cache: cache, edge: edge.url)
         #expect(typo.status == 64, "\(typo.status) \(typo.stderr)")
