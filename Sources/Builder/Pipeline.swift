@@ -9,6 +9,8 @@ struct Artifact: Sendable {
     var gzip: [UInt8]?
     var contentType: String = Manifest.plistContentType
     var locale: String?
+    /// The gzip variant on disk is damaged and must be replaced.
+    var replaceGzip = false
 }
 
 /// The state the build steps share.
@@ -166,14 +168,21 @@ enum Steps {
         // bytes, and above 256 KB the object is deflated in chunks on all cores.
         // An object already published keeps its gzip variant: the manifest must describe the bytes on
         // disk (another zlib or level would compress differently), and it saves the work.
+        // One that does not inflate to the object (damaged on disk) is compressed again and replaced.
         let objects = ctx.config.outputDir + "/objects/"
         let compressed = Parallel.map(ctx.artifacts.map { ($0.bytes, objects + $0.sha256 + ".plist.gz") }) { bytes, gzPath in
-            if let existing = try? FileIO.read(gzPath) { return Result<[UInt8], GzipError>.success(existing) }
-            return Result { () throws(GzipError) in try Gzip.compressInChunks(bytes, level: bytes.count > 128 * 1024 ? 6 : 9) }
+            if let existing = try? FileIO.read(gzPath) {
+                if (try? Gzip.decompress(existing, maxSize: bytes.count)) == bytes {
+                    return Result<(gz: [UInt8], replace: Bool), GzipError>.success((existing, false))
+                }
+                return Result { () throws(GzipError) in (try Gzip.compressInChunks(bytes, level: bytes.count > 128 * 1024 ? 6 : 9), true) }
+            }
+            return Result { () throws(GzipError) in (try Gzip.compressInChunks(bytes, level: bytes.count > 128 * 1024 ? 6 : 9), false) }
         }
         for i in ctx.artifacts.indices {
-            let gz = try compressed[i].get()
+            let (gz, replace) = try compressed[i].get()
             ctx.artifacts[i].gzip = gz.count < ctx.artifacts[i].bytes.count ? gz : nil
+            ctx.artifacts[i].replaceGzip = replace
         }
     }
 

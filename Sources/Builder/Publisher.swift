@@ -83,7 +83,7 @@ final class PublishSession {
         for a in artifacts where seen.insert(a.sha256).inserted {
             let path = "\(root)/objects/\(a.sha256).plist"
             if !FileIO.exists(path) { pending.append((path, a.bytes)) }
-            if let gz = a.gzip, !FileIO.exists(path + ".gz") { pending.append((path + ".gz", gz)) }
+            if let gz = a.gzip, a.replaceGzip || !FileIO.exists(path + ".gz") { pending.append((path + ".gz", gz)) }
         }
         guard !pending.isEmpty else { return }
         let perFile = pending.count <= Self.perFileSyncLimit

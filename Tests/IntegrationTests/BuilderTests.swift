@@ -98,6 +98,12 @@ struct BuilderTests {
         // With nothing changed since, the next build publishes nothing.
         let third = try Harness.run(build, ["--content", content, "--output", out], env: env)
         #expect(third.stdout.contains("up to date at version \(after.version)"), "\(third.stdout)")
+        // A damaged variant is not trusted: it is compressed again and replaced.
+        try FileIO.writeAtomically(Array(level1.dropLast(9)), to: gzPath)
+        let repaired = try Harness.run(build, ["--content", content, "--output", out], env: env)
+        #expect(repaired.status == 0, "\(repaired.stderr)")
+        _ = try Harness.verifyPublished(out)
+        #expect(try FileIO.read(gzPath).count == e.gzipSize)
     }
 
     @Test("a changed sonnet publishes a new version and keeps the old one")
