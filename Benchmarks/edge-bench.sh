@@ -61,7 +61,9 @@ run() { # name port path [header...]
     local args=()
     for h in "$@"; do args+=(-H "$h"); done
     local out
-    out=$(wrk -t1 -c"$conns" -d"${WARM:+1s}${WARM:-$duration}" --latency "${args[@]}" "http://127.0.0.1:$port$path")
+    local d=$duration
+    if [ -n "${WARM:-}" ]; then d=1s; fi
+    out=$(wrk -t1 -c"$conns" -d"$d" --latency "${args[@]}" "http://127.0.0.1:$port$path")
     local rps p99
     rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     p99=$(echo "$out" | awk '$1=="99%" {print $2}')
