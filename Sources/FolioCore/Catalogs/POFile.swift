@@ -298,10 +298,15 @@ struct POParser {
             i += 1
             var closed = false
             while i < line.count {
+                // Copy the run up to the next quote or backslash in one go.
+                var j = i
+                while j < line.count, line[j] != UInt8(ascii: "\""), line[j] != UInt8(ascii: "\\") { j += 1 }
+                if j > i { out.append(contentsOf: line[i..<j]) }
+                i = j
+                guard i < line.count else { break }
                 let c = line[i]
                 if c == UInt8(ascii: "\"") { closed = true; i += 1; break }
-                guard c == UInt8(ascii: "\\") else { out.append(c); i += 1; continue }
-                let escCol = Self.column(i, line)
+                let escAt = i  // its column is worked out only for an error
                 i += 1
                 guard i < line.count else { break }
                 let e = line[i]
@@ -325,12 +330,12 @@ struct POParser {
                     var digits = 0
                     while digits < 2, i < line.count, let h = Self.hex(line[i]) { v = v * 16 + h; i += 1; digits += 1 }
                     guard digits > 0 else {
-                        error(number, escCol, "\\x must be followed by hex digits, as in \\x41")
+                        error(number, Self.column(escAt, line), "\\x must be followed by hex digits, as in \\x41")
                         return nil
                     }
                     out.append(UInt8(v))
                 default:
-                    error(number, escCol, "unknown escape \\\(Self.text([e][...])); use \\n \\t \\\" \\\\ \\a \\b \\f \\v \\r, octal \\101 or hex \\x41")
+                    error(number, Self.column(escAt, line), "unknown escape \\\(Self.text([e][...])); use \\n \\t \\\" \\\\ \\a \\b \\f \\v \\r, octal \\101 or hex \\x41")
                     return nil
                 }
             }
