@@ -273,20 +273,33 @@ enum Validation {
         }
     }
 
-    /// A substitution format with each `%#@name@` token replaced by `%<specifier>` (positional when the variable says).
+    /// A substitution format with each `%#@name@` (or positional `%2$#@name@`) token replaced by
+    /// `%<specifier>`, positional when the token or the variable says.
     static func expandTokens(_ format: String, _ variables: [String: PluralSubstitution]) -> String {
         var out = ""
         var rest = Substring(format)
-        while let r = rest.range(of: "%#@") {
-            out += rest[..<r.lowerBound]
-            let after = rest[r.upperBound...]
-            guard let end = after.firstIndex(of: "@") else {
-                out += rest[r.lowerBound...]
-                return out
+        while let percent = rest.firstIndex(of: "%") {
+            out += rest[..<percent]
+            var after = rest[rest.index(after: percent)...]
+            if after.first == "%" {
+                out += "%%"
+                rest = after.dropFirst()
+                continue
             }
-            let name = String(after[..<end])
+            let digits = after.prefix { $0.isASCII && $0.isNumber }
+            var position: Int?
+            if !digits.isEmpty, after.dropFirst(digits.count).first == "$" {
+                position = Int(digits)
+                after = after.dropFirst(digits.count + 1)
+            }
+            guard after.hasPrefix("#@"), let end = after.dropFirst(2).firstIndex(of: "@") else {
+                out += "%"
+                rest = rest[rest.index(after: percent)...]
+                continue
+            }
+            let name = String(after[after.index(after.startIndex, offsetBy: 2)..<end])
             if let v = variables[name] {
-                out += "%" + (v.argument.map { "\($0)$" } ?? "") + v.formatSpecifier
+                out += "%" + ((position ?? v.argument).map { "\($0)$" } ?? "") + v.formatSpecifier
             } else {
                 out += "%@"
             }

@@ -94,6 +94,13 @@ struct CatalogLookupTests {
                 "seconds": PluralSubstitution(argument: 2, formatSpecifier: "d", variants: [.other: "%d秒"]),
             ])])])
         #expect(ja.string(for: "s", arguments: [.int(3), .int(7)])?.text == "7秒で3編")
+        // Positional tokens (stringsdict `%2$#@x@`) take the argument they name.
+        let positional = CatalogLookup(chain: [CompiledCatalog(table: "T", locale: "en", strings: [
+            "s": .substitutions(format: "%2$#@seconds@, %1$#@sonnets@", variables: [
+                "sonnets": PluralSubstitution(formatSpecifier: "d", variants: [.one: "%d sonnet", .other: "%d sonnets"]),
+                "seconds": PluralSubstitution(formatSpecifier: "d", variants: [.one: "%d second", .other: "%d seconds"]),
+            ])])])
+        #expect(positional.string(for: "s", arguments: [.int(1), .int(9)])?.text == "9 seconds, 1 sonnet")
         // A literal percent in the chosen text survives.
         let pct = CatalogLookup(chain: [CompiledCatalog(table: "T", locale: "en", strings: [
             "p": .substitutions(format: "%#@n@ done", variables: [

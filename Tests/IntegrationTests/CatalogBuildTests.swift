@@ -182,14 +182,15 @@ struct CatalogBuildTests {
     /// Publishes a good version, then each broken variant: each must fail with the expected
     /// diagnostic and leave the published directory byte for byte as it was.
     func expectRejected(
-        _ files: [String: String], _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation
+        _ files: [String: String], _ expected: [String], english: String = CatalogBuildTests.englishPlurals,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let dir = Harness.tempDir()
         defer { Harness.cleanup(dir) }
-        let good = content(["en/Localizable.strings": Self.english, "en/Localizable.stringsdict": Self.englishPlurals], in: dir + "/good")
+        let good = content(["en/Localizable.strings": Self.english, "en/Localizable.stringsdict": english], in: dir + "/good")
         #expect(try publish(good, dir + "/public").status == 0, sourceLocation: sourceLocation)
         let before = Harness.snapshot(dir + "/public")
-        var all = ["en/Localizable.strings": Self.english, "en/Localizable.stringsdict": Self.englishPlurals]
+        var all = ["en/Localizable.strings": Self.english, "en/Localizable.stringsdict": english]
         for (k, v) in files { all[k] = v }
         let bad = content(all, in: dir + "/bad")
         let r = try publish(bad, dir + "/public")
@@ -215,6 +216,54 @@ struct CatalogBuildTests {
         try expectRejected(
             ["de/Localizable.strings": "\"reader.position\" = \"Sonett %2$@ von %1$d\";"],
             ["\"reader.position\": format specifiers"])
+    }
+
+    static func twoCounts(_ format: String, first: (String, String) = ("sonnets", "d"), second: (String, String) = ("seconds", "d")) -> String {
+        func variable(_ v: (String, String)) -> String {
+            """
+            <key>\(v.0)</key>
+            <dict>
+                <key>NSStringFormatSpecTypeKey</key><string>NSStringPluralRuleType</string>
+                <key>NSStringFormatValueTypeKey</key><string>\(v.1)</string>
+                <key>one</key><string>%\(v.1) \(v.0)</string>
+                <key>other</key><string>%\(v.1) \(v.0)</string>
+            </dict>
+            """
+        }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0">
+            <dict>
+                <key>sync.summary</key>
+                <dict>
+                    <key>NSStringLocalizedFormatKey</key><string>\(format)</string>
+                    \(variable(first))
+                    \(variable(second))
+                </dict>
+            </dict>
+            </plist>
+            """
+    }
+
+    @Test("several counts in one string: positional tokens may reorder, a count's type must match")
+    func substitutionFormats() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let c = content([
+            "en/Localizable.strings": Self.english,
+            "en/Localizable.stringsdict": Self.twoCounts("Downloaded %#@sonnets@ in %#@seconds@"),
+            "fr/Localizable.stringsdict": Self.twoCounts("En %2$#@seconds@ : %1$#@sonnets@"),
+        ], in: dir)
+        let r = try publish(c, dir + "/public")
+        #expect(r.status == 0, "\(r.stderr)")
+        let m = try Harness.verifyPublished(dir + "/public")
+        let fr = try catalog(dir + "/public", m, "catalogs/fr/Localizable.plist")
+        let lookup = CatalogLookup(chain: [fr])
+        #expect(lookup.string(for: "sync.summary", arguments: [.int(3), .int(1)])?.text == "En 1 seconds : 3 sonnets")
+        try expectRejected(
+            ["fr/Localizable.stringsdict": Self.twoCounts("En %2$#@seconds@ : %1$#@sonnets@", second: ("seconds", "@"))],
+            ["content/catalogs/fr/Localizable.stringsdict:", "\"sync.summary\": format specifiers do not match"],
+            english: Self.twoCounts("Downloaded %#@sonnets@ in %#@seconds@"))
     }
 
     @Test("plural variants must fit the locale: CLDR categories, `other`, nplurals")

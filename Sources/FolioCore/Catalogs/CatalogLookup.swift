@@ -119,10 +119,18 @@ package struct CatalogLookup: Sendable {
                 chars = chars.dropFirst()
                 continue
             }
-            if chars.starts(with: "#@".unicodeScalars), let end = chars.dropFirst(2).firstIndex(of: "@") {
-                let name = String(Substring(chars[chars.index(chars.startIndex, offsetBy: 2)..<end]))
-                chars = chars[chars.index(after: end)...]
-                let index = variables[name]?.argument.map { $0 - 1 } ?? nextArgument
+            // A positional token, `%2$#@name@`, names its argument itself.
+            var token = chars
+            var position: Int?
+            let digits = token.prefix { ("0"..."9").contains($0) }
+            if !digits.isEmpty, token.dropFirst(digits.count).first == "$", let n = Int(String(String.UnicodeScalarView(digits))), n >= 1 {
+                position = n
+                token = token.dropFirst(digits.count + 1)
+            }
+            if token.starts(with: "#@".unicodeScalars), let end = token.dropFirst(2).firstIndex(of: "@") {
+                let name = String(Substring(token[token.index(token.startIndex, offsetBy: 2)..<end]))
+                chars = token[token.index(after: end)...]
+                let index = position.map { $0 - 1 } ?? variables[name]?.argument.map { $0 - 1 } ?? nextArgument
                 nextArgument += 1
                 guard let variable = variables[name] else {
                     out += "%%#@\(name)@"
