@@ -274,36 +274,23 @@ enum Validation {
     }
 
     /// A substitution format with each `%#@name@` (or positional `%2$#@name@`) token replaced by
-    /// `%<specifier>`, positional when the token or the variable says.
+    /// `%<specifier>`, positional when the token or the variable says. A format that does not parse
+    /// is returned as it is: the comparison then reports it.
     static func expandTokens(_ format: String, _ variables: [String: PluralSubstitution]) -> String {
+        guard let specs = try? FormatSpecifier.parse(format) else { return format }
         var out = ""
         var rest = Substring(format)
-        while let percent = rest.firstIndex(of: "%") {
-            out += rest[..<percent]
-            var after = rest[rest.index(after: percent)...]
-            if after.first == "%" {
-                out += "%%"
-                rest = after.dropFirst()
-                continue
-            }
-            let digits = after.prefix { $0.isASCII && $0.isNumber }
-            var position: Int?
-            if !digits.isEmpty, after.dropFirst(digits.count).first == "$" {
-                position = Int(digits)
-                after = after.dropFirst(digits.count + 1)
-            }
-            guard after.hasPrefix("#@"), let end = after.dropFirst(2).firstIndex(of: "@") else {
-                out += "%"
-                rest = rest[rest.index(after: percent)...]
-                continue
-            }
-            let name = String(after[after.index(after.startIndex, offsetBy: 2)..<end])
+        var consumed = 0  // characters of `format` already copied or replaced
+        for spec in specs {
+            guard let name = spec.variable else { continue }
+            out += rest.prefix(spec.offset - consumed)
+            rest = rest.dropFirst(spec.offset - consumed + spec.text.count)
+            consumed = spec.offset + spec.text.count
             if let v = variables[name] {
-                out += "%" + ((position ?? v.argument).map { "\($0)$" } ?? "") + v.formatSpecifier
+                out += "%" + ((spec.argument ?? v.argument).map { "\($0)$" } ?? "") + v.formatSpecifier
             } else {
                 out += "%@"
             }
-            rest = after[after.index(after: end)...]
         }
         return out + rest
     }

@@ -171,13 +171,13 @@ enum Steps {
         // One that does not inflate to the object (damaged on disk) is compressed again and replaced.
         let objects = ctx.config.outputDir + "/objects/"
         let compressed = Parallel.map(ctx.artifacts.map { ($0.bytes, objects + $0.sha256 + ".plist.gz") }) { bytes, gzPath in
-            if let existing = try? FileIO.read(gzPath) {
-                if (try? Gzip.decompress(existing, maxSize: bytes.count)) == bytes {
-                    return Result<(gz: [UInt8], replace: Bool), GzipError>.success((existing, false))
-                }
-                return Result { () throws(GzipError) in (try Gzip.compressInChunks(bytes, level: bytes.count > 128 * 1024 ? 6 : 9), true) }
+            let existing = try? FileIO.read(gzPath)
+            if let existing, (try? Gzip.decompress(existing, maxSize: bytes.count)) == bytes {
+                return Result<(gz: [UInt8], replace: Bool), GzipError>.success((existing, false))
             }
-            return Result { () throws(GzipError) in (try Gzip.compressInChunks(bytes, level: bytes.count > 128 * 1024 ? 6 : 9), false) }
+            return Result { () throws(GzipError) in
+                (try Gzip.compressInChunks(bytes, level: bytes.count > 128 * 1024 ? 6 : 9), existing != nil)
+            }
         }
         for i in ctx.artifacts.indices {
             let (gz, replace) = try compressed[i].get()

@@ -121,9 +121,7 @@ struct ReadCommand: AsyncParsableCommand {
     @Option(help: "The language of the labels (default: LC_ALL, LC_MESSAGES, then LANG).") var locale: String?
 
     func validate() throws {
-        if let locale, LocaleTag(locale) == nil {
-            throw ValidationError("--locale '\(locale)' is not a locale: give a BCP 47 tag or POSIX name like fr or pt_BR")
-        }
+        try ReaderLocale.validate(locale)
         guard Self.parseNumber(number) != nil else {
             throw ValidationError("'\(number)' is not a sonnet number: give a number like 18 or a Roman numeral like XVIII")
         }

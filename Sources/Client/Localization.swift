@@ -1,8 +1,16 @@
+import ArgumentParser
 import FolioCore
 import Foundation
 
 /// The reader's locale: `--locale`, else `LC_ALL`, `LC_MESSAGES`, `LANG` (POSIX order); nil for C/POSIX or unset.
 enum ReaderLocale {
+    /// Rejects a `--locale` that is not a locale tag.
+    static func validate(_ option: String?) throws {
+        if let option, LocaleTag(option) == nil {
+            throw ValidationError("--locale '\(option)' is not a locale: give a BCP 47 tag or POSIX name like fr, pt-BR or es_MX")
+        }
+    }
+
     static func requested(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> LocaleTag? {
         if let option { return LocaleTag(option) }
         for name in ["LC_ALL", "LC_MESSAGES", "LANG"] {

@@ -22,11 +22,7 @@ struct StringsCommand: AsyncParsableCommand {
     @Flag(help: "Say where the data came from.") var verbose = false
     @Flag(help: "Read only what is on disk (cache or seed).") var offline = false
 
-    func validate() throws {
-        if let locale, LocaleTag(locale) == nil {
-            throw ValidationError("--locale '\(locale)' is not a locale: give a BCP 47 tag or POSIX name like fr, pt-BR or es_MX")
-        }
-    }
+    func validate() throws { try ReaderLocale.validate(locale) }
 
     func run() async throws {
         let view = try await resolveView(options, refresh: !offline)

@@ -7,9 +7,7 @@ import Testing
 struct ClientStringsTests {
     /// Runs folio with a chosen locale environment (nothing inherited from the test runner's).
     static func folio(_ args: [String], cache: String, edge: String, lang: String? = nil, lcAll: String? = nil) throws -> Harness.Output {
-        try Harness.run(ClientTest.folioPath, args + ["--cache-dir", cache, "--edge", edge], env: [
-            "FOLIO_EDGE": "", "FOLIO_CACHE_DIR": "", "LC_ALL": lcAll ?? "", "LC_MESSAGES": "", "LANG": lang ?? "",
-        ])
+        try ClientTest.folio(args, cache: cache, edge: edge, env: ["LC_ALL": lcAll ?? "", "LANG": lang ?? ""])
     }
 
     /// A synced cache of the repository's content.

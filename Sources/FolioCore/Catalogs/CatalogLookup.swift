@@ -99,56 +99,38 @@ package struct CatalogLookup: Sendable {
         }
     }
 
-    /// Replaces each `%#@name@` with its variable's plural text for the argument it consumes, then
-    /// formats the rest with the arguments the tokens did not consume.
+    /// Replaces each `%#@name@` (or `%2$#@name@`) with its variable's plural text for the argument it
+    /// consumes, then formats the rest with the arguments the tokens did not consume.
     private func renderSubstitutions(
         _ format: String, _ variables: [String: PluralSubstitution], rules: PluralRules, arguments: [FormatArgument]
     ) -> String {
+        guard let specs = try? FormatSpecifier.parse(format) else { return FormatSpecifier.format(format, arguments) }
         var out = ""
+        var rest = Substring(format)
+        var copied = 0  // characters of `format` already copied or replaced
         var consumed = Set<Int>()
         var nextArgument = 0
-        var chars = format.unicodeScalars[...]
-        while let c = chars.first {
-            chars = chars.dropFirst()
-            guard c == "%" else {
-                out.unicodeScalars.append(c)
+        for spec in specs {
+            guard let name = spec.variable else {
+                nextArgument += 1  // an ordinary specifier: it consumes the next argument
                 continue
             }
-            if chars.first == "%" {
-                out += "%%"
-                chars = chars.dropFirst()
-                continue
-            }
-            // A positional token, `%2$#@name@`, names its argument itself.
-            var token = chars
-            var position: Int?
-            let digits = token.prefix { ("0"..."9").contains($0) }
-            if !digits.isEmpty, token.dropFirst(digits.count).first == "$", let n = Int(String(String.UnicodeScalarView(digits))), n >= 1 {
-                position = n
-                token = token.dropFirst(digits.count + 1)
-            }
-            if token.starts(with: "#@".unicodeScalars), let end = token.dropFirst(2).firstIndex(of: "@") {
-                let name = String(Substring(token[token.index(token.startIndex, offsetBy: 2)..<end]))
-                chars = token[token.index(after: end)...]
-                let index = position.map { $0 - 1 } ?? variables[name]?.argument.map { $0 - 1 } ?? nextArgument
-                nextArgument += 1
-                guard let variable = variables[name] else {
-                    out += "%%#@\(name)@"
-                    continue
-                }
-                consumed.insert(index)
-                let n = count(arguments, at: index)
-                let text = pick(variable.variants, count: n, rules: rules)
-                let single = index < arguments.count ? [arguments[index]] : []
-                out += FormatSpecifier.format(text, single).replacingPercents()
-                continue
-            }
-            // An ordinary specifier: it consumes the next argument.
-            out.unicodeScalars.append(c)
+            out += rest.prefix(spec.offset - copied)
+            rest = rest.dropFirst(spec.offset - copied + spec.text.count)
+            copied = spec.offset + spec.text.count
+            let index = (spec.argument ?? variables[name]?.argument).map { $0 - 1 } ?? nextArgument
             nextArgument += 1
+            guard let variable = variables[name] else {
+                out += "%" + spec.text  // left as written, and printed so
+                continue
+            }
+            consumed.insert(index)
+            let text = pick(variable.variants, count: count(arguments, at: index), rules: rules)
+            out += FormatSpecifier.format(text, index < arguments.count ? [arguments[index]] : []).replacingPercents()
         }
-        let rest = arguments.enumerated().filter { !consumed.contains($0.offset) }.map(\.element)
-        return FormatSpecifier.format(out, rest)
+        out += rest
+        let remaining = arguments.enumerated().filter { !consumed.contains($0.offset) }.map(\.element)
+        return FormatSpecifier.format(out, remaining)
     }
 }
 

@@ -644,7 +644,7 @@ struct XLIFFReader {
             var firstTarget: xmlNodePtr?
             let translate = Self.attribute(file, "translate") ?? "yes"
             for body in children(file) where Self.name(body) == "body" {
-                group12(body, translate: translate, depth: 0, into: &units, firstTarget: &firstTarget)
+                group(body, version20: false, translate: translate, depth: 0, into: &units, firstTarget: &firstTarget)
             }
             if let locale = Self.nonEmpty(file, "target-language") {
                 let i = sectionIndex(locale, at: position(ofAttribute: "target-language", on: file))
@@ -655,9 +655,11 @@ struct XLIFFReader {
         }
     }
 
-    /// Reads the units of a 1.2 `<body>` or `<group>`, nested groups included; `translate` is inherited.
-    mutating func group12(
-        _ node: xmlNodePtr, translate: String, depth: Int, into units: inout [XLIFFRawUnit], firstTarget: inout xmlNodePtr?
+    /// Reads the units of a 1.2 `<body>` or 2.0 `<file>`, and of its `<group>`s at any depth
+    /// (`<trans-unit>` in 1.2, `<unit>` in 2.0); `translate` is inherited.
+    mutating func group(
+        _ node: xmlNodePtr, version20: Bool, translate: String, depth: Int, into units: inout [XLIFFRawUnit],
+        firstTarget: inout xmlNodePtr?
     ) {
         guard depth < Self.maxDepth else {
             error(node, "groups nest deeper than \(Self.maxDepth); flatten the <group>s")
@@ -665,10 +667,13 @@ struct XLIFFReader {
         }
         for child in children(node) {
             let inherited = Self.attribute(child, "translate") ?? translate
-            switch Self.name(child) {
-            case "group": group12(child, translate: inherited, depth: depth + 1, into: &units, firstTarget: &firstTarget)
-            case "trans-unit":
+            switch (Self.name(child), version20) {
+            case ("group", _):
+                group(child, version20: version20, translate: inherited, depth: depth + 1, into: &units, firstTarget: &firstTarget)
+            case ("trans-unit", false):
                 if let unit = unit12(child, translate: inherited, firstTarget: &firstTarget) { units.append(unit) }
+            case ("unit", true):
+                if let unit = unit20(child, translate: inherited, firstTarget: &firstTarget) { units.append(unit) }
             default: break
             }
         }
@@ -747,32 +752,15 @@ struct XLIFFReader {
         var units: [XLIFFRawUnit] = []
         var firstTarget: xmlNodePtr?
         for file in children(root) where Self.name(file) == "file" {
-            group20(file, translate: Self.attribute(file, "translate") ?? "yes", depth: 0, into: &units, firstTarget: &firstTarget)
+            group(
+                file, version20: true, translate: Self.attribute(file, "translate") ?? "yes", depth: 0, into: &units,
+                firstTarget: &firstTarget)
         }
         if let locale {
             let i = sectionIndex(locale, at: position(ofAttribute: "trgLang", on: root))
             sections[i].units += units
         } else if let target = firstTarget {
             error(root, "<xliff> has no trgLang but the file has <target> elements (the first at line \(position(target).line)); add trgLang=\"…\" (a BCP 47 tag such as \"pt-BR\") to <xliff>")
-        }
-    }
-
-    /// Reads the units of a 2.0 `<file>` or `<group>`, nested groups included; `translate` is inherited.
-    mutating func group20(
-        _ node: xmlNodePtr, translate: String, depth: Int, into units: inout [XLIFFRawUnit], firstTarget: inout xmlNodePtr?
-    ) {
-        guard depth < Self.maxDepth else {
-            error(node, "groups nest deeper than \(Self.maxDepth); flatten the <group>s")
-            return
-        }
-        for child in children(node) {
-            let inherited = Self.attribute(child, "translate") ?? translate
-            switch Self.name(child) {
-            case "group": group20(child, translate: inherited, depth: depth + 1, into: &units, firstTarget: &firstTarget)
-            case "unit":
-                if let unit = unit20(child, translate: inherited, firstTarget: &firstTarget) { units.append(unit) }
-            default: break
-            }
         }
     }
 
