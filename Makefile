@@ -12,9 +12,9 @@ BENCH_BUILD := .build-bench
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld
 DEBUG      := .build/debug
 
-# Debian packages: build (zlib, libxml2, pkg-config), tests (plistutil, python3, curl),
+# Debian packages: build (zlib, libdeflate, libxml2, pkg-config), tests (plistutil, python3, curl),
 # and the reference programs `make bench` compares against.
-BUILD_PKGS := zlib1g-dev libxml2-dev pkgconf
+BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf
 TEST_PKGS  := libplist-utils python3 curl
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine
 

@@ -22,7 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
     ],
     targets: [
-        .systemLibrary(name: "CFolioSystem", path: "Shims/CFolioSystem", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CFolioSystem", path: "Shims/CFolioSystem", providers: [.apt(["zlib1g-dev", "libdeflate-dev"])]),
         .systemLibrary(
             name: "CLibXML2", path: "Shims/CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),

@@ -43,10 +43,60 @@ struct CatalogSourceFile: Sendable {
     var bytes: [UInt8]
 }
 
-/// What the catalog steps produce.
+/// What the catalog steps produce: the compiled catalogs, and the format and plural checks on
+/// their messages, which the Builder runs while it encodes and compresses the catalogs (the
+/// published bytes do not depend on them; a failed check only stops the publish).
 struct CatalogOutput: Sendable {
     var catalogs: [CompiledCatalog]
     var index: CatalogIndex
+    var checks: [CatalogCheck]
+
+    /// Runs every check; large tables are checked in parts on all cores when `parallel`.
+    func check(parallel: Bool) -> Diagnostics {
+        let parts = checks.flatMap { $0.parts(parallel ? Parallel.cores : 1) }
+        var diags = Diagnostics()
+        for found in Parallel.map(parts, { $0.run() }) { diags.append(found) }
+        return diags
+    }
+}
+
+/// The checks on one table in one locale (or a part of it): each message against its source.
+struct CatalogCheck: Sendable {
+    var table: String
+    var locale: LocaleTag
+    var isDevelopment: Bool
+    var reference: [String: CatalogSources.Located]?
+    var rules: PluralRules
+    var gettext: PluralFormsExpression?
+    var messages: ArraySlice<CatalogSources.Located>
+
+    /// This check cut into up to `count` parts of at least 1,024 messages.
+    func parts(_ count: Int) -> [CatalogCheck] {
+        let size = max(1024, (messages.count + count - 1) / max(count, 1))
+        guard messages.count > size else { return [self] }
+        return stride(from: messages.startIndex, to: messages.endIndex, by: size).map { start in
+            var part = self
+            part.messages = messages[start..<min(start + size, messages.endIndex)]
+            return part
+        }
+    }
+
+    func run() -> Diagnostics {
+        var found = Diagnostics()
+        for located in messages {
+            guard let value = located.message.value else { continue }
+            // The development language's text for the key; else the file's own source text, unless
+            // that is only a key (key-based gettext msgids, xcstrings keys): then it has no '%'.
+            let fileSource = located.message.source.flatMap { s in
+                Validation.referenceText(s)?.utf8.contains(UInt8(ascii: "%")) == true ? s : nil
+            }
+            // The development language has no reference but its own files' source text (a
+            // classic gettext msgid), which msgfmt --check compares too.
+            let source = isDevelopment ? fileSource : (reference?[located.message.key]?.message.value ?? fileSource)
+            Validation.check(value, source: source, locale: locale, rules: rules, gettext: gettext, at: located, into: &found)
+        }
+        return found
+    }
 }
 
 /// Finding, validating and compiling `content/catalogs/`.
@@ -107,7 +157,7 @@ enum CatalogSources {
     }
 
     /// One key of one locale's table, with where it came from.
-    struct Located {
+    struct Located: Sendable {
         var message: CatalogMessage
         var path: String
         var position: String { "\(path):\(message.line):\(message.column)" }
@@ -118,6 +168,8 @@ enum CatalogSources {
         var locale: LocaleTag
         var table: String
         var messages: [String: Located] = [:]
+        /// The same messages in the order they were read (files in path order, then file order).
+        var ordered: [Located] = []
         var pluralForms: PluralFormsExpression?
         var pluralFormsPath: String?
         var firstPath: String
@@ -129,10 +181,11 @@ enum CatalogSources {
         static func < (a: TableKey, b: TableKey) -> Bool { (a.table, a.locale) < (b.table, b.locale) }
     }
 
-    /// Parses, merges, validates and compiles; nil when there were errors (all reported).
+    /// Parses, merges and compiles, reporting what the files and their coverage show; the format
+    /// and plural checks are left to ``CatalogOutput/check(parallel:)``. nil when there are no
+    /// catalogs; the output is only to be published when no error was reported.
     static func compile(_ files: [CatalogSourceFile], developmentLanguage devText: String, into diags: inout Diagnostics) -> CatalogOutput? {
         guard !files.isEmpty else { return nil }
-        let errorsBefore = diags.errorCount
         guard let dev = LocaleTag(devText) else {
             diags.error(files[0].path, 1, 1, "the development language '\(devText)' is not a valid locale tag")
             return nil
@@ -177,15 +230,19 @@ enum CatalogSources {
                         table.pluralFormsPath = file.path
                     }
                 }
+                table.messages.reserveCapacity(table.messages.count + section.messages.count)
+                table.ordered.reserveCapacity(table.ordered.count + section.messages.count)
                 for var message in section.messages {
-                    message.value = message.value?.resolvingXcodeArgPlaceholders
-                    message.source = message.source?.resolvingXcodeArgPlaceholders
+                    if message.value?.hasSubstitutions == true { message.value = message.value?.resolvingXcodeArgPlaceholders }
+                    if message.source?.hasSubstitutions == true { message.source = message.source?.resolvingXcodeArgPlaceholders }
                     let located = Located(message: message, path: file.path)
-                    if let first = table.messages[message.key] {
+                    // One hash lookup for the usual case; a duplicate puts the first one back.
+                    if let first = table.messages.updateValue(located, forKey: message.key) {
+                        table.messages[message.key] = first
                         diags.error(file.path, message.line, message.column, "duplicate key \"\(message.key)\" for \(locale)/\(file.table): first defined at \(first.position); keep one")
                         continue
                     }
-                    table.messages[message.key] = located
+                    table.ordered.append(located)
                 }
                 tables[key] = table
             }
@@ -201,37 +258,40 @@ enum CatalogSources {
         }
 
         var catalogs: [CompiledCatalog] = []
+        var checks: [CatalogCheck] = []
         var coverage: [String: [String: CatalogIndex.Coverage]] = [:]
         for key in tables.keys.sorted() {
             let table = tables[key]!
             let ref = reference[key.table]
             let isDev = key.locale == dev.description
-            let rules = PluralRules(tag: table.locale)
             var strings: [String: CatalogValue] = [:]
-            for name in table.messages.keys.sorted() {
-                let located = table.messages[name]!
+            strings.reserveCapacity(table.ordered.count)
+            // Keys translated here that have a translation in the development language (all of
+            // them, in the development language itself).
+            var translated = 0
+            for located in table.ordered {
                 guard let value = located.message.value else { continue }
-                if !isDev, let ref, ref.messages[name] == nil {
-                    diags.warning(located.path, located.message.line, located.message.column, "key \"\(name)\" is not in the development language's \(key.table); it is published but no other locale has it")
+                let name = located.message.key
+                if isDev {
+                    translated += 1
+                } else if let ref {
+                    if let refMessage = ref.messages[name] {
+                        if refMessage.message.value != nil { translated += 1 }
+                    } else {
+                        diags.warning(located.path, located.message.line, located.message.column, "key \"\(name)\" is not in the development language's \(key.table); it is published but no other locale has it")
+                    }
                 }
-                // The development language's text for the key; else the file's own source text, unless
-                // that is only a key (key-based gettext msgids, xcstrings keys): then it has no '%'.
-                let fileSource = located.message.source.flatMap { s in
-                    Validation.referenceText(s)?.utf8.contains(UInt8(ascii: "%")) == true ? s : nil
-                }
-                let source = ref?.messages[name]?.message.value ?? fileSource
-                // The development language has no reference but its own files' source text (a
-                // classic gettext msgid), which msgfmt --check compares too.
-                Validation.check(value, source: isDev ? fileSource : source, locale: table.locale, rules: rules,
-                                 gettext: table.pluralForms, at: located, into: &diags)
                 strings[name] = value
             }
+            checks.append(CatalogCheck(
+                table: key.table, locale: table.locale, isDevelopment: isDev, reference: ref?.messages,
+                rules: PluralRules(tag: table.locale), gettext: table.pluralForms, messages: table.ordered[...]))
             if strings.isEmpty {
                 diags.warning(table.firstPath, 1, 1, "\(key.locale)/\(key.table) has no translated keys; nothing is published for it")
                 continue
             }
-            let total = ref?.messages.values.count { $0.message.value != nil } ?? strings.count
-            let translated = ref.map { r in r.messages.keys.count { r.messages[$0]?.message.value != nil && strings[$0] != nil } } ?? strings.count
+            let total = isDev ? strings.count : (ref?.messages.values.count { $0.message.value != nil } ?? strings.count)
+            if ref == nil { translated = strings.count }
             coverage[key.locale, default: [:]][key.table] = CatalogIndex.Coverage(translated: translated, total: total)
             if translated < total, let ref {
                 let missing = ref.messages.keys.filter { ref.messages[$0]?.message.value != nil && strings[$0] == nil }.sorted()
@@ -243,11 +303,10 @@ enum CatalogSources {
                 pluralForms: strings.values.contains(where: Validation.usesGettext) ? table.pluralForms?.text : nil,
                 strings: strings))
         }
-        guard diags.errorCount == errorsBefore else { return nil }
         let index = CatalogIndex(
             developmentLanguage: dev.description, tables: tableNames,
             locales: Set(catalogs.map(\.locale)).sorted(), coverage: coverage)
-        return CatalogOutput(catalogs: catalogs, index: index)
+        return CatalogOutput(catalogs: catalogs, index: index, checks: checks)
     }
 }
 

@@ -25,7 +25,10 @@ struct Diagnostics: Sendable {
         all.append(Diagnostic(path: path, line: line, column: column, severity: .warning, message: message))
     }
 
-    /// The diagnostics in file, line, column order.
+    /// Adds everything `other` found.
+    mutating func append(_ other: Diagnostics) { all += other.all }
+
+    /// The diagnostics in file, line, column order (a stable sort: the order found at one position).
     var sorted: [Diagnostic] {
         all.sorted { ($0.path, $0.line, $0.column) < ($1.path, $1.line, $1.column) }
     }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 @main
-struct FolioBuild: AsyncParsableCommand {
+struct FolioBuild: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio-build",
         abstract: "Compile content/ into versioned, content-addressed binary plists in public/.")
@@ -17,7 +17,7 @@ struct FolioBuild: AsyncParsableCommand {
     @Option(help: "Also write the published version as the client's bundled seed (Swift source).")
     var seed: String?
 
-    func run() async throws {
+    func run() throws {
         let config = BuildConfiguration(
             contentDir: content, outputDir: output, sourceRevision: sourceRevision,
             environment: ProcessInfo.processInfo.environment, quiet: quiet,

@@ -43,9 +43,8 @@ struct Pipeline: Sendable {
 
     static let standard = Pipeline(steps: [
         Step(name: "load", run: Steps.load),
-        Step(name: "validate", run: Steps.validate),
-        Step(name: "compile", run: Steps.compile),
-        Step(name: "compress", run: Steps.compress),
+        Step(name: "parse", run: Steps.parse),
+        Step(name: "check + compile", run: Steps.checkAndCompile),
         Step(name: "write objects", run: Steps.writeObjects),
         Step(name: "write manifest", run: Steps.writeManifest),
     ])
@@ -129,7 +128,9 @@ enum Steps {
         }
     }
 
-    static func validate(_ ctx: inout BuildContext) throws {
+    /// Parses the sonnets and the catalogs and compiles the catalogs. When that finds errors, the
+    /// catalogs' checks run too, so that one run reports every problem, and the build stops.
+    static func parse(_ ctx: inout BuildContext) throws {
         for file in ctx.sonnetFiles {
             if let s = SonnetSource.parse(path: file.path, fileNumber: file.number, bytes: file.bytes, into: &ctx.diagnostics) {
                 ctx.sonnets.append(s)
@@ -141,49 +142,71 @@ enum Steps {
         if ctx.sonnetFiles.isEmpty && ctx.hasSonnets {
             ctx.diagnostics.error(ctx.config.contentDir + "/sonnets", 1, 1, "no sonnet files found; add NNN.txt files")
         }
-        if ctx.diagnostics.errorCount > 0 { throw ValidationFailed(errors: ctx.diagnostics.errorCount) }
         ctx.sonnets.sort { $0.number < $1.number }
+        if ctx.diagnostics.errorCount > 0 {
+            if let catalogs = ctx.catalogs { ctx.diagnostics.append(catalogs.check(parallel: true)) }
+            throw ValidationFailed(errors: ctx.diagnostics.errorCount)
+        }
     }
 
-    static func compile(_ ctx: inout BuildContext) throws {
+    /// Runs the catalogs' format and plural checks and, at the same time, encodes and compresses
+    /// every object: the bytes do not depend on the checks, which only decide whether to publish.
+    static func checkAndCompile(_ ctx: inout BuildContext) throws {
+        let catalogs = ctx.catalogs
+        let (sonnets, objects) = (ctx.sonnets, ctx.config.outputDir + "/objects/")
+        let (found, artifacts) = Parallel.both(
+            { catalogs?.check(parallel: false) ?? Diagnostics() },
+            { Result { () throws(GzipError) in try compress(compile(sonnets: sonnets, catalogs: catalogs), objects: objects) } })
+        ctx.diagnostics.append(found)
+        if ctx.diagnostics.errorCount > 0 { throw ValidationFailed(errors: ctx.diagnostics.errorCount) }
+        ctx.artifacts = try artifacts.get()
+    }
+
+    /// Every object's plist bytes and hash.
+    static func compile(sonnets: [Sonnet], catalogs: CatalogOutput?) -> [Artifact] {
+        var artifacts: [Artifact] = []
         func add(_ path: String, _ value: PlistValue, locale: String? = nil) {
             let bytes = BinaryPlist.encode(value)
-            ctx.artifacts.append(Artifact(path: path, bytes: bytes, sha256: ContentHash.sha256Hex(bytes), locale: locale))
+            artifacts.append(Artifact(path: path, bytes: bytes, sha256: ContentHash.sha256Hex(bytes), locale: locale))
         }
-        for s in ctx.sonnets { add(SonnetPaths.sonnet(s.number), s.plist) }
-        if !ctx.sonnets.isEmpty {
-            add(SonnetPaths.index, .array(ctx.sonnets.map(\.indexPlist)))
-            add(SonnetPaths.all, .array(ctx.sonnets.map(\.plist)))
+        for s in sonnets { add(SonnetPaths.sonnet(s.number), s.plist) }
+        if !sonnets.isEmpty {
+            add(SonnetPaths.index, .array(sonnets.map(\.indexPlist)))
+            add(SonnetPaths.all, .array(sonnets.map(\.plist)))
         }
-        if let output = ctx.catalogs {
-            for catalog in output.catalogs {
+        if let catalogs {
+            for catalog in catalogs.catalogs {
                 add(CompiledCatalog.path(table: catalog.table, locale: catalog.locale), catalog.plist, locale: catalog.locale)
             }
-            add(CatalogIndex.path, output.index.plist)
+            add(CatalogIndex.path, catalogs.index.plist)
         }
+        return artifacts
     }
 
-    static func compress(_ ctx: inout BuildContext) throws {
-        // Level 9 for the usual small objects; above 128 KB level 6 is about 3x faster for ~1% more
-        // bytes, and above 256 KB the object is deflated in chunks on all cores.
-        // An object already published keeps its gzip variant: the manifest must describe the bytes on
-        // disk (another zlib or level would compress differently), and it saves the work.
-        // One that does not inflate to the object (damaged on disk) is compressed again and replaced.
-        let objects = ctx.config.outputDir + "/objects/"
-        let compressed = Parallel.map(ctx.artifacts.map { ($0.bytes, objects + $0.sha256 + ".plist.gz") }) { bytes, gzPath in
+    /// Adds each object's gzip variant (when smaller), compressing on all cores.
+    ///
+    /// Level 9 for the usual small objects; above 128 KB level 6, about 3x faster for ~1% more
+    /// bytes (libdeflate's 6 is still smaller than zlib's 9).
+    /// An object already published keeps its gzip variant: the manifest must describe the bytes on
+    /// disk (another compressor or level would compress differently), and it saves the work.
+    /// One that does not inflate to the object (damaged on disk) is compressed again and replaced.
+    static func compress(_ artifacts: [Artifact], objects: String) throws(GzipError) -> [Artifact] {
+        let compressed = Parallel.map(artifacts.map { ($0.bytes, objects + $0.sha256 + ".plist.gz") }) { bytes, gzPath in
             let existing = try? FileIO.read(gzPath)
             if let existing, (try? Gzip.decompress(existing, maxSize: bytes.count)) == bytes {
                 return Result<(gz: [UInt8], replace: Bool), GzipError>.success((existing, false))
             }
             return Result { () throws(GzipError) in
-                (try Gzip.compressInChunks(bytes, level: bytes.count > 128 * 1024 ? 6 : 9), existing != nil)
+                (try Gzip.compress(bytes, level: bytes.count > 128 * 1024 ? 6 : 9), existing != nil)
             }
         }
-        for i in ctx.artifacts.indices {
+        var artifacts = artifacts
+        for i in artifacts.indices {
             let (gz, replace) = try compressed[i].get()
-            ctx.artifacts[i].gzip = gz.count < ctx.artifacts[i].bytes.count ? gz : nil
-            ctx.artifacts[i].replaceGzip = replace
+            artifacts[i].gzip = gz.count < artifacts[i].bytes.count ? gz : nil
+            artifacts[i].replaceGzip = replace
         }
+        return artifacts
     }
 
     static func writeObjects(_ ctx: inout BuildContext) throws {

@@ -87,9 +87,11 @@ final class PublishSession {
         }
         guard !pending.isEmpty else { return }
         let perFile = pending.count <= Self.perFileSyncLimit
-        for file in pending {
-            try FileIO.writeAtomically(file.bytes, to: file.path, sync: perFile)
+        // On all cores: the writes and fsyncs of different files overlap.
+        let written = Parallel.map(pending) { file in
+            Result { () throws(FileError) in try FileIO.writeAtomically(file.bytes, to: file.path, sync: perFile) }
         }
+        for result in written { try result.get() }
         objectsWritten = pending.count
         if !perFile { try FileIO.syncFileSystem(containing: root + "/objects") }
         try FileIO.syncDirectory(root + "/objects")

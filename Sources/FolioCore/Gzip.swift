@@ -6,91 +6,118 @@ package struct GzipError: Error, CustomStringConvertible, Sendable {
     package var description: String
 }
 
-/// gzip (RFC 1952) over zlib: deterministic output (no name, mtime 0) for reproducible builds.
+/// gzip (RFC 1952): compressed by libdeflate, inflated by zlib (streaming, with a size limit).
+///
+/// libdeflate compresses whole buffers, which is what an object is, 2 to 2.5 times faster than zlib
+/// at the same level and a few percent smaller (measured on a 850 KB catalog: level 6 in 10 ms for
+/// 193,516 bytes against zlib's 25 ms for 203,179). Its output is deterministic for a given level and
+/// library version; the header carries no name and mtime 0, so builds are reproducible.
 package enum Gzip {
-    /// Compresses `input` at `level` (9 = best) into a gzip member.
-    package static func compress(_ input: [UInt8], level: Int32 = 9) throws(GzipError) -> [UInt8] {
-        var stream = z_stream()
-        var rc = deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        guard rc == Z_OK else { throw GzipError(description: "gzip: deflateInit2 failed (\(rc))") }
-        defer { deflateEnd(&stream) }
-        let bound = Int(deflateBound(&stream, UInt(input.count))) + 32
-        var output = [UInt8](repeating: 0, count: bound)
-        var input = input
-        rc = input.withUnsafeMutableBufferPointer { inBuf in
-            output.withUnsafeMutableBufferPointer { outBuf in
-                stream.next_in = inBuf.baseAddress
-                stream.avail_in = UInt32(inBuf.count)
-                stream.next_out = outBuf.baseAddress
-                stream.avail_out = UInt32(outBuf.count)
-                return deflate(&stream, Z_FINISH)
-            }
-        }
-        guard rc == Z_STREAM_END else { throw GzipError(description: "gzip: deflate failed (\(rc))") }
-        output.removeSubrange(Int(stream.total_out)...)
-        return output
-    }
+    /// The highest level; 10 to 12 are libdeflate's slow near-optimal parsing.
+    package static let maxLevel: Int32 = 12
 
-    /// Inputs above this size are deflated as independent chunks of this size, in parallel.
+    /// Inputs larger than this are compressed in chunks of this size on all cores.
     package static let chunkSize = 256 * 1024
 
-    /// Like ``compress(_:level:)``, but an input larger than ``chunkSize`` is split into chunks of
-    /// that size, deflated on all cores (each primed with the 32 KB before it as its dictionary, so
-    /// the ratio barely changes) and joined into one gzip member, as pigz does. The chunking depends
+    /// Compresses `input` at `level` (1 = fastest, 6 = default, 9 = zlib's best, up to 12) into one
+    /// gzip member.
+    ///
+    /// An input larger than ``chunkSize`` is cut into chunks of that size, deflated on all cores and
+    /// joined into one deflate stream, as pigz does: each chunk but the last has the final-block
+    /// bit of its last block cleared and ends with an empty stored block, so the next chunk starts
+    /// on a byte boundary. libdeflate has no preset dictionary, so each chunk starts without the
+    /// previous 32 KB as history (0.7% larger on the 850 KB benchmark catalog). The chunking depends
     /// only on the input's size, so the output is the same on every machine.
-    package static func compressInChunks(_ input: [UInt8], level: Int32 = 9) throws(GzipError) -> [UInt8] {
-        guard input.count > chunkSize else { return try compress(input, level: level) }
-        let ranges = stride(from: 0, to: input.count, by: chunkSize).map { $0..<min($0 + chunkSize, input.count) }
-        let last = ranges.count - 1
-        let parts = Parallel.map(Array(ranges.enumerated())) { (i, range) -> Result<(bytes: [UInt8], crc: UInt), GzipError> in
-            Result { () throws(GzipError) in
-                try deflateChunk(input, range, level: level, isLast: i == last)
+    package static func compress(_ input: [UInt8], level: Int32 = 9) throws(GzipError) -> [UInt8] {
+        guard (1...maxLevel).contains(level) else { throw GzipError(description: "gzip: level \(level) is not in 1...\(maxLevel)") }
+        var out: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, level >= 8 ? 2 : (level < 2 ? 4 : 0), 3]
+        if input.count <= chunkSize {
+            out += try deflate(input, 0..<input.count, level: level)
+        } else {
+            let ranges = stride(from: 0, to: input.count, by: chunkSize).map { $0..<min($0 + chunkSize, input.count) }
+            let last = ranges.count - 1
+            let parts = Parallel.map(Array(ranges.enumerated())) { i, range in
+                Result { () throws(GzipError) in
+                    var raw = try deflate(input, range, level: level)
+                    if i != last { try unfinish(&raw) }
+                    return raw
+                }
             }
+            for part in parts { out += try part.get() }
         }
-        var out: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, level >= 9 ? 2 : 0, 3]
-        var crc: UInt = 0
-        for (i, part) in parts.enumerated() {
-            let (bytes, partCRC) = try part.get()
-            out += bytes
-            crc = i == 0 ? partCRC : crc32_combine(crc, partCRC, off_t(ranges[i].count))
-        }
+        let crc = input.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
         let size = UInt32(truncatingIfNeeded: input.count)
-        for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: UInt32(crc) >> UInt32(shift))) }
-        for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: size >> UInt32(shift))) }
+        for shift: UInt32 in [0, 8, 16, 24] { out.append(UInt8(truncatingIfNeeded: crc >> shift)) }
+        for shift: UInt32 in [0, 8, 16, 24] { out.append(UInt8(truncatingIfNeeded: size >> shift)) }
         return out
     }
 
-    /// One raw-deflate chunk of `input[range]`, ending byte-aligned (or final), and its CRC-32.
-    private static func deflateChunk(
-        _ input: [UInt8], _ range: Range<Int>, level: Int32, isLast: Bool
-    ) throws(GzipError) -> (bytes: [UInt8], crc: UInt) {
+    /// `input[range]` as one complete raw deflate stream.
+    static func deflate(_ input: [UInt8], _ range: Range<Int>, level: Int32) throws(GzipError) -> [UInt8] {
+        guard let compressor = libdeflate_alloc_compressor(level) else {
+            throw GzipError(description: "gzip: cannot allocate a compressor (out of memory)")
+        }
+        defer { libdeflate_free_compressor(compressor) }
+        let bound = libdeflate_deflate_compress_bound(compressor, range.count)
+        let output = [UInt8](unsafeUninitializedCapacity: bound) { out, count in
+            count = input.withUnsafeBufferPointer { inBuf in
+                libdeflate_deflate_compress(compressor, inBuf.baseAddress! + range.lowerBound, range.count, out.baseAddress, out.count)
+            }
+        }
+        // The buffer is libdeflate's own bound, so 0 (no room) cannot happen; checked all the same.
+        guard !output.isEmpty else { throw GzipError(description: "gzip: compressed output exceeds its bound") }
+        return output
+    }
+
+    /// Makes a complete raw deflate stream continuable: clears the final-block bit of its last
+    /// block and, unless it ends on a byte boundary, pads it to one with an empty stored block.
+    ///
+    /// zlib's inflate with `Z_BLOCK` returns after each block, with `data_type` giving the unused
+    /// bits of the last byte read (the next block's header, whose first bit is the final flag,
+    /// starts right after them), 128 at a block boundary and 64 once the final block was read.
+    static func unfinish(_ raw: inout [UInt8]) throws(GzipError) {
         var stream = z_stream()
-        var rc = deflateInit2_(&stream, level, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        guard rc == Z_OK else { throw GzipError(description: "gzip: deflateInit2 failed (\(rc))") }
-        defer { deflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(range.count))) + 64)
-        var crc: UInt = 0
-        rc = input.withUnsafeBufferPointer { all in
-            let base = UnsafeMutablePointer(mutating: all.baseAddress!)
-            crc = crc32(0, base + range.lowerBound, UInt32(range.count))
-            if range.lowerBound > 0 {
-                let dictStart = max(0, range.lowerBound - 32 * 1024)
-                let r = deflateSetDictionary(&stream, base + dictStart, UInt32(range.lowerBound - dictStart))
-                if r != Z_OK { return r }
-            }
-            return output.withUnsafeMutableBufferPointer { outBuf in
-                stream.next_in = base + range.lowerBound
-                stream.avail_in = UInt32(range.count)
-                stream.next_out = outBuf.baseAddress
-                stream.avail_out = UInt32(outBuf.count)
-                return deflate(&stream, isLast ? Z_FINISH : Z_SYNC_FLUSH)
+        guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw GzipError(description: "gzip: inflateInit2 failed")
+        }
+        defer { inflateEnd(&stream) }
+        var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+        var header = (byte: 0, bit: 0)  // the header of the block being read: the first starts the stream
+        var unused = 0
+        let status: Int32 = raw.withUnsafeMutableBufferPointer { buf in
+            let base = buf.baseAddress!
+            stream.next_in = base
+            stream.avail_in = UInt32(buf.count)
+            while true {
+                let rc = scratch.withUnsafeMutableBufferPointer { s -> Int32 in
+                    stream.next_out = s.baseAddress
+                    stream.avail_out = UInt32(s.count)
+                    return inflate(&stream, Z_BLOCK)
+                }
+                guard rc == Z_OK || rc == Z_BUF_ERROR else { return rc }
+                guard stream.data_type & 128 != 0 else {
+                    if rc == Z_BUF_ERROR { return rc }  // no progress: the stream is truncated
+                    continue  // the scratch output filled up inside a block
+                }
+                unused = Int(stream.data_type & 7)
+                if stream.data_type & 64 != 0 {
+                    // The end of the final block, whose header is the one recorded last.
+                    return stream.avail_in == 0 ? Z_STREAM_END : Z_DATA_ERROR
+                }
+                let consumed = base.distance(to: stream.next_in)
+                header = unused > 0 ? (consumed - 1, 8 - unused) : (consumed, 0)
             }
         }
-        guard rc == (isLast ? Z_STREAM_END : Z_OK), stream.avail_in == 0 else {
-            throw GzipError(description: "gzip: deflate failed (\(rc))")
+        guard status == Z_STREAM_END, header.byte < raw.count else {
+            throw GzipError(description: "gzip: cannot join deflate chunks (zlib \(status))")
         }
-        output.removeSubrange(Int(stream.total_out)...)
-        return (output, crc)
+        raw[header.byte] &= ~UInt8(1 << header.bit)
+        guard unused > 0 else { return }  // the next chunk's first block follows directly
+        raw[raw.count - 1] &= 0xFF >> UInt8(unused)  // zero the bits past the last block
+        // A stored block's 3 header bits (all zero: not final, type 00) go into the unused bits,
+        // spilling into one more byte when fewer than 3 are left; then LEN 0 and NLEN 0xFFFF.
+        if unused < 3 { raw.append(0) }
+        raw += [0x00, 0x00, 0xFF, 0xFF]
     }
 
     /// Decompresses a gzip stream, refusing output larger than `maxSize` bytes.

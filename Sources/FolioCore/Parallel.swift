@@ -36,4 +36,23 @@ package enum Parallel {
         for _ in 0..<helpers { done.wait() }
         return results.withLock { $0.map { $0! } }
     }
+
+    /// Runs `a` on a thread of its own and `b` on the caller's, and returns both results.
+    package static func both<A: Sendable, B: Sendable>(
+        _ a: @escaping @Sendable () -> A, _ b: () -> B
+    ) -> (A, B) {
+        guard cores > 1 else { return (a(), b()) }
+        let result = Mutex<A?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let r = a()
+            result.withLock { $0 = r }
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        let rb = b()
+        done.wait()
+        return (result.withLock { $0! }, rb)
+    }
 }

@@ -49,26 +49,34 @@ struct GzipTests {
         #expect(try Gzip.compress(Self.sonnet, level: 1) == fast)
     }
 
-    @Test("chunked compression: one valid gzip member, deterministic, about as small, inflated by zlib and by gzip(1)")
-    func chunked() throws {
+    @Test("a large input: one valid gzip member at levels 1, 6 and 9, deterministic, inflated by zlib and by gzip(1)")
+    func largeInput() throws {
         var rng = SplitMix64(seed: 0x5EED)
-        // Text-like input of 3.5 chunks, with repeats that cross chunk boundaries.
+        // 900 KB of text-like input with repeats far apart (beyond deflate's 32 KB window too).
         var input: [UInt8] = []
         let words = ["sonnet", "summer", "thee", "lovely", "temperate", "rough", "winds", "darling", "buds", "May"]
-        while input.count < Gzip.chunkSize * 7 / 2 {
+        while input.count < 900 * 1024 {
             input += Array((words[Int(rng.next() % 10)] + (rng.next() % 7 == 0 ? ".\n" : " ")).utf8)
         }
-        let chunked = try Gzip.compressInChunks(input, level: 6)
-        #expect(try Gzip.compressInChunks(input, level: 6) == chunked)
-        #expect(try Gzip.decompress(chunked, maxSize: input.count) == input)
-        let whole = try Gzip.compress(input, level: 6)
-        #expect(Double(chunked.count) < Double(whole.count) * 1.02, "\(chunked.count) vs \(whole.count)")
+        var sizes: [Int32: Int] = [:]
+        for level: Int32 in [1, 6, 9] {
+            let gz = try Gzip.compress(input, level: level)
+            #expect(try Gzip.compress(input, level: level) == gz)
+            #expect(Array(gz.prefix(4)) == [0x1F, 0x8B, 8, 0], "gzip magic, deflate, no name or extra fields")
+            #expect(Array(gz[4..<8]) == [0, 0, 0, 0], "mtime 0, for reproducible builds")
+            #expect(try Gzip.decompress(gz, maxSize: input.count) == input)
+            sizes[level] = gz.count
+        }
+        #expect(sizes[6]! < input.count / 3)
+        #expect(sizes[9]! <= sizes[6]! && sizes[6]! < sizes[1]!, "\(sizes)")
+        #expect(throws: GzipError.self) { try Gzip.compress(input, level: 0) }
+        #expect(throws: GzipError.self) { try Gzip.compress(input, level: Gzip.maxLevel + 1) }
         // The system's gzip agrees (CRC and length trailer checked).
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("folio-gz-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("x.gz")
-        try Data(chunked).write(to: file)
+        try Data(try Gzip.compress(input, level: 6)).write(to: file)
         let gunzip = Process()
         gunzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
         gunzip.arguments = ["-dc", file.path]
@@ -79,8 +87,69 @@ struct GzipTests {
         gunzip.waitUntilExit()
         #expect(gunzip.terminationStatus == 0)
         #expect(Array(out) == input)
-        // Small inputs are one ordinary stream.
-        #expect(try Gzip.compressInChunks(Self.sonnet) == (try Gzip.compress(Self.sonnet)))
+    }
+
+    /// CRC-32 (IEEE), bit by bit: slow, and independent of zlib's.
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            crc ^= UInt32(b)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    /// A gzip member around a raw deflate stream of `input`.
+    static func member(_ raw: [UInt8], of input: [UInt8]) -> [UInt8] {
+        let crc = crc32(input), size = UInt32(truncatingIfNeeded: input.count)
+        return [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3] + raw
+            + [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: crc >> $0) }
+            + [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: size >> $0) }
+    }
+
+    @Test("joining raw deflate streams: every way a stream can end (bit offsets, stored blocks) continues cleanly")
+    func joiningStreams() throws {
+        var rng = SplitMix64(seed: 0x401E)
+        for round in 0..<120 {
+            // Two to four pieces of text, random bytes (stored blocks) or runs, of any length.
+            var pieces: [[UInt8]] = []
+            for _ in 0..<rng.int(2...4) {
+                let n = rng.int(0...6000)
+                switch rng.int(0...2) {
+                case 0: pieces.append(Array((0..<n).map { _ in rng.pick(Array("thee summer day ".utf8)) }))
+                case 1: pieces.append(rng.bytes(n))
+                default: pieces.append([UInt8](repeating: UInt8(rng.int(0...255)), count: n))
+                }
+            }
+            let level = Int32(rng.pick([1, 6, 9, 12]))
+            var joined: [UInt8] = []
+            for (i, piece) in pieces.enumerated() {
+                var raw = try Gzip.deflate(piece, 0..<piece.count, level: level)
+                if i < pieces.count - 1 { try Gzip.unfinish(&raw) }
+                joined += raw
+            }
+            let input = pieces.flatMap { $0 }
+            #expect(try Gzip.decompress(Self.member(joined, of: input), maxSize: input.count) == input, "round \(round)")
+        }
+    }
+
+    @Test("chunked compression at and around the chunk boundaries inflates to the input", arguments: [1, 6, 9])
+    func chunkBoundaries(level: Int32) throws {
+        var rng = SplitMix64(seed: 0xC4A2 + UInt64(level))
+        let size = Gzip.chunkSize
+        for count in [size, size + 1, 2 * size - 1, 2 * size, 2 * size + 1, 3 * size + 12_345] {
+            let text = Array((0..<count).map { _ in rng.pick(Array("Shall I compare thee to a summer's day?\n".utf8)) })
+            var mixed = rng.bytes(count)
+            mixed.replaceSubrange(0..<(count / 2), with: text[0..<(count / 2)])  // text, then random bytes
+            for input in [text, mixed] {
+                let gz = try Gzip.compress(input, level: level)
+                #expect(try Gzip.decompress(gz, maxSize: input.count) == input, "\(count) bytes")
+                #expect(try Gzip.compress(input, level: level) == gz, "deterministic")
+            }
+            // Chunks start without the previous history: a little larger than one stream, no more.
+            let whole = try Gzip.deflate(text, 0..<text.count, level: level).count + 18
+            #expect(Double(try Gzip.compress(text, level: level).count) < Double(whole) * 1.02)
+        }
     }
 
     @Test("maxSize: exactly enough succeeds, one byte less throws")

@@ -13,8 +13,8 @@ struct BuilderTests {
         defer { Harness.cleanup(dir) }
         let r = try Harness.run(build, ["--content", Harness.repoRoot + "/content", "--output", dir + "/public"], env: env)
         #expect(r.status == 0, "\(r.stderr)")
-        for (i, step) in ["load", "validate", "compile", "compress", "write objects", "write manifest"].enumerated() {
-            #expect(r.stdout.contains("[\(i + 1)/6] \(step)"))
+        for (i, step) in ["load", "parse", "check + compile", "write objects", "write manifest"].enumerated() {
+            #expect(r.stdout.contains("[\(i + 1)/5] \(step)"))
         }
         // 154 sonnets + index + all, and the catalogs (14 = 13 locales + their index).
         #expect(r.stdout.contains("published version 1: 170 added, 0 changed, 0 removed"), "\(r.stdout)")

@@ -22,10 +22,40 @@ extension POFile {
     /// forms as `Plural-Forms` says.
     package static func parseCatalog(_ bytes: [UInt8]) -> ParsedCatalogFile {
         let (file, diagnostics) = parse(bytes)
+        // Large files are converted in parts on all cores.
+        let count = file.entries.count
+        let partSize = count < 4096 ? max(count, 1) : (count + Parallel.cores - 1) / Parallel.cores
+        let parts = stride(from: 0, to: count, by: partSize).map { $0..<min($0 + partSize, count) }
+        let converted = Parallel.map(parts) { convert(file.entries[$0], file: file) }
         var errors = diagnostics
         var messages: [CatalogMessage] = []
+        messages.reserveCapacity(count)
         var reportedMissingRule = false
-        for entry in file.entries {
+        for part in converted {
+            messages += part.messages
+            errors += part.errors
+            // One error for a missing Plural-Forms, at the first plural entry.
+            if let missing = part.missingRule, !reportedMissingRule {
+                reportedMissingRule = true
+                errors.append(missing)
+            }
+        }
+        return ParsedCatalogFile(
+            sourceLanguage: nil,
+            sections: [CatalogLocaleSection(locale: file.header["Language"] ?? "", messages: messages)],
+            errors: errors, pluralForms: file.pluralForms)
+    }
+
+    /// The catalog messages of `entries`, the errors in their forms, and the error for the first
+    /// plural entry when the header has no Plural-Forms.
+    private static func convert(
+        _ entries: ArraySlice<POEntry>, file: POFile
+    ) -> (messages: [CatalogMessage], errors: [CatalogDiagnostic], missingRule: CatalogDiagnostic?) {
+        var errors: [CatalogDiagnostic] = []
+        var missingRule: CatalogDiagnostic?
+        var messages: [CatalogMessage] = []
+        messages.reserveCapacity(entries.count)
+        for entry in entries {
             let key = Self.key(context: entry.context, id: entry.id)
             let source: CatalogValue = entry.idPlural.map { .gettextPlural([entry.id, $0]) } ?? .string(entry.id)
             let empty = entry.translations.isEmpty || entry.translations.contains(where: \.isEmpty)
@@ -39,11 +69,10 @@ extension POFile {
                                 line: entry.line, column: 1,
                                 message: "msgid \"\(entry.id)\" has \(given) plural form\(given == 1 ? "" : "s") (msgstr[0]…msgstr[\(given - 1)]) but Plural-Forms says nplurals=\(rule.nplurals); give exactly \(rule.nplurals)"))
                         }
-                    } else if !reportedMissingRule && file.header["Plural-Forms"] == nil {
-                        reportedMissingRule = true
-                        errors.append(CatalogDiagnostic(
+                    } else if missingRule == nil && file.header["Plural-Forms"] == nil {
+                        missingRule = CatalogDiagnostic(
                             line: entry.line, column: 1,
-                            message: "plural entry but the header has no Plural-Forms; add one such as \"Plural-Forms: nplurals=2; plural=(n != 1);\""))
+                            message: "plural entry but the header has no Plural-Forms; add one such as \"Plural-Forms: nplurals=2; plural=(n != 1);\"")
                     }
                     value = .gettextPlural(entry.translations)
                 } else {
@@ -55,9 +84,6 @@ extension POFile {
                 comment: entry.comments.isEmpty ? nil : entry.comments.joined(separator: "\n"),
                 state: entry.fuzzy ? "fuzzy" : (empty ? "untranslated" : "translated"), line: entry.line, column: 1))
         }
-        return ParsedCatalogFile(
-            sourceLanguage: nil,
-            sections: [CatalogLocaleSection(locale: file.header["Language"] ?? "", messages: messages)],
-            errors: errors, pluralForms: file.pluralForms)
+        return (messages, errors, missingRule)
     }
 }

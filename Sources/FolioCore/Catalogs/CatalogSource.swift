@@ -122,6 +122,16 @@ package struct ParsedCatalogFile: Equatable, Sendable {
 }
 
 extension CatalogValue {
+    /// Whether the value has substitutions (directly or in a device variant), the only values
+    /// ``resolvingXcodeArgPlaceholders`` changes.
+    package var hasSubstitutions: Bool {
+        switch self {
+        case .string, .plural, .gettextPlural: false
+        case .substitutions: true
+        case .device(let devices): devices.values.contains(where: \.hasSubstitutions)
+        }
+    }
+
     /// The value with Xcode's `%arg` placeholder in substitution variants written as the variable's
     /// own specifier (`%arg` with specifier "lld" becomes `%lld`), so every reader sees printf syntax.
     package var resolvingXcodeArgPlaceholders: CatalogValue {

@@ -49,10 +49,33 @@ package struct POFile: Equatable, Sendable {
         self.pluralForms = pluralForms
     }
 
+    /// Files at least this large are parsed in segments on all cores (see ``parse(_:segments:minimumSize:)``).
+    package static let parallelThreshold = 128 * 1024
+
     /// Parses UTF-8 `bytes` (optional BOM), returning what could be read and every problem found, in file order.
     package static func parse(_ bytes: [UInt8]) -> (POFile, [CatalogDiagnostic]) {
+        parse(bytes, segments: Parallel.cores, minimumSize: parallelThreshold)
+    }
+
+    /// Like ``parse(_:)``, with the split made explicit (tests force it on small files).
+    ///
+    /// A file of at least `minimumSize` bytes is cut into up to `segments` parts, each at a blank
+    /// line that follows an entry's last string and precedes a comment, `msgctxt` or `msgid`, and
+    /// the parts are parsed at once. That is only done when it gives exactly what one pass gives: a
+    /// part that reports any problem, a key that two parts both define, or a header outside the
+    /// first part sends the whole file through one pass, which then reports every problem in order.
+    package static func parse(_ bytes: [UInt8], segments: Int, minimumSize: Int) -> (POFile, [CatalogDiagnostic]) {
         var body = bytes
         if body.count >= 3, body[0] == 0xEF, body[1] == 0xBB, body[2] == 0xBF { body.removeFirst(3) }
+        if segments > 1, body.count >= minimumSize {
+            let starts = segmentStarts(body, count: segments)
+            if starts.count > 1, let file = parseSegments(body, starts) { return (file, []) }
+        }
+        return parseOnePass(body)
+    }
+
+    /// One pass over the whole body (BOM already removed).
+    static func parseOnePass(_ body: [UInt8]) -> (POFile, [CatalogDiagnostic]) {
         if let bad = UTF8Validation.firstInvalidOffset(body) {
             let (line, column) = UTF8Validation.position(of: bad, in: body)
             return (POFile(), [CatalogDiagnostic(
@@ -60,25 +83,118 @@ package struct POFile: Equatable, Sendable {
                 message: "invalid UTF-8 byte 0x\(StringsFile.hex(UInt32(body[bad]), 2)); convert the file to UTF-8 (msgconv --to-code=UTF-8)")])
         }
         var parser = POParser()
-        var lineNumber = 1
-        var start = 0
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
-        while start <= body.count {
-            var end = start
-            while end < body.count, body[end] != 0x0A { end += 1 }
-            // One buffer for every line: no allocation per line.
-            line.removeAll(keepingCapacity: true)
-            line.append(contentsOf: body[start..<end])
-            if line.last == 0x0D { line.removeLast() }
-            parser.feed(line, lineNumber)
-            lineNumber += 1
-            start = end + 1
-        }
-        parser.finish()
+        parser.run(body, 0..<body.count, firstLine: 1)
         let diagnostics = parser.diagnostics.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
         return (parser.file, diagnostics)
     }
+
+    /// Byte offsets where the parts start (the first is 0), each at the start of a line.
+    static func segmentStarts(_ body: [UInt8], count: Int) -> [Int] {
+        var starts = [0]
+        for k in 1..<count {
+            var i = max(body.count * k / count, starts.last! + 1)
+            // The next boundary at or after i: a blank line after a string line, before a
+            // comment or a keyword line that starts an entry.
+            while i < body.count {
+                guard let nl = body[i...].firstIndex(of: 0x0A) else { i = body.count; break }
+                let blank = nl + 1
+                guard let after = body[blank...].firstIndex(of: 0x0A) else { i = body.count; break }
+                if isBlank(body[blank..<after]), endsEntryString(body, lineEndingAt: nl), startsEntry(body, at: after + 1) {
+                    starts.append(after + 1)
+                    i = after + 1
+                    break
+                }
+                i = blank
+            }
+            if i >= body.count { break }
+        }
+        return starts
+    }
+
+    static func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
+        line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+    }
+
+    /// Whether the line ending at `nl` is a quoted string or a keyword line (so the entry has text).
+    static func endsEntryString(_ body: [UInt8], lineEndingAt nl: Int) -> Bool {
+        var start = nl
+        while start > 0, body[start - 1] != 0x0A { start -= 1 }
+        while start < nl, body[start] == 0x20 || body[start] == 0x09 { start += 1 }
+        guard start < nl else { return false }
+        return body[start] == UInt8(ascii: "\"") || body[start..<nl].starts(with: "msgstr".utf8)
+    }
+
+    /// Whether the line at `start` is a comment (not obsolete `#~`), `msgctxt` or `msgid` (not `msgid_plural`).
+    static func startsEntry(_ body: [UInt8], at start: Int) -> Bool {
+        guard start < body.count else { return false }
+        let rest = body[start...]
+        if rest.first == UInt8(ascii: "#") { return !rest.dropFirst().starts(with: [UInt8(ascii: "~")]) }
+        for keyword in ["msgctxt", "msgid"] where rest.starts(with: keyword.utf8) {
+            let next = rest.dropFirst(keyword.utf8.count).first
+            return next == 0x20 || next == 0x09 || next == UInt8(ascii: "\"")
+        }
+        return false
+    }
+
+    /// Parses the parts at once and joins them, or nil when one pass must decide (see ``parse(_:segments:minimumSize:)``).
+    static func parseSegments(_ body: [UInt8], _ starts: [Int]) -> POFile? {
+        let ranges = starts.indices.map { starts[$0]..<(($0 + 1 < starts.count) ? starts[$0 + 1] : body.count) }
+        let parsed: [POParser?] = Parallel.map(Array(ranges.enumerated())) { index, range in
+            if UTF8Validation.firstInvalidOffset(Array(body[range])) != nil { return nil }
+            var firstLine = 1
+            if range.lowerBound > 0 {
+                firstLine += body.withUnsafeBufferPointer { buf in
+                    var n = 0
+                    for b in buf[0..<range.lowerBound] where b == 0x0A { n += 1 }
+                    return n
+                }
+            }
+            var parser = POParser()
+            parser.run(body, range, firstLine: firstLine)
+            guard parser.diagnostics.isEmpty, index == 0 || !parser.sawHeader else { return nil }
+            return parser
+        }
+        guard !parsed.contains(where: { $0 == nil }) else { return nil }
+        let parts = parsed.map { $0! }
+        var file = parts[0].file
+        var seen = parts[0].seen
+        file.entries.reserveCapacity(parts.reduce(0) { $0 + $1.file.entries.count })
+        for part in parts.dropFirst() {
+            for key in part.seen.keys where seen[key] != nil { return nil }
+            seen.merge(part.seen) { a, _ in a }
+            file.entries += part.file.entries
+        }
+        return file
+    }
+}
+
+/// A keyword that starts a line of an entry.
+enum Keyword: Equatable {
+    case msgctxt, msgid, msgidPlural, msgstr, msgstrIndex(Int), unknown
+
+    init(_ word: ArraySlice<UInt8>) {
+        if word.elementsEqual("msgid".utf8) { self = .msgid }
+        else if word.elementsEqual("msgstr".utf8) { self = .msgstr }
+        else if word.elementsEqual("msgid_plural".utf8) { self = .msgidPlural }
+        else if word.elementsEqual("msgctxt".utf8) { self = .msgctxt }
+        else if word.starts(with: "msgstr[".utf8), word.last == UInt8(ascii: "]"), word.count > 8, word.count <= 8 + 18 {
+            // 1 to 18 decimal digits (no sign, no overflow).
+            var n = 0
+            for d in word.dropFirst(7).dropLast() {
+                guard d >= 0x30, d <= 0x39 else { self = .unknown; return }
+                n = n * 10 + Int(d - 0x30)
+            }
+            self = .msgstrIndex(n)
+        } else {
+            self = .unknown
+        }
+    }
+}
+
+/// An entry's identity: its msgctxt (absent and empty are different) and msgid.
+struct EntryKey: Hashable, Sendable {
+    var context: String?
+    var id: String
 }
 
 struct POParser {
@@ -87,7 +203,10 @@ struct POParser {
 
     var file = POFile()
     var diagnostics: [CatalogDiagnostic] = []
-    var seen: [String: Int] = [:]
+    /// The line of each (msgctxt, msgid) read so far.
+    var seen: [EntryKey: Int] = [:]
+    /// Whether a header entry (`msgid ""`, no context) was read.
+    var sawHeader = false
 
     // The entry being read.
     var state = State.none
@@ -104,6 +223,31 @@ struct POParser {
     var references: [String] = []
     var field: Field?
     var fieldLine = 0
+    /// Whether an octal or hex escape wrote raw bytes into the entry (so its UTF-8 must be checked).
+    var byteEscapes = false
+
+    /// Feeds the lines of `body[range]` (whole lines), numbering them from `firstLine`, then finishes.
+    mutating func run(_ body: [UInt8], _ range: Range<Int>, firstLine: Int) {
+        // Room for the entries of a typical catalog (one per ~150 bytes), so the tables grow rarely.
+        seen.reserveCapacity(range.count / 150)
+        file.entries.reserveCapacity(range.count / 150)
+        var lineNumber = firstLine
+        var start = range.lowerBound
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        while start <= range.upperBound {
+            var end = start
+            while end < range.upperBound, body[end] != 0x0A { end += 1 }
+            // One buffer for every line: no allocation per line.
+            line.removeAll(keepingCapacity: true)
+            line.append(contentsOf: body[start..<end])
+            if line.last == 0x0D { line.removeLast() }
+            feed(line, lineNumber)
+            lineNumber += 1
+            start = end + 1
+        }
+        finish()
+    }
 
     mutating func error(_ line: Int, _ column: Int, _ message: String) {
         diagnostics.append(CatalogDiagnostic(line: line, column: column, message: message))
@@ -117,6 +261,14 @@ struct POParser {
     }
 
     static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    /// `bytes` without leading and trailing spaces and tabs.
+    static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var sub = bytes
+        while let f = sub.first, f == 0x20 || f == 0x09 { sub.removeFirst() }
+        while let l = sub.last, l == 0x20 || l == 0x09 { sub.removeLast() }
+        return sub
+    }
 
     static func trim(_ s: String) -> String {
         var sub = Substring(s)
@@ -138,6 +290,7 @@ struct POParser {
         comments = []
         references = []
         field = nil
+        byteEscapes = false
     }
 
     mutating func feed(_ line: [UInt8], _ number: Int) {
@@ -147,21 +300,21 @@ struct POParser {
         if line[i] == UInt8(ascii: "#") {
             if state == .str { finish() }
             let kind = i + 1 < line.count ? line[i + 1] : 0x20
-            let rest = Self.trim(Self.text(line[min(i + 2, line.count)...]))
+            let rest = line[min(i + 2, line.count)...]
             switch kind {
             case UInt8(ascii: "~"):
                 // Obsolete entry: msgfmt ignores it, and so do we (including comments gathered for it).
                 if state == .none { reset() }
             case UInt8(ascii: ","):
-                for flag in rest.split(separator: ",") where Self.trim(String(flag)) == "fuzzy" { fuzzy = true }
+                for flag in rest.split(separator: UInt8(ascii: ",")) where Self.trimmed(flag).elementsEqual("fuzzy".utf8) { fuzzy = true }
             case UInt8(ascii: ":"):
-                references += rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+                for reference in rest.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 }) { references.append(Self.text(reference)) }
             case UInt8(ascii: "."), 0x20, 0x09:
-                comments.append(rest)
+                comments.append(Self.text(Self.trimmed(rest)))
             case UInt8(ascii: "|"):
                 break  // previous msgid, for translators only
             default:
-                comments.append(Self.trim(Self.text(line[(i + 1)...])))
+                comments.append(Self.text(Self.trimmed(line[(i + 1)...])))
             }
             return
         }
@@ -176,11 +329,11 @@ struct POParser {
         }
         var j = i
         while j < line.count, line[j] != 0x20, line[j] != 0x09, line[j] != UInt8(ascii: "\"") { j += 1 }
-        let keyword = Self.text(line[i..<j])
+        let word = line[i..<j]
         let col = Self.column(i, line)
         let newField: Field
-        switch keyword {
-        case "msgctxt":
+        switch Keyword(word) {
+        case .msgctxt:
             if state == .str { finish() }
             guard state == .none else {
                 outOfOrder(number, col, "msgctxt must come before msgid")
@@ -189,13 +342,13 @@ struct POParser {
             state = .context
             newField = .context
             context = []
-        case "msgid":
+        case .msgid:
             if state == .str { finish() }
             if state == .id || state == .idPlural { finish() }
             state = .id
             newField = .id
             idLine = number
-        case "msgid_plural":
+        case .msgidPlural:
             guard state == .id, !plural else {
                 outOfOrder(number, col, state == .none || state == .context ? "msgid_plural must follow a msgid" : "msgid_plural must come right after msgid, before any msgstr")
                 return
@@ -204,7 +357,7 @@ struct POParser {
             plural = true
             idPlural = []
             newField = .idPlural
-        case "msgstr":
+        case .msgstr:
             guard state == .id || state == .idPlural else {
                 outOfOrder(number, col, state == .str ? "a second msgstr for the same msgid; remove one" : "msgstr before msgid; every entry starts with msgid \"…\"")
                 return
@@ -216,14 +369,11 @@ struct POParser {
             state = .str
             translations = [[]]
             newField = .str(0)
-        default:
-            guard keyword.hasPrefix("msgstr["), keyword.hasSuffix("]"),
-                let n = Int(keyword.dropFirst(7).dropLast()), n >= 0
-            else {
-                error(number, col, "unknown keyword '\(keyword)'; expected msgctxt, msgid, msgid_plural, msgstr, msgstr[n], a # comment or a quoted string")
-                abandon(number)
-                return
-            }
+        case .unknown:
+            error(number, col, "unknown keyword '\(Self.text(word))'; expected msgctxt, msgid, msgid_plural, msgstr, msgstr[n], a # comment or a quoted string")
+            abandon(number)
+            return
+        case .msgstrIndex(let n):
             guard state == .idPlural || (state == .str && plural) else {
                 outOfOrder(number, col, state == .id ? "msgstr[\(n)] needs a msgid_plural before it; use plain msgstr for a singular entry" : "msgstr[\(n)] before msgid; every entry starts with msgid \"…\"")
                 return
@@ -249,6 +399,7 @@ struct POParser {
         var k = j
         while k < line.count, line[k] == 0x20 || line[k] == 0x09 { k += 1 }
         guard k < line.count, line[k] == UInt8(ascii: "\"") else {
+            let keyword = Self.text(word)
             error(number, Self.column(k, line), "\(keyword) must be followed by a quoted string, as in \(keyword) \"\"")
             broken = true
             return
@@ -325,6 +476,7 @@ struct POParser {
                     var digits = 1
                     while digits < 3, i < line.count, line[i] >= 0x30, line[i] <= 0x37 { v = v * 8 + Int(line[i] - 48); i += 1; digits += 1 }
                     out.append(UInt8(truncatingIfNeeded: v))
+                    byteEscapes = true
                 case UInt8(ascii: "x"):
                     var v = 0
                     var digits = 0
@@ -334,6 +486,7 @@ struct POParser {
                         return nil
                     }
                     out.append(UInt8(v))
+                    byteEscapes = true
                 default:
                     error(number, Self.column(escAt, line), "unknown escape \\\(Self.text([e][...])); use \\n \\t \\\" \\\\ \\a \\b \\f \\v \\r, octal \\101 or hex \\x41")
                     return nil
@@ -368,14 +521,18 @@ struct POParser {
             break
         }
         if broken { return }
-        let strings = [id] + (context.map { [$0] } ?? []) + (idPlural.map { [$0] } ?? []) + translations
-        for s in strings where UTF8Validation.firstInvalidOffset(s) != nil {
-            error(startLine, 1, "an escape in this entry produces invalid UTF-8; write the characters themselves instead of octal/hex byte escapes")
-            return
+        // The file is valid UTF-8 and the strings are cut at ASCII quotes and escapes, so only byte
+        // escapes can make them invalid.
+        if byteEscapes {
+            let strings = [id] + (context.map { [$0] } ?? []) + (idPlural.map { [$0] } ?? []) + translations
+            for s in strings where UTF8Validation.firstInvalidOffset(s) != nil {
+                error(startLine, 1, "an escape in this entry produces invalid UTF-8; write the characters themselves instead of octal/hex byte escapes")
+                return
+            }
         }
         let idText = Self.text(id[...])
         let contextText = context.map { Self.text($0[...]) }
-        let key = (contextText.map { "1" + $0 + "\u{4}" } ?? "0") + idText
+        let key = EntryKey(context: contextText, id: idText)
         if let first = seen[key] {
             let ctx = contextText.map { " in msgctxt \"\($0)\"" } ?? ""
             error(idLine, 1, "duplicate msgid \"\(idText)\"\(ctx): first defined at line \(first); merge the two entries (msguniq)")
@@ -384,6 +541,7 @@ struct POParser {
         seen[key] = idLine
         let texts = translations.map { Self.text($0[...]) }
         if idText.isEmpty && contextText == nil {
+            sawHeader = true
             for raw in (texts.first ?? "").split(separator: "\n") {
                 guard let colon = raw.firstIndex(of: ":") else { continue }
                 file.header[Self.trim(String(raw[..<colon]))] = Self.trim(String(raw[raw.index(after: colon)...]))
