@@ -11,6 +11,8 @@ struct Options {
     /// Profile one of folio's own operations in a loop ("decode" or "encode") and exit;
     /// "catalogs" runs only the catalog lookup section.
     var only: String?
+    /// With --only decode/encode: the object file to profile instead of sonnets/all.plist.
+    var object: String?
 
     init(_ args: [String]) {
         var it = args.makeIterator()
@@ -21,6 +23,7 @@ struct Options {
             case "--content": content = it.next() ?? content
             case "--iterations": iterations = Int(it.next() ?? "") ?? iterations
             case "--only": only = it.next()
+            case "--object": object = it.next()
             default: fatalError("unknown option \(a)")
             }
         }
@@ -50,16 +53,17 @@ if options.only == "catalogs" {
 }
 let manifest = try Manifest(bytes: try FileIO.read(options.root + "/manifest.plist"))
 guard let entry = manifest.entry("sonnets/all.plist") else { fatalError("no sonnets/all.plist in \(options.root)") }
-let bytes = try FileIO.read(options.root + "/" + entry.objectPath)
+let bytes = try FileIO.read(options.object ?? (options.root + "/" + entry.objectPath))
 let data = Data(bytes)
 print("codec: sonnets/all.plist, \(bytes.count) bytes, median of \(options.iterations) runs")
 
 var sink = 0
 if let only = options.only {
     let v = try BinaryPlist.decode(bytes)
-    for _ in 0..<options.iterations {
-        if only == "decode" { _ = try BinaryPlist.decode(bytes) } else { sink &+= BinaryPlist.encode(v).count }
+    let time = measure(options.iterations) {
+        if only == "decode" { _ = try? BinaryPlist.decode(bytes) } else { sink &+= BinaryPlist.encode(v).count }
     }
+    print("\(only): median \(fmt(time.median)), best \(fmt(time.best))")
     exit(0)
 }
 let oursDecode = try measure(options.iterations) {
