@@ -47,6 +47,10 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var timer: RepeatedTask?
     private var dateSecond = -1
     private var dateLine = ByteBuffer()
+    /// The end of a prepared head: the Date line and the blank line (with Connection: close
+    /// before them when the connection ends after the response), made once a second.
+    private var headTail = ByteBuffer()
+    private var headTailClose = ByteBuffer()
 
     static let nextConnectionID = Atomic<UInt64>(0)
 
@@ -143,6 +147,9 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             buffer!.writeBuffer(&incoming)
         }
         process(context: context)
+        // A fully used read buffer is let go, so NIO's pooled allocator can reuse its storage
+        // for the next read instead of allocating a new one.
+        if buffer?.readableBytes == 0 { buffer = nil }
     }
 
     /// Answers every complete request in the buffer, in order.
@@ -239,7 +246,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             finish(request, context: context, status: writeSimple(context: context, status: 412, reason: "Precondition Failed", body: "precondition failed\n", extra: "ETag: \(rep.etag)\r\n", omitBody: !isGet), bytes: 0)
             return
         case .notModified:
-            writeHead(context: context, status: "HTTP/1.1 304 Not Modified\r\n", block: rep.head304, extra: nil)
+            writePreparedHead(context: context, rep.head304)
             finish(request, context: context, status: 304, bytes: 0)
             return
         case .proceed:
@@ -256,7 +263,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .unsatisfiable:
             finish(request, context: context, status: writeSimple(context: context, status: 416, reason: "Range Not Satisfiable", body: "range not satisfiable\n", extra: "Content-Range: bytes */\(rep.length)\r\nETag: \(rep.etag)\r\nVary: \(resource.vary)\r\n"), bytes: 0)
         case .whole:
-            writeHead(context: context, status: "HTTP/1.1 200 OK\r\n", block: rep.head200, extra: nil)
+            writePreparedHead(context: context, rep.head200)
             sendBody(rep, range: nil, isGet: isGet, request: request, status: 200, context: context)
         case .partial(let r):
             writeHead(context: context, status: "HTTP/1.1 206 Partial Content\r\n", block: rep.headPartial,
@@ -337,9 +344,20 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let now = time(nil)
         if now != dateSecond {
             dateSecond = now
-            dateLine = ByteBuffer(string: "Date: \(HTTPDate.format(Int64(now)))\r\n")
+            let date = "Date: \(HTTPDate.format(Int64(now)))\r\n"
+            dateLine = ByteBuffer(string: date)
+            headTail = ByteBuffer(string: date + "\r\n")
+            headTailClose = ByteBuffer(string: "Connection: close\r\n" + date + "\r\n")
         }
         return dateLine
+    }
+
+    /// A head prepared at load time, then the Date line: two buffers written as they are (one
+    /// writev with the body), nothing allocated or copied per response.
+    private func writePreparedHead(context: ChannelHandlerContext, _ head: ByteBuffer) {
+        _ = currentDateLine()
+        context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
+        context.write(wrapOutboundOut(.byteBuffer(closeAfterResponse ? headTailClose : headTail)), promise: nil)
     }
 
     private func writeHead(context: ChannelHandlerContext, status: StaticString, block: ByteBuffer, extra: String?) {
@@ -375,6 +393,12 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The path of a request target (origin form), percent-decoded, without the query.
     static func path(of uri: String) -> String? {
+        // The usual target: origin form with no query, fragment or escapes, served as it is.
+        let plain = uri.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.first == UInt8(ascii: "/")
+                && !bytes.contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "%") }
+        }
+        if plain == true { return uri }
         var uri = uri
         // Absolute form (RFC 9112 §3.2.2): "http://host/path" serves "/path".
         for scheme in ["http://", "https://"] where uri.utf8.first != UInt8(ascii: "/") && uri.lowercased().hasPrefix(scheme) {

@@ -11,12 +11,13 @@ final class Representation: Sendable {
     let filePath: String?
     let length: Int
     let etag: String
-    /// Header lines (each ending CRLF) after the status line and Date for a full 200,
-    /// including Content-Length.
+    /// The status line and header lines (each ending CRLF) of a full 200, including
+    /// Content-Length; the Date line and the blank line follow per response.
     let head200: ByteBuffer
     /// The same for 206, without Content-Length and Content-Range (added per response).
     let headPartial: ByteBuffer
-    /// Header lines for a 304: ETag, Last-Modified, Cache-Control, Vary (and Content-Language).
+    /// The status line and header lines of a 304: ETag, Last-Modified, Cache-Control, Vary (and
+    /// Content-Language).
     let head304: ByteBuffer
 
     /// `contentLanguage` (a canonical BCP 47 tag) adds `Content-Language` to the 200, 206 and
@@ -33,9 +34,9 @@ final class Representation: Sendable {
         var common = "Content-Type: \(contentType)\r\n\(language)ETag: \(etag)\r\nLast-Modified: \(lastModified)\r\n"
         common += "Cache-Control: \(cacheControl)\r\nVary: \(vary)\r\nAccept-Ranges: bytes\r\n"
         if coding == .gzip { common += "Content-Encoding: gzip\r\n" }
-        head200 = ByteBuffer(string: common + "Content-Length: \(length)\r\n")
+        head200 = ByteBuffer(string: "HTTP/1.1 200 OK\r\n" + common + "Content-Length: \(length)\r\n")
         headPartial = ByteBuffer(string: common)
-        head304 = ByteBuffer(string: "ETag: \(etag)\r\nLast-Modified: \(lastModified)\r\nCache-Control: \(cacheControl)\r\nVary: \(vary)\r\n\(language)")
+        head304 = ByteBuffer(string: "HTTP/1.1 304 Not Modified\r\nETag: \(etag)\r\nLast-Modified: \(lastModified)\r\nCache-Control: \(cacheControl)\r\nVary: \(vary)\r\n\(language)")
     }
 }
 
