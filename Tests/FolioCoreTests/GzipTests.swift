@@ -152,6 +152,50 @@ struct GzipTests {
         }
     }
 
+    @Test("a chunk stream makes exactly the bytes of compressing the whole, whatever was handed over before finish")
+    func chunkStreamMatchesWhole() throws {
+        var rng = SplitMix64(seed: 0x57E4)
+        let size = Gzip.chunkSize
+        for count in [1, size, size + 1, 2 * size + 7, 3 * size + 12_345] {
+            let input = Array((0..<count).map { _ in rng.pick(Array("thee summer lovely day \n".utf8)) })
+            let whole = try Gzip.compress(input, level: 6)
+            // Hand over none, some or all of the full chunks that are not the last.
+            let handable = (count - 1) / size
+            for handed in Set([0, handable / 2, handable]) {
+                let stream = GzipChunkStream(level: 6)
+                for k in 0..<handed { stream.submit(Array(input[(k * size)..<((k + 1) * size)])) }
+                #expect(stream.submittedChunks == handed)
+                #expect(try stream.finish(input) == whole, "\(count) bytes, \(handed) chunks handed over")
+            }
+        }
+        // Cancelled chunks are dropped; a cancelled stream is not finished.
+        let stream = GzipChunkStream(level: 6)
+        stream.submit([UInt8](repeating: 1, count: size))
+        stream.cancel()
+    }
+
+    @Test("the encoder hands over each chunk of its output as soon as it is final, in order")
+    func encoderChunks() throws {
+        var rng = SplitMix64(seed: 0xE7C)
+        var dict: [String: PlistValue] = [:]
+        for i in 0..<3000 {
+            dict["key \(i)"] = .array([.string("Значение \(i) " + String(repeating: "ж", count: rng.int(0...200))), .int(Int64(i))])
+        }
+        let value = PlistValue.dict(["strings": .dict(dict)])
+        let chunkSize = 64 * 1024
+        var chunks: [[UInt8]] = []
+        let bytes = BinaryPlist.encode(value, chunkSize: chunkSize) { chunks.append(Array($0)) }
+        #expect(bytes == BinaryPlist.encode(value), "the same encoding as without chunks")
+        #expect(chunks.count >= 3, "\(bytes.count) bytes")
+        #expect(chunks.allSatisfy { $0.count == chunkSize })
+        #expect(Array(bytes.prefix(chunks.count * chunkSize)) == chunks.flatMap { $0 })
+        #expect(bytes.count > chunks.count * chunkSize, "the trailer comes after the last chunk handed over")
+        // A small value hands nothing over.
+        var none = 0
+        _ = BinaryPlist.encode(.string("small"), chunkSize: chunkSize) { _ in none += 1 }
+        #expect(none == 0)
+    }
+
     @Test("maxSize: exactly enough succeeds, one byte less throws")
     func maxSize() throws {
         let gz = try Gzip.compress(Self.sonnet)

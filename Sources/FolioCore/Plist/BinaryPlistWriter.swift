@@ -8,6 +8,24 @@ extension BinaryPlist {
         _ = writer.flatten(value)
         return writer.serialise()
     }
+
+    /// Like ``encode(_:)``, handing over each `chunkSize` bytes of the result as soon as they are
+    /// written and final, while the rest is still being encoded (so they can be compressed in the
+    /// meantime). Each chunk is the next `chunkSize` bytes of the returned encoding; the bytes
+    /// after the last chunk handed over (at least the trailer) are only in the result.
+    package static func encode(
+        _ value: PlistValue, chunkSize: Int, onChunk: (ArraySlice<UInt8>) -> Void
+    ) -> [UInt8] {
+        precondition(chunkSize > 0, "chunkSize must be positive")
+        return withoutActuallyEscaping(onChunk) { onChunk in
+            var writer = Writer()
+            writer.chunkSize = chunkSize
+            writer.onChunk = onChunk
+            _ = writer.flatten(value)
+            writer.onChunk = nil
+            return writer.serialise()
+        }
+    }
 }
 
 extension BinaryPlist {
@@ -112,6 +130,20 @@ extension BinaryPlist {
         var refs: [Int] = []
         var unique: [ScalarKey: Int] = [:]
         var strings = StringTable()
+        /// Objects are only ever appended to `out`, so its bytes up to `emitted` are final and
+        /// can be handed to `onChunk` in `chunkSize` pieces while the value is being flattened.
+        var chunkSize = Int.max
+        var emitted = 0
+        var onChunk: ((ArraySlice<UInt8>) -> Void)?
+
+        @inline(__always)
+        mutating func emitFullChunks() {
+            guard out.count - emitted >= chunkSize, let onChunk else { return }
+            while out.count - emitted >= chunkSize {
+                onChunk(out[emitted..<(emitted + chunkSize)])
+                emitted += chunkSize
+            }
+        }
 
         mutating func flatten(_ value: PlistValue) -> Int {
             let key: ScalarKey
@@ -154,6 +186,7 @@ extension BinaryPlist {
                     if index == next {
                         offsets.append(out.count)
                         Writer.writeString(utf8, into: &out)
+                        emitFullChunks()
                     }
                     return index
                 }
@@ -168,6 +201,7 @@ extension BinaryPlist {
             if index == next {
                 offsets.append(out.count)
                 Writer.writeScalar(value, into: &out)
+                emitFullChunks()
             }
             return index
         }
