@@ -16,6 +16,8 @@ enum QuickHTTP {
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
+        /// Nothing of the response had arrived (the request may be sent again on a new socket).
+        var beforeResponse = false
     }
 
     /// Splits `http://host[:port]` into host and port; nil for anything else.
@@ -39,30 +41,83 @@ enum QuickHTTP {
         return (host, port)
     }
 
-    /// GETs `path` from `endpoint`; throws on transport failure or a response it cannot read.
+    /// GETs `path` from `endpoint` on a connection of its own; throws on transport failure or a
+    /// response it cannot read.
     static func get(_ endpoint: (host: String, port: Int), path: String, headers: [(String, String)], timeoutMs: Int32, maxBody: Int) throws -> Response {
-        let (host, port) = endpoint
-        let fd = try connect(host: host, port: port, timeoutMs: timeoutMs)
-        defer { close(fd) }
-        var request = "GET \(path) HTTP/1.1\r\nHost: \(host.contains(":") ? "[\(host)]" : host):\(port)\r\n"
-        request += "User-Agent: folio/\(folioVersion)\r\nConnection: close\r\n"
-        for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        request += "\r\n"
-        let out = Array(request.utf8)
+        let connection = Connection(endpoint, timeoutMs: timeoutMs)
+        return try connection.get(path, headers: headers, maxBody: maxBody, keepAlive: false)
+    }
+
+    /// A keep-alive connection for a series of GETs, one at a time (no pipelining). A socket the
+    /// server closed while idle is replaced once, before anything of the response was read.
+    final class Connection {
+        private let endpoint: (host: String, port: Int)
+        private let timeoutMs: Int32
+        private var fd: Int32 = -1
+        private var answered = 0
+
+        init(_ endpoint: (host: String, port: Int), timeoutMs: Int32) {
+            self.endpoint = endpoint
+            self.timeoutMs = timeoutMs
+        }
+
+        deinit { if fd >= 0 { close(fd) } }
+
+        func get(_ path: String, headers: [(String, String)], maxBody: Int, keepAlive: Bool = true) throws -> Response {
+            let (host, port) = endpoint
+            var request = "GET \(path) HTTP/1.1\r\nHost: \(host.contains(":") ? "[\(host)]" : host):\(port)\r\n"
+            request += "User-Agent: folio/\(folioVersion)\r\n" + (keepAlive ? "" : "Connection: close\r\n")
+            for (name, value) in headers { request += "\(name): \(value)\r\n" }
+            request += "\r\n"
+            let bytes = Array(request.utf8)
+            while true {
+                if fd < 0 {
+                    fd = try QuickHTTP.connect(host: host, port: port, timeoutMs: timeoutMs)
+                    answered = 0
+                }
+                let reused = answered > 0
+                do {
+                    try QuickHTTP.send(fd, bytes)
+                    let (response, reusable) = try QuickHTTP.readResponse(fd, timeoutMs: timeoutMs, maxBody: maxBody)
+                    answered += 1
+                    if !reusable || !keepAlive { drop() }
+                    return response
+                } catch let failure as Failure {
+                    drop()
+                    // The server may close an idle keep-alive connection at any time: a reused
+                    // socket that fails before the first byte of the answer is replaced once.
+                    if reused && failure.beforeResponse { continue }
+                    throw failure
+                }
+            }
+        }
+
+        private func drop() {
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+    }
+
+    private static func send(_ fd: Int32, _ out: [UInt8]) throws {
         var sent = 0
         while sent < out.count {
-            let n = out.withUnsafeBytes { send(fd, $0.baseAddress! + sent, out.count - sent, Int32(MSG_NOSIGNAL)) }
+            let n = out.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, out.count - sent, Int32(MSG_NOSIGNAL)) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw Failure(description: String(cString: strerror(errno)))
+                throw Failure(description: String(cString: strerror(errno)), beforeResponse: true)
             }
             sent += n
         }
-        // Read until the server closes (we asked it to) or the body is complete.
+    }
+
+    /// Reads one response: framed by Content-Length (none for 204 and 304), else by the server
+    /// closing the connection. Returns it and whether the connection can carry another request.
+    private static func readResponse(_ fd: Int32, timeoutMs: Int32, maxBody: Int) throws -> (Response, reusable: Bool) {
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
-        var headEnd: Int?
+        var head: (end: Int, status: Int, headers: HTTPHeaders)?
         var contentLength: Int?
+        var closed = false
         while true {
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&pfd, 1, timeoutMs)
@@ -74,33 +129,38 @@ enum QuickHTTP {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw Failure(description: String(cString: strerror(errno)))
+                throw Failure(description: String(cString: strerror(errno)), beforeResponse: data.isEmpty)
             }
-            if n == 0 { break }
+            if n == 0 {
+                closed = true
+                break
+            }
             data.append(contentsOf: chunk[0..<n])
-            if headEnd == nil, let end = find(data, [13, 10, 13, 10]) {
-                headEnd = end + 4
+            if head == nil, let end = find(data, [13, 10, 13, 10]) {
                 guard let parsed = parseHead(Array(data[0..<end])) else { throw Failure(description: "malformed response head") }
                 if parsed.headers.first(name: "transfer-encoding") != nil { throw Failure(description: "unexpected chunked response") }
+                head = (end + 4, parsed.status, parsed.headers)
                 contentLength = parsed.headers.first(name: "content-length").flatMap { Int($0) }
                 if parsed.status == 304 || parsed.status == 204 { contentLength = 0 }
             }
-            if let h = headEnd {
+            if let h = head?.end {
                 if data.count - h > maxBody { throw Failure(description: "response body larger than \(maxBody) bytes") }
                 if let cl = contentLength, data.count - h >= cl { break }
             } else if data.count > 65536 {
                 throw Failure(description: "response head larger than 64 KiB")
             }
         }
-        guard let h = headEnd, let parsed = parseHead(Array(data[0..<(h - 4)])) else {
-            throw Failure(description: "connection closed before a complete response")
+        guard let head else {
+            throw Failure(description: "connection closed before a complete response", beforeResponse: data.isEmpty)
         }
-        var body = Array(data[h...])
+        var body = Array(data[head.end...])
         if let cl = contentLength {
             guard body.count >= cl else { throw Failure(description: "response body truncated") }
             body = Array(body[0..<cl])
         }
-        return Response(status: parsed.status, headers: parsed.headers, body: body, headBytes: h)
+        let reusable = !closed && contentLength != nil
+            && head.headers.first(name: "connection")?.lowercased().contains("close") != true
+        return (Response(status: head.status, headers: head.headers, body: body, headBytes: head.end), reusable)
     }
 
     private static func find(_ data: [UInt8], _ needle: [UInt8]) -> Int? {
@@ -126,7 +186,7 @@ enum QuickHTTP {
     }
 
     /// A connected TCP socket, or a thrown failure ("connection refused", "timed out", …).
-    private static func connect(host: String, port: Int, timeoutMs: Int32) throws -> Int32 {
+    fileprivate static func connect(host: String, port: Int, timeoutMs: Int32) throws -> Int32 {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_family = AF_UNSPEC

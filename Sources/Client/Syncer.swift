@@ -195,7 +195,9 @@ struct Syncer {
         let sameManifest = held?.state.manifestSHA256 == sha
         let missing = sameManifest ? damaged : missingObjects(manifest, reportCorrupt: false, knownIntact: intact)
         let progress = settings.showProgress && !missing.isEmpty ? Progress(total: missing.count) : nil
-        if !missing.isEmpty {
+        if !missing.isEmpty, let endpoint = QuickHTTP.endpoint(settings.edge) {
+            try fetchOnThreads(endpoint, missing, counters: counters, progress: progress)
+        } else if !missing.isEmpty {
             let client = FolioHTTP.client
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var next = 0
@@ -255,6 +257,56 @@ struct Syncer {
         return out
     }
 
+    /// Plain-http edges: `settings.concurrency` threads, each with one keep-alive connection
+    /// and blocking sockets, take the objects in turn; the first failure stops them all.
+    /// Measured on loopback, this costs a fraction of the pooled async client's per-request
+    /// overhead, which was most of a full sync's time (https edges keep AsyncHTTPClient).
+    private func fetchOnThreads(
+        _ endpoint: (host: String, port: Int), _ missing: [Manifest.Entry], counters: Counters, progress: Progress?
+    ) throws {
+        let next = Atomic<Int>(0)
+        let failure = Mutex<(any Error)?>(nil)
+        let timeoutMs = Int32(settings.timeout.nanoseconds / 1_000_000)
+        let workers = max(1, min(settings.concurrency, missing.count))
+        _ = Parallel.map(Array(0..<workers), threads: workers) { _ in
+            let connection = QuickHTTP.Connection(endpoint, timeoutMs: timeoutMs)
+            while failure.withLock({ $0 == nil }) {
+                let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard i < missing.count else { return }
+                do {
+                    let entry = missing[i]
+                    let response = try quickGet(connection, "/" + entry.objectPath, maxBody: max(entry.size, entry.gzipSize ?? 0) + 1024, counters: counters, what: entry.path)
+                    try store(response, entry, counters: counters, progress: progress)
+                } catch {
+                    failure.withLock { if $0 == nil { $0 = error } }
+                }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    /// One object GET on a keep-alive connection, with the same retries and backoff as ``get``.
+    private func quickGet(_ connection: QuickHTTP.Connection, _ path: String, maxBody: Int, counters: Counters, what: String) throws -> Response {
+        var lastError = ""
+        for attempt in 0..<settings.attempts {
+            if attempt > 0 { Thread.sleep(forTimeInterval: Double(100 * (1 << (attempt - 1)) + Int.random(in: 0...50)) / 1000) }
+            counters.requests.add(1, ordering: .relaxed)
+            do {
+                let r = try connection.get(path, headers: [("Accept-Encoding", "gzip")], maxBody: maxBody)
+                counters.bytes.add(r.headBytes + r.body.count, ordering: .relaxed)
+                counters.bodyBytes.add(r.body.count, ordering: .relaxed)
+                if r.status >= 500, attempt + 1 < settings.attempts {
+                    lastError = "HTTP \(r.status)"
+                    continue
+                }
+                return Response(status: r.status, headers: r.headers, body: r.body)
+            } catch let failure as QuickHTTP.Failure {
+                lastError = failure.description
+            }
+        }
+        throw SyncFailure(description: "fetching \(what) failed: \(lastError); the cache keeps its current version", exitCode: 1)
+    }
+
     private func fetchObject(_ client: HTTPClient, _ entry: Manifest.Entry, counters: Counters, progress: Progress?) async throws {
         let response: Response
         do {
@@ -264,6 +316,11 @@ struct Syncer {
         } catch let error as TransportError {
             throw SyncFailure(description: "fetching \(entry.path) failed: \(error); the cache keeps its current version", exitCode: 1)
         }
+        try store(response, entry, counters: counters, progress: progress)
+    }
+
+    /// Checks an object's response (status, gzip, size, hash) and writes it to the cache.
+    private func store(_ response: Response, _ entry: Manifest.Entry, counters: Counters, progress: Progress?) throws {
         guard response.status == 200 else {
             throw SyncFailure(description: "GET \(settings.edge)/\(entry.objectPath) answered \(response.status); the cache keeps its current version", exitCode: 1)
         }

@@ -10,8 +10,12 @@ package enum Parallel {
     ///
     /// Runs on threads of its own (the caller's thread takes part): `DispatchQueue.concurrentPerform`
     /// called from a Swift-concurrency task on Linux was measured running everything on one thread.
-    package static func map<T: Sendable, R: Sendable>(_ items: [T], _ body: @escaping @Sendable (T) -> R) -> [R] {
-        guard items.count > 1, cores > 1 else { return items.map(body) }
+    ///
+    /// `threads` (default: the cores) is how many run at once, more for work that mostly waits.
+    package static func map<T: Sendable, R: Sendable>(
+        _ items: [T], threads: Int = cores, _ body: @escaping @Sendable (T) -> R
+    ) -> [R] {
+        guard items.count > 1, threads > 1 else { return items.map(body) }
         let results = Mutex<[R?]>(Array(repeating: nil, count: items.count))
         let next = Atomic<Int>(0)
         let work: @Sendable () -> Void = {
@@ -22,7 +26,7 @@ package enum Parallel {
                 results.withLock { $0[i] = r }
             }
         }
-        let helpers = min(cores, items.count) - 1
+        let helpers = min(threads, items.count) - 1
         let done = DispatchSemaphore(value: 0)
         for _ in 0..<helpers {
             let thread = Thread {

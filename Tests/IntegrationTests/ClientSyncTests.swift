@@ -205,6 +205,96 @@ struct ClientSyncTests {
         #expect(elapsed < .seconds(5), "offline took \(elapsed) for \(s.requests) refused requests")
     }
 
+    /// A deliberately unreliable HTTP/1.1 server over a published directory: it closes every
+    /// third connection after answering, without saying so (as servers drop idle keep-alive
+    /// connections), and answers every seventh object request 503 the first time.
+    static let flakyServer = #"""
+        import http.server, os, socketserver, sys, threading
+        root = sys.argv[1]
+        lock = threading.Lock()
+        state = {"n": 0, "failed": set(), "closed": 0, "busy": 0}
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def log_message(self, *args): pass
+            def reply(self, status, body, extra=()):
+                self.send_response(status)
+                for k, v in extra: self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            def do_GET(self):
+                with lock:
+                    state["n"] += 1
+                    n = state["n"]
+                    busy = self.path.startswith("/objects/") and self.path not in state["failed"] and n % 7 == 0
+                    if busy:
+                        state["failed"].add(self.path)
+                        state["busy"] += 1
+                if self.path == "/stats":
+                    return self.reply(200, ("%d %d %d" % (state["n"], state["closed"], state["busy"])).encode())
+                if busy:
+                    return self.reply(503, b"busy\n")
+                if self.path != "/manifest.plist" and not (self.path.startswith("/objects/") and self.path.count("/") == 2):
+                    return self.reply(404, b"no\n")
+                path = root + self.path
+                gz = "gzip" in (self.headers.get("Accept-Encoding") or "") and os.path.exists(path + ".gz")
+                with open(path + (".gz" if gz else ""), "rb") as f: body = f.read()
+                self.reply(200, body, [("Content-Encoding", "gzip")] if gz else [])
+                if n % 3 == 0:
+                    with lock: state["closed"] += 1
+                    self.close_connection = True
+        class Server(socketserver.ThreadingTCPServer):
+            daemon_threads = True
+            allow_reuse_address = True
+        server = Server(("127.0.0.1", 0), Handler)
+        print("listening on http://127.0.0.1:%d" % server.server_address[1], flush=True)
+        server.serve_forever()
+        """#
+
+    @Test("an unreliable edge: keep-alive connections it drops are reopened, 503s are retried, every object arrives verified")
+    func unreliableEdge() throws {
+        let root = try ClientRoot.make("client-flaky")
+        defer { root.cleanup() }
+        let script = root.dir + "/flaky.py"
+        try FileIO.writeAtomically(Array(Self.flakyServer.utf8), to: script)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", script, root.root]
+        let out = Pipe()
+        server.standardOutput = out
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let url = try #require(line.split(separator: "\n").first.map { String($0.dropFirst("listening on ".count)) }, "\(line)")
+        let port = try #require(Int(url.split(separator: ":").last ?? ""))
+
+        let cache = ClientCache(dir: root.dir + "/cache")
+        let manifest = try root.manifest()
+        let distinct = Set(manifest.entries.map(\.sha256))
+        let sync = try ClientTest.folio(["sync", "--json"], cache: cache.dir, edge: url)
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let s = try ClientSyncSummary(sync)
+        #expect(s.result == "updated")
+        #expect(s.objectsFetched == distinct.count)
+        #expect(cache.badObjects().isEmpty)
+        #expect(try cache.state()?.version == manifest.version)
+        // The server did drop connections and refuse requests (else this test proves nothing),
+        // and each 503 cost exactly one more request.
+        let stats = try ClientHTTP.get(port: port, "/stats").body.split(separator: " ").compactMap { Int($0) }
+        #expect(stats.count == 3)
+        let (requests, dropped, busy) = (stats[0] - 1, stats[1], stats[2])
+        #expect(dropped > 10 && busy > 5, "\(stats)")
+        #expect(s.requests == 1 + distinct.count + busy)
+        #expect(requests == s.requests)
+        let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: url)
+        #expect(read.status == 0)
+        #expect(read.stdout.contains(Self.summerLine))
+    }
+
     @Test("an object the edge serves with wrong bytes is rejected; the cache keeps what it had")
     func tamperedObject() throws {
         // --memory-budget 0: the edge verifies objects when it loads a version, then reads them
