@@ -75,6 +75,43 @@ struct BuilderTests {
         #expect(Harness.snapshot(dir + "/a") == a)
     }
 
+    @Test("the source revision defaults to the content's last commit in git (not HEAD), and to none outside a work tree")
+    func sourceRevisionFromGit() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let repo = dir + "/repo"
+        try FileManager.default.createDirectory(atPath: repo, withIntermediateDirectories: true)
+        let content = Harness.copyContent(to: repo)
+        let gitEnv = ["GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+                      "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1", "HOME": dir]
+        func git(_ args: [String]) throws -> String {
+            let r = try Harness.run("/usr/bin/env", ["git", "-C", repo] + args, env: gitEnv)
+            #expect(r.status == 0, "git \(args): \(r.stderr)")
+            return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        _ = try git(["init", "-q"])
+        _ = try git(["add", "content"])
+        _ = try git(["commit", "-q", "-m", "content"])
+        let contentCommit = try git(["rev-parse", "HEAD"])
+        try FileIO.writeAtomically(Array("notes\n".utf8), to: repo + "/NOTES")
+        _ = try git(["add", "NOTES"])
+        _ = try git(["commit", "-q", "-m", "not content"])
+        #expect(try git(["rev-parse", "HEAD"]) != contentCommit)
+
+        let noRevision = ["SOURCE_DATE_EPOCH": "1700000000", "FOLIO_SOURCE_REVISION": ""]
+        let r = try Harness.run(build, ["-q", "--content", content, "--output", dir + "/public"], env: noRevision)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try Harness.verifyPublished(dir + "/public").sourceRevision == contentCommit)
+
+        // Outside any work tree (a copy under the system's temporary directory): no revision.
+        let outside = Harness.tempDir("norepo")
+        defer { Harness.cleanup(outside) }
+        let plain = Harness.copyContent(to: outside)
+        let r2 = try Harness.run(build, ["-q", "--content", plain, "--output", outside + "/public"], env: noRevision)
+        #expect(r2.status == 0, "\(r2.stderr)")
+        #expect(try Harness.verifyPublished(outside + "/public").sourceRevision == nil)
+    }
+
     @Test("a gzip variant already on disk is kept and described as it is (another zlib or level compresses differently)")
     func keepsExistingGzipVariants() throws {
         let dir = Harness.tempDir()
