@@ -293,18 +293,24 @@ struct Syncer {
             counters.requests.add(1, ordering: .relaxed)
             do {
                 let r = try connection.get(path, headers: [("Accept-Encoding", "gzip")], maxBody: maxBody)
-                counters.bytes.add(r.headBytes + r.body.count, ordering: .relaxed)
-                counters.bodyBytes.add(r.body.count, ordering: .relaxed)
-                if r.status >= 500, attempt + 1 < settings.attempts {
-                    lastError = "HTTP \(r.status)"
-                    continue
-                }
-                return Response(status: r.status, headers: r.headers, body: r.body)
+                if let response = accept(r, attempt: attempt, counters: counters, lastError: &lastError) { return response }
             } catch let failure as QuickHTTP.Failure {
                 lastError = failure.description
             }
         }
         throw SyncFailure(description: "fetching \(what) failed: \(lastError); the cache keeps its current version", exitCode: 1)
+    }
+
+    /// Counts a response read by QuickHTTP; nil (with `lastError` set) when it is a 5xx worth
+    /// another attempt.
+    private func accept(_ r: QuickHTTP.Response, attempt: Int, counters: Counters, lastError: inout String) -> Response? {
+        counters.bytes.add(r.headBytes + r.body.count, ordering: .relaxed)
+        counters.bodyBytes.add(r.body.count, ordering: .relaxed)
+        if r.status >= 500, attempt + 1 < settings.attempts {
+            lastError = "HTTP \(r.status)"
+            return nil
+        }
+        return Response(status: r.status, headers: r.headers, body: r.body)
     }
 
     private func fetchObject(_ client: HTTPClient, _ entry: Manifest.Entry, counters: Counters, progress: Progress?) async throws {
@@ -359,13 +365,8 @@ struct Syncer {
                     let r = try QuickHTTP.get(
                         endpoint, path: path, headers: headers,
                         timeoutMs: Int32(settings.timeout.nanoseconds / 1_000_000), maxBody: maxBody)
-                    counters.bytes.add(r.headBytes + r.body.count, ordering: .relaxed)
-                    counters.bodyBytes.add(r.body.count, ordering: .relaxed)
-                    if r.status >= 500, attempt + 1 < settings.attempts {
-                        lastError = "HTTP \(r.status)"
-                        continue
-                    }
-                    return Response(status: r.status, headers: r.headers, body: r.body)
+                    if let response = accept(r, attempt: attempt, counters: counters, lastError: &lastError) { return response }
+                    continue
                 } catch let failure as QuickHTTP.Failure {
                     lastError = failure.description
                     continue
