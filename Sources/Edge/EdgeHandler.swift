@@ -39,6 +39,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestStart: NIODeadline = .now()
     private var requestNumber = 0
     private var waitingSince: NIODeadline = .now()
+    private var lastLogged: NIODeadline = .now()
     private var closeAfterResponse = false
     private var quiescing = false
     private var closed = false
@@ -51,6 +52,12 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// before them when the connection ends after the response), made once a second.
     private var headTail = ByteBuffer()
     private var headTailClose = ByteBuffer()
+    /// Responses (heads and small bodies) gathered during one read burst and handed to the
+    /// channel as one write when it ends: one pipeline write per burst instead of one or two
+    /// per response, and, once the socket has taken it, the same storage is reused.
+    private var pending = ByteBuffer()
+    /// Bodies up to this size are copied into `pending`; larger ones are written by reference.
+    private static let copyLimit = 16 * 1024
 
     static let nextConnectionID = Atomic<UInt64>(0)
 
@@ -91,7 +98,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             closeAfterResponse = true
             requestStart = .now()
             log(method: "-", target: "-", status: writeSimple(context: context, status: 408, reason: "Request Timeout", body: "request timed out\n"), bytes: 0)
-            context.flush()
+            flush(context)
         }
         close(context: context)
     }
@@ -154,6 +161,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Answers every complete request in the buffer, in order.
     private func process(context: ChannelHandlerContext) {
+        recyclePending()
         while !closed, !busyWithDisk, var buf = buffer, buf.readableBytes > 0 {
             if bodyToSkip > 0 {
                 let n = min(bodyToSkip, buf.readableBytes)
@@ -174,7 +182,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 requestStart = .now()
                 let status = writeSimple(context: context, status: error.status, reason: error.reason, body: error.message + "\n")
                 log(method: "-", target: "-", status: status, bytes: 0)
-                context.flush()
+                flush(context)
                 close(context: context)
                 return
             case .request(let request, let length):
@@ -193,15 +201,16 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func finishRequest(context: ChannelHandlerContext) {
-        waitingSince = .now()
+        // The clock was just read for the request's log line: the wait for the next one starts then.
+        waitingSince = lastLogged
         if closeAfterResponse || quiescing {
-            context.flush()
+            flush(context)
             close(context: context)
         }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        context.flush()
+        flush(context)
         context.fireChannelReadComplete()
     }
 
@@ -280,7 +289,12 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         if let body = rep.body {
             let slice = range.map { body.getSlice(at: body.readerIndex + $0.lowerBound, length: $0.count)! } ?? body
-            context.write(wrapOutboundOut(.byteBuffer(slice)), promise: nil)
+            if slice.readableBytes <= Self.copyLimit {
+                pending.writeImmutableBuffer(slice)
+            } else {
+                writePending(context)
+                context.write(wrapOutboundOut(.byteBuffer(slice)), promise: nil)
+            }
             finish(request, context: context, status: status, bytes: length)
             return
         }
@@ -296,6 +310,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             case .success(let bytes) where bytes.count == rep.length:
                 var buf = context.channel.allocator.buffer(capacity: length)
                 if let r = range { buf.writeBytes(bytes[r]) } else { buf.writeBytes(bytes) }
+                handler.writePending(context)
                 context.writeAndFlush(handler.wrapOutboundOut(.byteBuffer(buf)), promise: nil)
                 handler.finish(request, context: context, status: status, bytes: length)
             default:
@@ -311,7 +326,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func resumeAfterDisk(context: ChannelHandlerContext) {
         process(context: context)
-        context.flush()
+        flush(context)
         if !busyWithDisk, pendingRead, context.channel.isWritable {
             pendingRead = false
             context.read()
@@ -323,7 +338,9 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func log(method: String, target: String, status: Int, bytes: Int) {
-        let elapsed = NIODeadline.now() - requestStart
+        let now = NIODeadline.now()
+        lastLogged = now
+        let elapsed = now - requestStart
         metrics.record(status: status, bytes: bytes, nanoseconds: elapsed.nanoseconds)
         guard let log = accessLog else { return }
         log.info(
@@ -352,24 +369,41 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         return dateLine
     }
 
-    /// A head prepared at load time, then the Date line: two buffers written as they are (one
-    /// writev with the body), nothing allocated or copied per response.
+    /// A head prepared at load time, then the Date line, appended to the burst's responses.
     private func writePreparedHead(context: ChannelHandlerContext, _ head: ByteBuffer) {
         _ = currentDateLine()
-        context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
-        context.write(wrapOutboundOut(.byteBuffer(closeAfterResponse ? headTailClose : headTail)), promise: nil)
+        pending.writeImmutableBuffer(head)
+        pending.writeImmutableBuffer(closeAfterResponse ? headTailClose : headTail)
+    }
+
+    /// Hands the gathered responses to the channel (before anything written by reference).
+    private func writePending(_ context: ChannelHandlerContext) {
+        guard pending.readableBytes > 0 else { return }
+        context.write(wrapOutboundOut(.byteBuffer(pending)), promise: nil)
+        // Marked as handed over by the reader index alone: `clear()` now would allocate new
+        // storage while the channel still holds this one. `recyclePending()` resets it later.
+        pending.moveReaderIndex(to: pending.writerIndex)
+    }
+
+    /// At the start of a read burst: the last burst's responses have been sent by now (the
+    /// flush at its end writes them), so their storage is normally free to reuse.
+    private func recyclePending() {
+        if pending.readableBytes == 0 { pending.clear() }
+    }
+
+    private func flush(_ context: ChannelHandlerContext) {
+        writePending(context)
+        context.flush()
     }
 
     private func writeHead(context: ChannelHandlerContext, status: StaticString, block: ByteBuffer, extra: String?) {
         let date = currentDateLine()
-        var buf = context.channel.allocator.buffer(capacity: status.utf8CodeUnitCount + date.readableBytes + block.readableBytes + 64)
-        buf.writeStaticString(status)
-        buf.writeImmutableBuffer(date)
-        buf.writeImmutableBuffer(block)
-        if let extra { buf.writeString(extra) }
-        if closeAfterResponse { buf.writeStaticString("Connection: close\r\n") }
-        buf.writeStaticString("\r\n")
-        context.write(wrapOutboundOut(.byteBuffer(buf)), promise: nil)
+        pending.writeStaticString(status)
+        pending.writeImmutableBuffer(date)
+        pending.writeImmutableBuffer(block)
+        if let extra { pending.writeString(extra) }
+        if closeAfterResponse { pending.writeStaticString("Connection: close\r\n") }
+        pending.writeStaticString("\r\n")
     }
 
     /// Writes a small generated response; returns its status for the log.
@@ -379,15 +413,13 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         contentType: String = "text/plain; charset=utf-8", extra: String = "", omitBody: Bool = false
     ) -> Int {
         var s = "HTTP/1.1 \(status) \(reason)\r\n"
-        var buf = context.channel.allocator.buffer(capacity: 256 + body.utf8.count)
-        buf.writeString(s)
-        buf.writeImmutableBuffer(currentDateLine())
+        pending.writeString(s)
+        pending.writeImmutableBuffer(currentDateLine())
         s = "Content-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\nCache-Control: no-store\r\n" + extra
         if closeAfterResponse { s += "Connection: close\r\n" }
         s += "\r\n"
-        buf.writeString(s)
-        if !omitBody { buf.writeString(body) }
-        context.write(wrapOutboundOut(.byteBuffer(buf)), promise: nil)
+        pending.writeString(s)
+        if !omitBody { pending.writeString(body) }
         return status
     }
 

@@ -5,8 +5,9 @@ import Synchronization
 /// The edge's metrics, through swift-metrics into a Prometheus registry served at `/metrics`.
 final class EdgeMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
-    /// Request counters by status code, made once so the hot path only increments.
-    private let byStatus: [Int: Metrics.Counter]
+    /// Request counters by status code (indexed by the code), made once so the hot path only
+    /// increments.
+    private let byStatus: [Metrics.Counter?]
     private let other: Metrics.Counter
     let bytesSent: Metrics.Counter
     let latency: Metrics.Timer
@@ -27,7 +28,7 @@ final class EdgeMetrics: Sendable {
             .milliseconds(1), .milliseconds(5), .milliseconds(25), .milliseconds(100), .seconds(1),
         ]
         MetricsSystem.bootstrap(factory)
-        var counters: [Int: Metrics.Counter] = [:]
+        var counters = [Metrics.Counter?](repeating: nil, count: 600)
         for s in Self.statuses {
             counters[s] = Metrics.Counter(label: "folio_edge_requests_total", dimensions: [("status", String(s))])
         }
@@ -42,7 +43,7 @@ final class EdgeMetrics: Sendable {
     }
 
     func record(status: Int, bytes: Int, nanoseconds: Int64) {
-        (byStatus[status] ?? other).increment()
+        ((byStatus.indices.contains(status) ? byStatus[status] : nil) ?? other).increment()
         bytesSent.increment(by: bytes)
         latency.recordNanoseconds(nanoseconds)
         totals.add(1, ordering: .relaxed)

@@ -10,21 +10,36 @@ enum AcceptEncoding {
     /// The coding to serve, or nil when nothing acceptable exists (406).
     /// Without the header, identity is served; on a tie gzip wins (it is smaller).
     static func choose(_ header: Substring?, hasGzip: Bool) -> ContentCoding? {
-        guard let header else { return .identity }
+        guard var header else { return .identity }
+        return header.withUTF8 { choose(UnsafeRawBufferPointer($0), hasGzip: hasGzip) }
+    }
+
+    /// The same over the header's bytes: one pass, nothing allocated.
+    static func choose(_ bytes: UnsafeRawBufferPointer, hasGzip: Bool) -> ContentCoding? {
         var gzipQ: Double?
         var identityQ: Double?
         var starQ: Double?
-        for item in header.utf8.split(separator: UInt8(ascii: ",")) {
-            var parts = item.split(separator: UInt8(ascii: ";")).makeIterator()
-            guard let rawName = parts.next() else { continue }
-            let name = HeaderText.trim(rawName)
+        let n = bytes.count
+        var itemStart = 0
+        while itemStart <= n {
+            var itemEnd = itemStart
+            while itemEnd < n, bytes[itemEnd] != UInt8(ascii: ",") { itemEnd += 1 }
+            defer { itemStart = itemEnd + 1 }
+            // The coding name, up to the first ';', then its parameters.
+            var nameEnd = itemStart
+            while nameEnd < itemEnd, bytes[nameEnd] != UInt8(ascii: ";") { nameEnd += 1 }
+            let name = HeaderText.trimBytes(bytes[itemStart..<nameEnd])
             if name.isEmpty { continue }
             var q = 1.0
-            while let param = parts.next() {
-                let p = HeaderText.trim(param)
-                guard p.count >= 2, p[p.startIndex] | 0x20 == UInt8(ascii: "q"),
-                    p[p.index(after: p.startIndex)] == UInt8(ascii: "=")
-                else { continue }
+            var paramStart = nameEnd + 1
+            while paramStart <= itemEnd {
+                var paramEnd = paramStart
+                while paramEnd < itemEnd, bytes[paramEnd] != UInt8(ascii: ";") { paramEnd += 1 }
+                defer { paramStart = paramEnd + 1 }
+                let p = HeaderText.trimBytes(bytes[paramStart..<paramEnd])
+                guard p.count >= 2, p[p.startIndex] | 0x20 == UInt8(ascii: "q"), p[p.startIndex + 1] == UInt8(ascii: "=") else {
+                    continue
+                }
                 guard let value = HeaderText.qValue(p.dropFirst(2)) else {
                     q = -1
                     break
@@ -80,19 +95,28 @@ enum HeaderText {
         }
     }
 
-    /// A q-value: 0, 1, or 0.d{1,3} / 1.0{1,3}; nil when malformed.
+    /// A q-value: 0, 1, or 0.d{1,3} / 1.0{1,3}; nil when malformed. Spaces inside are skipped.
     static func qValue(_ s: some Collection<UInt8>) -> Double? {
-        let t = Array(s).filter { !isSpace($0) }
-        guard let first = t.first, first == UInt8(ascii: "0") || first == UInt8(ascii: "1"), t.count <= 5 else { return nil }
-        if t.count == 1 { return Double(first - 48) }
-        guard t[1] == UInt8(ascii: "."), t.count >= 3 else { return t.count == 2 && t[1] == UInt8(ascii: ".") ? Double(first - 48) : nil }
-        var v = Double(first - 48)
+        var digits = 0  // the characters seen, spaces left out
+        var v = 0.0
         var scale = 0.1
-        for d in t[2...] {
-            guard d >= 48, d <= 57 else { return nil }
-            v += Double(d - 48) * scale
-            scale /= 10
+        for b in s where !isSpace(b) {
+            digits += 1
+            switch digits {
+            case 1:
+                guard b == UInt8(ascii: "0") || b == UInt8(ascii: "1") else { return nil }
+                v = Double(b - 48)
+            case 2:
+                guard b == UInt8(ascii: ".") else { return nil }
+            case 3...5:
+                guard b >= 48, b <= 57 else { return nil }
+                v += Double(b - 48) * scale
+                scale /= 10
+            default:
+                return nil
+            }
         }
+        guard digits > 0 else { return nil }
         return v <= 1 ? v : nil
     }
 }
