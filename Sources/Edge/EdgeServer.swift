@@ -56,7 +56,9 @@ struct EdgeService: Service {
         do {
             server = try await bootstrap.bind(host: config.host, port: config.port).get()
         } catch {
-            try? await group.shutdownGracefully()
+            // The process ends with this error. The loops are left running, as on the normal
+            // path: shutting them down here raced the failed bind's own cleanup on them.
+            drained.succeed(())
             throw EdgeStartupError("cannot listen on \(config.host):\(config.port): \(error)")
         }
         let port = server.localAddress?.port ?? config.port

@@ -19,6 +19,20 @@ extension EdgeIntegration {
             try edited.write(toFile: path, atomically: true, encoding: .utf8)
         }
 
+        @Test("a port already in use: one clear error line and exit 1, nothing from the event loops")
+        func portInUse() throws {
+            let fixture = try EdgeFixture.make("edge-port")
+            defer { fixture.cleanup() }
+            let edge = try EdgeProcess.start(root: fixture.root)
+            defer { edge.stop() }
+            let r = try Harness.run(Harness.binary("folio-edge"), ["--root", fixture.root, "--port", String(edge.port)])
+            #expect(r.status == 1)
+            let lines = r.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(r.stderr)")
+            #expect(lines.first?.hasPrefix("folio-edge: error: cannot listen on 127.0.0.1:\(edge.port)") == true, "\(r.stderr)")
+            #expect(r.stderr.contains("in use"), "\(r.stderr)")
+        }
+
         @Test("hot swap: a new publish is served within 3 s and the previous objects stay servable")
         func hotSwap() async throws {
             let fixture = try EdgeFixture.make("edge-swap", editableContent: true)
