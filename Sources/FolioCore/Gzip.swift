@@ -69,7 +69,8 @@ package enum Gzip {
         let bound = libdeflate_deflate_compress_bound(compressor, range.count)
         let output = [UInt8](unsafeUninitializedCapacity: bound) { out, count in
             count = input.withUnsafeBufferPointer { inBuf in
-                libdeflate_deflate_compress(compressor, inBuf.baseAddress! + range.lowerBound, range.count, out.baseAddress, out.count)
+                // An empty input may have no address; libdeflate reads nothing then.
+                libdeflate_deflate_compress(compressor, inBuf.baseAddress.map { $0 + range.lowerBound }, range.count, out.baseAddress, out.count)
             }
         }
         // The buffer is libdeflate's own bound, so 0 (no room) cannot happen; checked all the same.
