@@ -65,7 +65,7 @@ struct CatalogCheck: Sendable {
     var table: String
     var locale: LocaleTag
     var isDevelopment: Bool
-    var reference: [String: CatalogSources.Located]?
+    var reference: CatalogSources.LocaleTable?
     var rules: PluralRules
     var gettext: PluralFormsExpression?
     var messages: ArraySlice<CatalogSources.Located>
@@ -92,7 +92,7 @@ struct CatalogCheck: Sendable {
             }
             // The development language has no reference but its own files' source text (a
             // classic gettext msgid), which msgfmt --check compares too.
-            let source = isDevelopment ? fileSource : (reference?[located.message.key]?.message.value ?? fileSource)
+            let source = isDevelopment ? fileSource : (reference?.message(located.message.key)?.message.value ?? fileSource)
             Validation.check(value, source: source, locale: locale, rules: rules, gettext: gettext, at: located, into: &found)
         }
         return found
@@ -164,15 +164,18 @@ enum CatalogSources {
     }
 
     /// Everything known about one table in one locale.
-    struct LocaleTable {
+    struct LocaleTable: Sendable {
         var locale: LocaleTag
         var table: String
-        var messages: [String: Located] = [:]
-        /// The same messages in the order they were read (files in path order, then file order).
-        var ordered: [Located] = []
+        /// The messages in the order they were read (files in path order, then file order).
+        var messages: [Located] = []
+        /// Where each key stands in `messages`.
+        var positions: [String: Int] = [:]
         var pluralForms: PluralFormsExpression?
         var pluralFormsPath: String?
         var firstPath: String
+
+        func message(_ key: String) -> Located? { positions[key].map { messages[$0] } }
     }
 
     struct TableKey: Hashable, Comparable {
@@ -231,18 +234,18 @@ enum CatalogSources {
                     }
                 }
                 table.messages.reserveCapacity(table.messages.count + section.messages.count)
-                table.ordered.reserveCapacity(table.ordered.count + section.messages.count)
+                table.positions.reserveCapacity(table.messages.count + section.messages.count)
                 for var message in section.messages {
                     if message.value?.hasSubstitutions == true { message.value = message.value?.resolvingXcodeArgPlaceholders }
                     if message.source?.hasSubstitutions == true { message.source = message.source?.resolvingXcodeArgPlaceholders }
                     let located = Located(message: message, path: file.path)
                     // One hash lookup for the usual case; a duplicate puts the first one back.
-                    if let first = table.messages.updateValue(located, forKey: message.key) {
-                        table.messages[message.key] = first
-                        diags.error(file.path, message.line, message.column, "duplicate key \"\(message.key)\" for \(locale)/\(file.table): first defined at \(first.position); keep one")
+                    if let first = table.positions.updateValue(table.messages.count, forKey: message.key) {
+                        table.positions[message.key] = first
+                        diags.error(file.path, message.line, message.column, "duplicate key \"\(message.key)\" for \(locale)/\(file.table): first defined at \(table.messages[first].position); keep one")
                         continue
                     }
-                    table.ordered.append(located)
+                    table.messages.append(located)
                 }
                 tables[key] = table
             }
@@ -265,17 +268,17 @@ enum CatalogSources {
             let ref = reference[key.table]
             let isDev = key.locale == dev.description
             var strings: [String: CatalogValue] = [:]
-            strings.reserveCapacity(table.ordered.count)
+            strings.reserveCapacity(table.messages.count)
             // Keys translated here that have a translation in the development language (all of
             // them, in the development language itself).
             var translated = 0
-            for located in table.ordered {
+            for located in table.messages {
                 guard let value = located.message.value else { continue }
                 let name = located.message.key
                 if isDev {
                     translated += 1
                 } else if let ref {
-                    if let refMessage = ref.messages[name] {
+                    if let refMessage = ref.message(name) {
                         if refMessage.message.value != nil { translated += 1 }
                     } else {
                         diags.warning(located.path, located.message.line, located.message.column, "key \"\(name)\" is not in the development language's \(key.table); it is published but no other locale has it")
@@ -284,17 +287,17 @@ enum CatalogSources {
                 strings[name] = value
             }
             checks.append(CatalogCheck(
-                table: key.table, locale: table.locale, isDevelopment: isDev, reference: ref?.messages,
-                rules: PluralRules(tag: table.locale), gettext: table.pluralForms, messages: table.ordered[...]))
+                table: key.table, locale: table.locale, isDevelopment: isDev, reference: ref,
+                rules: PluralRules(tag: table.locale), gettext: table.pluralForms, messages: table.messages[...]))
             if strings.isEmpty {
                 diags.warning(table.firstPath, 1, 1, "\(key.locale)/\(key.table) has no translated keys; nothing is published for it")
                 continue
             }
-            let total = isDev ? strings.count : (ref?.messages.values.count { $0.message.value != nil } ?? strings.count)
+            let total = isDev ? strings.count : (ref?.messages.count { $0.message.value != nil } ?? strings.count)
             if ref == nil { translated = strings.count }
             coverage[key.locale, default: [:]][key.table] = CatalogIndex.Coverage(translated: translated, total: total)
             if translated < total, let ref {
-                let missing = ref.messages.keys.filter { ref.messages[$0]?.message.value != nil && strings[$0] == nil }.sorted()
+                let missing = ref.messages.map(\.message).filter { $0.value != nil && strings[$0.key] == nil }.map(\.key).sorted()
                 let shown = missing.prefix(5).joined(separator: ", ") + (missing.count > 5 ? ", …" : "")
                 diags.warning(table.firstPath, 1, 1, "\(key.locale)/\(key.table): \(translated) of \(total) keys translated (\(coverage[key.locale]![key.table]!.percent)%); untranslated, falling back: \(shown)")
             }

@@ -140,7 +140,7 @@ package struct POFile: Equatable, Sendable {
     static func parseSegments(_ body: [UInt8], _ starts: [Int]) -> POFile? {
         let ranges = starts.indices.map { starts[$0]..<(($0 + 1 < starts.count) ? starts[$0 + 1] : body.count) }
         let parsed: [POParser?] = Parallel.map(Array(ranges.enumerated())) { index, range in
-            if UTF8Validation.firstInvalidOffset(Array(body[range])) != nil { return nil }
+            if UTF8Validation.firstInvalidOffset(body[range]) != nil { return nil }
             var firstLine = 1
             if range.lowerBound > 0 {
                 firstLine += body.withUnsafeBufferPointer { buf in
