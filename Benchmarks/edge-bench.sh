@@ -13,6 +13,13 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 
+# On a machine with two or more cores, each server runs on core 0 and wrk on core 1, the
+# same for both servers, so neither shares its core with the load generator.
+server_cpu=() client_cpu=()
+if [ "$(nproc)" -ge 2 ] && command -v taskset > /dev/null; then
+    server_cpu=(taskset -c 0) client_cpu=(taskset -c 1)
+fi
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
 nginx_port=$(free_port)
@@ -43,10 +50,10 @@ http {
     }
 }
 CONF
-nginx -c "$work/nginx.conf" -p "$work" &
+"${server_cpu[@]}" nginx -c "$work/nginx.conf" -p "$work" &
 pids+=($!)
 
-"$edge" --root "$root" --port 0 --threads "$threads" --no-access-log > "$work/edge.out" 2> "$work/edge.err" &
+"${server_cpu[@]}" "$edge" --root "$root" --port 0 --threads "$threads" --no-access-log > "$work/edge.out" 2> "$work/edge.err" &
 pids+=($!)
 for _ in $(seq 1 100); do grep -q "listening on" "$work/edge.out" 2>/dev/null && break; sleep 0.1; done
 edge_port=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$work/edge.out")
@@ -63,7 +70,7 @@ run() { # name port path [header...]
     local out
     local d=$duration
     if [ -n "${WARM:-}" ]; then d=1s; fi
-    out=$(wrk -t1 -c"$conns" -d"$d" --latency "${args[@]}" "http://127.0.0.1:$port$path")
+    out=$("${client_cpu[@]}" wrk -t1 -c"$conns" -d"$d" --latency "${args[@]}" "http://127.0.0.1:$port$path")
     local rps p99
     rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     p99=$(echo "$out" | awk '$1=="99%" {print $2}')
@@ -74,7 +81,7 @@ to_ms() { # wrk latency like 1.23ms / 850.00us / 1.02s
     python3 -c "import sys; v=sys.argv[1]; print(float(v[:-2])/1000 if v.endswith('us') else float(v[:-2]) if v.endswith('ms') else float(v[:-1])*1000)" "$1"
 }
 
-echo "wrk -t1 -c$conns -d$duration, folio-edge --threads $threads vs nginx (1 worker), same files"
+echo "wrk -t1 -c$conns -d$duration, folio-edge --threads $threads vs nginx (1 worker), same files${server_cpu:+; servers on core 0, wrk on core 1}"
 printf "%-26s %12s %10s %12s %10s %8s %8s\n" scenario "edge req/s" "edge p99" "nginx req/s" "nginx p99" "req/s x" "p99 x"
 scenario() { # label path [headers...] (ETag header filled per server when given as INM)
     local label=$1 path=$2 mode=${3:-}

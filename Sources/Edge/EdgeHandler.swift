@@ -25,6 +25,10 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = IOData
 
     private let store: SiteStore
+    /// This connection's reference to the version being served, and the store's generation
+    /// it was read at: renewed when the store was replaced since.
+    private var site: Site
+    private var siteGeneration: Int
     private let limits: ConnectionLimits
     private let parser: HTTPRequestParser
     private let metrics: EdgeMetrics
@@ -63,6 +67,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     init(store: SiteStore, limits: ConnectionLimits, metrics: EdgeMetrics, accessLog: Logger?, fileIO: NIOThreadPool) {
         self.store = store
+        self.siteGeneration = store.generation
+        self.site = store.site
         self.limits = limits
         self.parser = HTTPRequestParser(
             maxTargetBytes: limits.maxURIBytes, maxHeadBytes: limits.maxHeaderBytes, maxHeaderCount: limits.maxHeaderCount)
@@ -170,8 +176,26 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 buffer = buf
                 continue
             }
-            let result = buf.withUnsafeReadableBytes { parser.parse($0) }
-            switch result {
+            // The request is answered while its bytes are in view: its target and header
+            // values point into them (see `HeaderValue`).
+            let outcome = buf.withUnsafeReadableBytes { bytes -> Step in
+                switch parser.parse(bytes) {
+                case .incomplete:
+                    return .incomplete
+                case .failure(let error):
+                    return .failure(error)
+                case .request(let request, let length):
+                    requestStart = .now()
+                    if request.chunked {
+                        // A chunked body on GET or HEAD is not worth parsing: answer and close.
+                        closeAfterResponse = true
+                    }
+                    bodyToSkip = request.contentLength
+                    respond(to: request, context: context)
+                    return .answered(length)
+                }
+            }
+            switch outcome {
             case .incomplete:
                 if buf.readerIndex > 4096 { buf.discardReadBytes() }
                 buffer = buf
@@ -185,19 +209,19 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 flush(context)
                 close(context: context)
                 return
-            case .request(let request, let length):
-                buf.moveReaderIndex(forwardBy: length)
+            case .answered(let length):
+                // The head was consumed; a body to skip is counted in `bodyToSkip`.
+                buf.moveReaderIndex(forwardBy: min(length, buf.readableBytes))
                 buffer = buf
-                requestStart = .now()
-                if request.chunked {
-                    // A chunked body on GET or HEAD is not worth parsing: answer and close.
-                    closeAfterResponse = true
-                }
-                bodyToSkip = request.contentLength
-                respond(to: request, context: context)
                 if !busyWithDisk { finishRequest(context: context) }
             }
         }
+    }
+
+    private enum Step {
+        case incomplete
+        case failure(RequestError)
+        case answered(Int)
     }
 
     private func finishRequest(context: ChannelHandlerContext) {
@@ -224,13 +248,26 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             finish(request, context: context, status: writeSimple(context: context, status: 405, reason: "Method Not Allowed", body: "only GET and HEAD are allowed\n", extra: "Allow: GET, HEAD\r\n"), bytes: 0)
             return
         }
-        guard let path = Self.path(of: request.target) else {
-            finish(request, context: context, status: writeSimple(context: context, status: 400, reason: "Bad Request", body: "malformed request target\n"), bytes: 0)
-            return
+        let generation = store.generation
+        if generation != siteGeneration {
+            siteGeneration = generation
+            site = store.site
         }
-
-        let site = store.site
-        guard let resource = site.routes[path] ?? site.catalogs.resource(path, acceptLanguage: request.acceptLanguage) else {
+        let site = self.site
+        let found: Resource?
+        var path: String?
+        if request.targetIsPlainPath, let hit = site.routes[request.target.bytes] {
+            found = hit
+        } else {
+            guard let decoded = Self.path(of: request.target.string) else {
+                finish(request, context: context, status: writeSimple(context: context, status: 400, reason: "Bad Request", body: "malformed request target\n"), bytes: 0)
+                return
+            }
+            path = decoded
+            found = site.routes[decoded] ?? site.catalogs.resource(decoded, acceptLanguage: request.acceptLanguage)
+        }
+        guard let resource = found else {
+            let path = path ?? ""
             switch path {
             case "/healthz":
                 let body = "ok version \(site.manifest.version)\n"
@@ -299,8 +336,10 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         // Over the memory budget: read from disk on the thread pool, holding later pipelined
-        // requests until this response is written so they stay in order.
+        // requests until this response is written so they stay in order. The request is kept
+        // for the log line, so its views are copied off the read buffer first.
         guard let path = rep.filePath else { return }
+        let request = request.owned()
         busyWithDisk = true
         let loop = context.eventLoop
         let bound = NIOLoopBound((self, context), eventLoop: loop)
@@ -337,7 +376,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         log(method: request.method.name, target: request.target, status: status, bytes: bytes)
     }
 
-    private func log(method: String, target: String, status: Int, bytes: Int) {
+    private func log(method: String, target: HeaderValue, status: Int, bytes: Int) {
         let now = NIODeadline.now()
         lastLogged = now
         let elapsed = now - requestStart
@@ -348,7 +387,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             metadata: [
                 "request_id": "\(connectionID)-\(requestNumber)",
                 "method": "\(method)",
-                "path": "\(target)",
+                "path": "\(target.string)",
                 "status": "\(status)",
                 "bytes": "\(bytes)",
                 "duration_us": "\(elapsed.nanoseconds / 1000)",
@@ -372,8 +411,18 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// A head prepared at load time, then the Date line, appended to the burst's responses.
     private func writePreparedHead(context: ChannelHandlerContext, _ head: ByteBuffer) {
         _ = currentDateLine()
-        pending.writeImmutableBuffer(head)
-        pending.writeImmutableBuffer(closeAfterResponse ? headTailClose : headTail)
+        let tail = closeAfterResponse ? headTailClose : headTail
+        let total = head.readableBytes + tail.readableBytes
+        // Both parts copied in one reservation of `pending`.
+        pending.writeWithUnsafeMutableBytes(minimumWritableBytes: total) { out in
+            head.withUnsafeReadableBytes { h in
+                tail.withUnsafeReadableBytes { t in
+                    out.baseAddress!.copyMemory(from: h.baseAddress!, byteCount: h.count)
+                    (out.baseAddress! + h.count).copyMemory(from: t.baseAddress!, byteCount: t.count)
+                }
+            }
+            return total
+        }
     }
 
     /// Hands the gathered responses to the channel (before anything written by reference).
@@ -391,9 +440,14 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if pending.readableBytes == 0 { pending.clear() }
     }
 
+    /// Sends what is pending: one pipeline pass when the burst's responses are all in `pending`.
     private func flush(_ context: ChannelHandlerContext) {
-        writePending(context)
-        context.flush()
+        guard pending.readableBytes > 0 else {
+            context.flush()
+            return
+        }
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(pending)), promise: nil)
+        pending.moveReaderIndex(to: pending.writerIndex)
     }
 
     private func writeHead(context: ChannelHandlerContext, status: StaticString, block: ByteBuffer, extra: String?) {

@@ -44,7 +44,7 @@ final class EdgeMetrics: Sendable {
 
     func record(status: Int, bytes: Int, nanoseconds: Int64) {
         ((byStatus.indices.contains(status) ? byStatus[status] : nil) ?? other).increment()
-        bytesSent.increment(by: bytes)
+        if bytes > 0 { bytesSent.increment(by: bytes) }
         latency.recordNanoseconds(nanoseconds)
         totals.add(1, ordering: .relaxed)
         if status == 304 { notModified.add(1, ordering: .relaxed) }

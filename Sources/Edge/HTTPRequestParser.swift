@@ -12,17 +12,84 @@ enum RequestMethod: Equatable, Sendable {
 }
 
 /// What the edge needs from one request head; header values it does not use are skipped.
-struct ParsedRequest: Equatable, Sendable {
+/// The target and values are views into the bytes parsed (see `HeaderValue`).
+struct ParsedRequest: Equatable {
     var method: RequestMethod
     /// The request target as sent (origin form expected).
-    var target: String
+    var target: HeaderValue
+    /// The target is a path as it stands: origin form, no query, fragment or percent escape.
+    var targetIsPlainPath = false
     var keepAlive: Bool
     var conditions = Conditions()
-    var acceptEncoding: Substring?
-    var acceptLanguage: Substring?
+    var acceptEncoding: HeaderValue?
+    var acceptLanguage: HeaderValue?
     /// Content-Length of a body that follows the head (to be skipped), 0 when none.
     var contentLength = 0
     var chunked = false
+
+    /// The same request with every view copied: safe to keep after the bytes are gone.
+    func owned() -> ParsedRequest {
+        var r = self
+        r.target = target.owned()
+        r.acceptEncoding = acceptEncoding?.owned()
+        r.acceptLanguage = acceptLanguage?.owned()
+        r.conditions = conditions.owned()
+        return r
+    }
+}
+
+/// Bytes of a request head (the target or one header value), viewed where they lie.
+///
+/// The parser hands these out instead of Strings, so answering a request allocates nothing.
+/// A view made by the parser points into the connection's read buffer and is valid only while
+/// that request is being answered (inside the `withUnsafeReadableBytes` around parse and
+/// respond); `owned()` copies it for anything that outlives that. Views made from a String
+/// (tests, log lines) own their bytes.
+struct HeaderValue: Equatable, ExpressibleByStringLiteral, CustomStringConvertible, @unchecked Sendable {
+    let bytes: UnsafeRawBufferPointer
+    /// Keeps copied bytes alive; nil for a view into a read buffer.
+    private let owner: Storage?
+
+    private final class Storage {
+        let memory: UnsafeMutableRawBufferPointer
+        init(copying source: UnsafeRawBufferPointer) {
+            memory = .allocate(byteCount: max(source.count, 1), alignment: 1)
+            if source.count > 0 { memory.copyMemory(from: source) }
+        }
+        deinit { memory.deallocate() }
+    }
+
+    /// A borrowed view (see the type's note on lifetime).
+    init(borrowing bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        owner = nil
+    }
+
+    /// A copy of `bytes` that owns its storage.
+    init(copying bytes: UnsafeRawBufferPointer) {
+        let storage = Storage(copying: bytes)
+        self.bytes = UnsafeRawBufferPointer(start: storage.memory.baseAddress, count: bytes.count)
+        owner = storage
+    }
+
+    init(_ text: some StringProtocol) {
+        var text = String(text)
+        self = text.withUTF8 { HeaderValue(copying: UnsafeRawBufferPointer($0)) }
+    }
+
+    init(stringLiteral value: String) { self.init(value) }
+
+    /// The same bytes, owned: safe to keep after the request.
+    func owned() -> HeaderValue { owner != nil ? self : HeaderValue(copying: bytes) }
+
+    var count: Int { bytes.count }
+    var isEmpty: Bool { bytes.isEmpty }
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+    var description: String { string }
+
+    static func == (a: HeaderValue, b: HeaderValue) -> Bool {
+        a.bytes.count == b.bytes.count && (a.bytes.count == 0 || memcmp(a.bytes.baseAddress!, b.bytes.baseAddress!, a.bytes.count) == 0)
+    }
 }
 
 /// A request the parser refuses, with the status to answer.
@@ -47,17 +114,21 @@ struct HTTPRequestParser {
         /// A complete head of `length` bytes.
         case request(ParsedRequest, length: Int)
         case failure(RequestError)
+
+        /// The result with its request's views copied (for keeping it after the bytes).
+        func owned() -> Result {
+            if case .request(let r, let length) = self { return .request(r.owned(), length: length) }
+            return self
+        }
     }
 
+    /// tchar (RFC 9110 §5.6.2) as a bit set over the bytes 0–127.
+    private static let tokenBitsLow: UInt64 = 0x03ff_6cfa_0000_0000
+    private static let tokenBitsHigh: UInt64 = 0x57ff_ffff_c7ff_fffe
+
+    @inline(__always)
     static func isTokenChar(_ b: UInt8) -> Bool {
-        switch b {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default: return false
-        }
+        b < 64 ? (tokenBitsLow >> UInt64(b)) & 1 != 0 : b < 128 && (tokenBitsHigh >> UInt64(b - 64)) & 1 != 0
     }
 
     private static func bad(_ message: String) -> Result {
@@ -84,29 +155,47 @@ struct HTTPRequestParser {
         guard i > start, i < lineEnd, bytes[i] == 0x20 else { return Self.bad("malformed request method") }
         let method: RequestMethod
         let m = UnsafeRawBufferPointer(rebasing: bytes[start..<i])
-        if m.elementsEqual("GET".utf8) {
+        if m.count == 3, Self.load32(bytes, start) & 0x00FF_FFFF == Self.get {
             method = .get
-        } else if m.elementsEqual("HEAD".utf8) {
+        } else if m.count == 4, Self.load32(bytes, start) == Self.head {
             method = .head
         } else {
             method = .other(String(decoding: m, as: UTF8.self))
         }
         i += 1
         let targetStart = i
-        while i < lineEnd, bytes[i] > 0x20, bytes[i] < 0x7F { i += 1 }
+        // Printable ASCII; noting whether the target is a plain path (no ? # %).
+        var plain = i < lineEnd && bytes[i] == UInt8(ascii: "/")
+        // Eight bytes at a time while none is a space, control, non-ASCII, ?, # or %.
+        while i + 8 <= lineEnd {
+            let w = Self.word(bytes, i)
+            if Self.hasByteBelow(w, 0x21) || w & Self.highBits != 0 || Self.hasByte(w, 0x7F) || Self.hasByte(w, UInt8(ascii: "?"))
+                || Self.hasByte(w, UInt8(ascii: "#")) || Self.hasByte(w, UInt8(ascii: "%"))
+            {
+                break
+            }
+            i += 8
+        }
+        while i < lineEnd {
+            let b = bytes[i]
+            guard b > 0x20, b < 0x7F else { break }
+            if b == UInt8(ascii: "?") || b == UInt8(ascii: "#") || b == UInt8(ascii: "%") { plain = false }
+            i += 1
+        }
         guard i > targetStart, i < lineEnd, bytes[i] == 0x20 else { return Self.bad("malformed request target") }
         guard i - targetStart <= maxTargetBytes else {
             return .failure(RequestError(status: 414, reason: "URI Too Long", message: "request target longer than \(maxTargetBytes) bytes"))
         }
-        let target = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[targetStart..<i]), as: UTF8.self)
+        let target = HeaderValue(borrowing: UnsafeRawBufferPointer(rebasing: bytes[targetStart..<i]))
         i += 1
         var versionEnd = lineEnd
         if versionEnd > i, bytes[versionEnd - 1] == 0x0D { versionEnd -= 1 }
         let version = UnsafeRawBufferPointer(rebasing: bytes[i..<versionEnd])
         let http11: Bool
-        if version.elementsEqual("HTTP/1.1".utf8) {
+        let versionWord = version.count == 8 ? Self.load64(bytes, i) : 0
+        if versionWord == Self.http11 {
             http11 = true
-        } else if version.elementsEqual("HTTP/1.0".utf8) {
+        } else if versionWord == Self.http10 {
             http11 = false
         } else if version.count == 8, version.starts(with: "HTTP/1.".utf8), version[7] >= 0x30, version[7] <= 0x39 {
             http11 = true  // a later HTTP/1.x minor version is handled as 1.1 (RFC 9112 §2.3)
@@ -117,7 +206,7 @@ struct HTTPRequestParser {
         }
 
         // Header fields.
-        var request = ParsedRequest(method: method, target: target, keepAlive: http11)
+        var request = ParsedRequest(method: method, target: target, targetIsPlainPath: plain, keepAlive: http11)
         var count = 0
         var hostCount = 0
         var contentLength: Int?
@@ -163,36 +252,43 @@ struct HTTPRequestParser {
             var ve = contentEnd
             while vs < ve, bytes[vs] == 0x20 || bytes[vs] == 0x09 { vs += 1 }
             while ve > vs, bytes[ve - 1] == 0x20 || bytes[ve - 1] == 0x09 { ve -= 1 }
-            for k in vs..<ve {
+            var k = vs
+            while k + 8 <= ve {
+                let w = Self.word(bytes, k)
+                if Self.hasByteBelow(w, 0x20) || Self.hasByte(w, 0x7F) { break }
+                k += 8
+            }
+            while k < ve {
                 let b = bytes[k]
                 if b < 0x20 && b != 0x09 || b == 0x7F { return Self.bad("control character in a header value") }
+                k += 1
             }
             let name = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<colon])
             let value = UnsafeRawBufferPointer(rebasing: bytes[vs..<ve])
-            func text() -> Substring { Substring(String(decoding: value, as: UTF8.self)) }
+            func text() -> HeaderValue { HeaderValue(borrowing: value) }
             switch name.count {
-            case 4 where HeaderText.equalsLowercase(name, "host"): hostCount += 1
-            case 5 where HeaderText.equalsLowercase(name, "range"): request.conditions.range = text()
-            case 8 where HeaderText.equalsLowercase(name, "if-match"): request.conditions.ifMatch = text()
-            case 8 where HeaderText.equalsLowercase(name, "if-range"): request.conditions.ifRange = text()
-            case 10 where HeaderText.equalsLowercase(name, "connection"):
+            case 4 where Self.isName(name, "host"): hostCount += 1
+            case 5 where Self.isName(name, "range"): request.conditions.range = text()
+            case 8 where Self.isName(name, "if-match"): request.conditions.ifMatch = text()
+            case 8 where Self.isName(name, "if-range"): request.conditions.ifRange = text()
+            case 10 where Self.isName(name, "connection"):
                 for token in value.split(separator: UInt8(ascii: ",")) {
                     let t = HeaderText.trimBytes(token)
                     if HeaderText.equalsLowercase(t, "close") { connectionClose = true }
                     if HeaderText.equalsLowercase(t, "keep-alive") { connectionKeepAlive = true }
                 }
-            case 13 where HeaderText.equalsLowercase(name, "if-none-match"): request.conditions.ifNoneMatch = text()
-            case 14 where HeaderText.equalsLowercase(name, "content-length"):
+            case 13 where Self.isName(name, "if-none-match"): request.conditions.ifNoneMatch = text()
+            case 14 where Self.isName(name, "content-length"):
                 guard !value.isEmpty, value.count <= 18, value.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
                     return Self.bad("malformed Content-Length")
                 }
                 let length = value.reduce(0) { $0 * 10 + Int($1 - 0x30) }
                 if let previous = contentLength, previous != length { return Self.bad("conflicting Content-Length headers") }
                 contentLength = length
-            case 15 where HeaderText.equalsLowercase(name, "accept-encoding"): request.acceptEncoding = text()
-            case 15 where HeaderText.equalsLowercase(name, "accept-language"): request.acceptLanguage = text()
-            case 17 where HeaderText.equalsLowercase(name, "if-modified-since"): request.conditions.ifModifiedSince = text()
-            case 17 where HeaderText.equalsLowercase(name, "transfer-encoding"):
+            case 15 where Self.isName(name, "accept-encoding"): request.acceptEncoding = text()
+            case 15 where Self.isName(name, "accept-language"): request.acceptLanguage = text()
+            case 17 where Self.isName(name, "if-modified-since"): request.conditions.ifModifiedSince = text()
+            case 17 where Self.isName(name, "transfer-encoding"):
                 guard http11 else { return Self.bad("Transfer-Encoding in an HTTP/1.0 request") }
                 // The final coding of a request body must be chunked (RFC 9112 §6.3).
                 let last = value.split(separator: UInt8(ascii: ",")).last.map { HeaderText.trimBytes($0) }
@@ -200,11 +296,71 @@ struct HTTPRequestParser {
                     return Self.bad("Transfer-Encoding must end in chunked")
                 }
                 request.chunked = true
-            case 19 where HeaderText.equalsLowercase(name, "if-unmodified-since"): request.conditions.ifUnmodifiedSince = text()
+            case 19 where Self.isName(name, "if-unmodified-since"): request.conditions.ifUnmodifiedSince = text()
             default: break
             }
             lineStart = end + 1
         }
+    }
+
+    private static let get: UInt32 = 0x0054_4547  // "GET", little-endian
+    private static let head: UInt32 = 0x4441_4548  // "HEAD"
+    private static let http11: UInt64 = 0x312E_312F_5054_5448  // "HTTP/1.1"
+    private static let http10: UInt64 = 0x302E_312F_5054_5448  // "HTTP/1.0"
+
+    // Word-at-a-time tests (eight bytes in a UInt64): exact for whether any byte qualifies.
+    private static let lowBits: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    @inline(__always)
+    private static func word(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt64 {
+        bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+    }
+
+    /// Whether some byte of `w` is below `n` (n ≤ 128).
+    @inline(__always)
+    private static func hasByteBelow(_ w: UInt64, _ n: UInt8) -> Bool {
+        (w &- lowBits &* UInt64(n)) & ~w & highBits != 0
+    }
+
+    /// Whether some byte of `w` equals `v`.
+    @inline(__always)
+    private static func hasByte(_ w: UInt64, _ v: UInt8) -> Bool {
+        hasByteBelow(w ^ (lowBits &* UInt64(v)), 1)
+    }
+
+    /// Whether a header name (a token) is `lower`, ignoring case. `lower` must consist of
+    /// lowercase letters and `-` only, whose bytes all have bit 0x20 set: OR-ing 0x20 into a
+    /// token byte then matches exactly the two cases of a letter, and `-` only itself.
+    @inline(__always)
+    static func isName(_ name: UnsafeRawBufferPointer, _ lower: StaticString) -> Bool {
+        let n = name.count
+        guard n == lower.utf8CodeUnitCount else { return false }
+        let l = UnsafeRawPointer(lower.utf8Start)
+        var i = 0
+        while i + 8 <= n {
+            if name.loadUnaligned(fromByteOffset: i, as: UInt64.self) | 0x2020_2020_2020_2020
+                != l.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            {
+                return false
+            }
+            i += 8
+        }
+        while i < n {
+            if name[i] | 0x20 != l.load(fromByteOffset: i, as: UInt8.self) { return false }
+            i += 1
+        }
+        return true
+    }
+
+    @inline(__always)
+    private static func load32(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
+        UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+    }
+
+    @inline(__always)
+    private static func load64(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> UInt64 {
+        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self))
     }
 
     /// The index of the next LF at or after `from` and before `limit`.

@@ -9,9 +9,9 @@ enum ContentCoding: Sendable, Equatable {
 enum AcceptEncoding {
     /// The coding to serve, or nil when nothing acceptable exists (406).
     /// Without the header, identity is served; on a tie gzip wins (it is smaller).
-    static func choose(_ header: Substring?, hasGzip: Bool) -> ContentCoding? {
-        guard var header else { return .identity }
-        return header.withUTF8 { choose(UnsafeRawBufferPointer($0), hasGzip: hasGzip) }
+    static func choose(_ header: HeaderValue?, hasGzip: Bool) -> ContentCoding? {
+        guard let header else { return .identity }
+        return choose(header.bytes, hasGzip: hasGzip)
     }
 
     /// The same over the header's bytes: one pass, nothing allocated.
@@ -74,13 +74,6 @@ enum HeaderText {
         return s
     }
 
-    static func trim(_ s: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
-        var s = s
-        while let f = s.first, isSpace(f) { s = s.dropFirst() }
-        while let l = s.last, isSpace(l) { s = s.dropLast() }
-        return s
-    }
-
     /// ASCII case-insensitive comparison with a lowercase literal.
     static func equalsLowercase(_ s: some Collection<UInt8>, _ lower: StaticString) -> Bool {
         guard s.count == lower.utf8CodeUnitCount else { return false }
@@ -124,9 +117,9 @@ enum HeaderText {
 /// Entity-tag lists (`If-Match`, `If-None-Match`): `*` or tags, compared strongly or weakly.
 /// Scanned as bytes, lazily: matching stops at the first hit; a malformed member ends the list.
 struct EntityTagList {
-    let value: Substring
+    let value: HeaderValue
 
-    static func parse(_ value: Substring) -> EntityTagList { EntityTagList(value: value) }
+    static func parse(_ value: HeaderValue) -> EntityTagList { EntityTagList(value: value) }
 
     /// Strong comparison: both tags strong and equal (If-Match, If-Range).
     func matchesStrongly(_ etag: String) -> Bool { matches(etag, weakAllowed: false) }
@@ -135,12 +128,9 @@ struct EntityTagList {
     func matchesWeakly(_ etag: String) -> Bool { matches(etag, weakAllowed: true) }
 
     private func matches(_ etag: String, weakAllowed: Bool) -> Bool {
-        var value = self.value
         var etag = etag
-        return value.withUTF8 { list in
-            etag.withUTF8 { mine in
-                Self.scan(UnsafeRawBufferPointer(list), opaque: Self.opaque(UnsafeRawBufferPointer(mine)), weakAllowed: weakAllowed)
-            }
+        return etag.withUTF8 { mine in
+            Self.scan(value.bytes, opaque: Self.opaque(UnsafeRawBufferPointer(mine)), weakAllowed: weakAllowed)
         }
     }
 
@@ -172,9 +162,8 @@ struct EntityTagList {
             }
             guard i < n, list[i] == UInt8(ascii: "\"") else { return false }
             let start = i + 1
-            var end = start
-            while end < n, list[end] != UInt8(ascii: "\"") { end += 1 }
-            guard end < n else { return false }
+            guard start < n, let q = memchr(list.baseAddress! + start, Int32(UInt8(ascii: "\"")), n - start) else { return false }
+            let end = UnsafeRawPointer(q) - list.baseAddress!
             if (weakAllowed || !weak), end - start == opaque.count,
                 opaque.count == 0 || memcmp(list.baseAddress! + start, opaque.baseAddress!, opaque.count) == 0
             {
@@ -187,12 +176,19 @@ struct EntityTagList {
 
 /// The request headers that make a GET or HEAD conditional.
 struct Conditions: Equatable, Sendable {
-    var ifMatch: Substring?
-    var ifNoneMatch: Substring?
-    var ifModifiedSince: Substring?
-    var ifUnmodifiedSince: Substring?
-    var ifRange: Substring?
-    var range: Substring?
+    var ifMatch: HeaderValue?
+    var ifNoneMatch: HeaderValue?
+    var ifModifiedSince: HeaderValue?
+    var ifUnmodifiedSince: HeaderValue?
+    var ifRange: HeaderValue?
+    var range: HeaderValue?
+
+    /// The same with every view copied (see `HeaderValue`).
+    func owned() -> Conditions {
+        Conditions(
+            ifMatch: ifMatch?.owned(), ifNoneMatch: ifNoneMatch?.owned(), ifModifiedSince: ifModifiedSince?.owned(),
+            ifUnmodifiedSince: ifUnmodifiedSince?.owned(), ifRange: ifRange?.owned(), range: range?.owned())
+    }
 }
 
 /// What the preconditions decide (RFC 9110 §13.2.2).
@@ -221,7 +217,7 @@ enum Preconditions {
     /// Whether a Range header may be honoured given If-Range (strong ETag or exact date match).
     static func rangeApplies(_ c: Conditions, etag: String, lastModified: Int64) -> Bool {
         guard let ifRange = c.ifRange else { return true }
-        let t = HeaderText.trim(ifRange.utf8[...])
+        let t = HeaderText.trimBytes(ifRange.bytes[...])
         if t.first == UInt8(ascii: "\"") || t.first == UInt8(ascii: "W") {
             return EntityTagList.parse(ifRange).matchesStrongly(etag)
         }
@@ -239,19 +235,20 @@ enum ByteRange: Equatable {
     /// Nothing satisfiable: 416.
     case unsatisfiable
 
-    static func parse(_ header: Substring?, length: Int) -> ByteRange {
+    static func parse(_ header: HeaderValue?, length: Int) -> ByteRange {
         guard let header else { return .whole }
-        let trimmed = header.trimmingCharacters(in: .whitespaces)
-        guard trimmed.lowercased().hasPrefix("bytes=") else { return .whole }
-        let specs = trimmed.dropFirst(6).split(separator: ",", omittingEmptySubsequences: false)
-        guard specs.count == 1 else { return .whole }  // several ranges: answer with the whole (allowed)
-        let spec = specs[0].trimmingCharacters(in: .whitespaces)
-        guard let dash = spec.firstIndex(of: "-") else { return .whole }
+        let trimmed = HeaderText.trimBytes(header.bytes[...])
+        guard trimmed.count >= 6, HeaderText.equalsLowercase(trimmed.prefix(6), "bytes=") else { return .whole }
+        let set = trimmed.dropFirst(6)
+        // Several ranges: answer with the whole (allowed).
+        guard !set.contains(UInt8(ascii: ",")) else { return .whole }
+        let spec = HeaderText.trimBytes(set)
+        guard let dash = spec.firstIndex(of: UInt8(ascii: "-")) else { return .whole }
         let first = spec[..<dash]
-        let last = spec[spec.index(after: dash)...]
-        func number(_ s: Substring) -> Int? {
-            guard !s.isEmpty, s.count <= 18, s.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-            return Int(s)
+        let last = spec[(dash + 1)...]
+        func number(_ s: Slice<UnsafeRawBufferPointer>) -> Int? {
+            guard !s.isEmpty, s.count <= 18, s.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            return s.reduce(0) { $0 * 10 + Int($1 - 0x30) }
         }
         if first.isEmpty {
             guard let suffix = number(last) else { return .whole }
@@ -284,23 +281,28 @@ enum HTTPDate {
     }
 
     /// Seconds since 1970 for an IMF-fixdate; nil for anything else (which the caller ignores).
-    static func parse(_ s: Substring) -> Int64? {
-        let u = Array(s.trimmingCharacters(in: .whitespaces).utf8)
-        guard u.count == 29, u[3] == UInt8(ascii: ","), u[4] == 32, u[7] == 32, u[11] == 32, u[16] == 32,
-            u[19] == UInt8(ascii: ":"), u[22] == UInt8(ascii: ":"), u[25] == 32,
-            String(decoding: u[26..<29], as: UTF8.self) == "GMT"
+    static func parse(_ value: HeaderValue) -> Int64? {
+        let u = HeaderText.trimBytes(value.bytes[...])
+        guard u.count == 29 else { return nil }
+        let o = u.startIndex
+        func at(_ k: Int) -> UInt8 { u[o + k] }
+        guard at(3) == UInt8(ascii: ","), at(4) == 32, at(7) == 32, at(11) == 32, at(16) == 32,
+            at(19) == UInt8(ascii: ":"), at(22) == UInt8(ascii: ":"), at(25) == 32,
+            at(26) == UInt8(ascii: "G"), at(27) == UInt8(ascii: "M"), at(28) == UInt8(ascii: "T")
         else { return nil }
         func num(_ r: Range<Int>) -> Int? {
             var v = 0
-            for b in u[r] {
+            for k in r {
+                let b = at(k)
                 guard b >= 48, b <= 57 else { return nil }
                 v = v * 10 + Int(b - 48)
             }
             return v
         }
+        let monthName = u[(o + 8)..<(o + 11)]
         guard let day = num(5..<7), let year = num(12..<16), let hour = num(17..<19),
             let minute = num(20..<22), let second = num(23..<25),
-            let monthIndex = months.firstIndex(of: String(decoding: u[8..<11], as: UTF8.self)),
+            let monthIndex = months.firstIndex(where: { $0.utf8.elementsEqual(monthName) }),
             (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
         let month = monthIndex + 1
@@ -312,4 +314,6 @@ enum HTTPDate {
         let daysSinceEpoch = era * 146097 + doe - 719468
         return Int64(daysSinceEpoch * 86400 + hour * 3600 + minute * 60 + second)
     }
+
+    static func parse(_ text: some StringProtocol) -> Int64? { parse(HeaderValue(text)) }
 }

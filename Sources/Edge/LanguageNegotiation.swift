@@ -314,33 +314,34 @@ final class LocaleChooser: Sendable {
     }
 
     /// The index of the locale to serve for an `Accept-Language` value (nil: no header).
-    func choose(_ header: Substring?) -> Int {
-        guard var header else { return defaultOrder[0] }
-        return header.withUTF8 { buf in
-            let value = UnsafeRawBufferPointer(buf)
-            return withUnsafeTemporaryAllocation(of: LanguageRange.self, capacity: AcceptLanguage.maxRanges) { out in
-                let n = AcceptLanguage.parse(value, into: out)
-                let members = UnsafeMutableBufferPointer(rebasing: out[0..<n])
-                var excluding = false
-                for r in members where r.q == 0 {
-                    excluding = true
-                    break
-                }
-                for r in members where r.q > 0 && !AcceptLanguage.isWildcard(value, r) {
-                    // The key: the range in lowercase (a small string: no allocation up to 15 bytes).
-                    let key = String(unsafeUninitializedCapacity: r.count) { dst in
-                        for k in 0..<r.count {
-                            let b = value[r.start + k]
-                            dst[k] = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
-                        }
-                        return r.count
-                    }
-                    for i in candidates(key) where !excluding || isAcceptable(i, value, members) { return i }
-                }
-                for i in defaultOrder where !excluding || isAcceptable(i, value, members) { return i }
-                // Every locale is excluded: serve the default rather than 406 (RFC 9110 §12.5.4 allows it).
-                return defaultOrder[0]
+    func choose(_ header: Substring?) -> Int { choose(header.map { HeaderValue($0) }) }
+
+    /// The same over the header's bytes as the request parser hands them out.
+    func choose(_ header: HeaderValue?) -> Int {
+        guard let header else { return defaultOrder[0] }
+        let value = header.bytes
+        return withUnsafeTemporaryAllocation(of: LanguageRange.self, capacity: AcceptLanguage.maxRanges) { out in
+            let n = AcceptLanguage.parse(value, into: out)
+            let members = UnsafeMutableBufferPointer(rebasing: out[0..<n])
+            var excluding = false
+            for r in members where r.q == 0 {
+                excluding = true
+                break
             }
+            for r in members where r.q > 0 && !AcceptLanguage.isWildcard(value, r) {
+                // The key: the range in lowercase (a small string: no allocation up to 15 bytes).
+                let key = String(unsafeUninitializedCapacity: r.count) { dst in
+                    for k in 0..<r.count {
+                        let b = value[r.start + k]
+                        dst[k] = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                    }
+                    return r.count
+                }
+                for i in candidates(key) where !excluding || isAcceptable(i, value, members) { return i }
+            }
+            for i in defaultOrder where !excluding || isAcceptable(i, value, members) { return i }
+            // Every locale is excluded: serve the default rather than 406 (RFC 9110 §12.5.4 allows it).
+            return defaultOrder[0]
         }
     }
 
@@ -388,7 +389,7 @@ struct CatalogTable: Sendable {
     /// By chooser index: heads with `Content-Language` and `Vary: Accept-Language, Accept-Encoding`.
     let variants: [Resource]
 
-    func resource(for acceptLanguage: Substring?) -> Resource { variants[chooser.choose(acceptLanguage)] }
+    func resource(for acceptLanguage: HeaderValue?) -> Resource { variants[chooser.choose(acceptLanguage)] }
 }
 
 /// The catalog routes of one `Site`: negotiated tables and explicit locales by canonical tag.
@@ -414,7 +415,7 @@ struct CatalogRoutes: Sendable {
 
     /// The resource for a path no exact route answers: a negotiated table, or an explicit
     /// catalog whose locale is spelt non-canonically (`pt_BR`, `pt-br`, `zh_Hant`).
-    func resource(_ path: String, acceptLanguage: Substring?) -> Resource? {
+    func resource(_ path: String, acceptLanguage: HeaderValue?) -> Resource? {
         if let table = tables[path] { return table.resource(for: acceptLanguage) }
         guard !explicit.isEmpty, path.utf8.starts(with: Self.prefix.utf8) else { return nil }
         let rest = path.utf8.dropFirst(Self.prefix.utf8.count)

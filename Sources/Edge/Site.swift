@@ -90,7 +90,7 @@ struct LoadedObject: Sendable {
 /// a request reads one `Site` from start to finish, so it is answered from one version.
 final class Site: Sendable {
     let manifest: Manifest
-    let routes: [String: Resource]
+    let routes: RouteTable
     /// Objects by hash, kept so the next version can reuse them (and keep serving them).
     let objects: [String: LoadedObject]
     /// Versioned manifests by number (immutable, reused across reloads).
@@ -99,7 +99,7 @@ final class Site: Sendable {
     /// Localized catalogs: negotiated tables and non-canonical locale spellings.
     let catalogs: CatalogRoutes
 
-    init(manifest: Manifest, routes: [String: Resource], objects: [String: LoadedObject],
+    init(manifest: Manifest, routes: RouteTable, objects: [String: LoadedObject],
          versionedManifests: [Int: ByteBuffer], bytesInMemory: Int, catalogs: CatalogRoutes = CatalogRoutes()) {
         self.manifest = manifest
         self.routes = routes
@@ -107,6 +107,100 @@ final class Site: Sendable {
         self.objects = objects
         self.versionedManifests = versionedManifests
         self.bytesInMemory = bytesInMemory
+    }
+}
+
+/// URL paths to resources, looked up by the request target's bytes (no String is made).
+///
+/// Open addressing over a power-of-two slot table at most half full; the keys sit in one byte
+/// array. The keys are fixed when a version loads, so a fast unkeyed hash is safe here: a
+/// client can only look up, never add.
+struct RouteTable: Sendable {
+    private struct Entry: Sendable {
+        var hash: Int
+        var offset: Int
+        var length: Int
+    }
+
+    private var entries: [Entry] = []
+    private var values: [Resource] = []
+    private var keyBytes: [UInt8] = []
+    /// Index into `entries` plus one; 0 is an empty slot.
+    private var slots: [Int32]
+    private var mask: Int
+
+    init(_ routes: [String: Resource] = [:]) {
+        var size = 8
+        while size < routes.count * 2 { size *= 2 }
+        slots = [Int32](repeating: 0, count: size)
+        mask = size - 1
+        entries.reserveCapacity(routes.count)
+        values.reserveCapacity(routes.count)
+        for (path, resource) in routes {
+            var path = path
+            path.withUTF8 { key in
+                let raw = UnsafeRawBufferPointer(key)
+                let h = Self.hash(raw)
+                var i = h & mask
+                while slots[i] != 0 { i = (i + 1) & mask }
+                slots[i] = Int32(entries.count + 1)
+                entries.append(Entry(hash: h, offset: keyBytes.count, length: raw.count))
+                keyBytes.append(contentsOf: raw)
+                values.append(resource)
+            }
+        }
+    }
+
+    var count: Int { entries.count }
+
+    subscript(path: UnsafeRawBufferPointer) -> Resource? {
+        let h = Self.hash(path)
+        var i = h & mask
+        return keyBytes.withUnsafeBytes { keys in
+            entries.withUnsafeBufferPointer { entries in
+                slots.withUnsafeBufferPointer { slots in
+                    while true {
+                        let s = Int(slots[i])
+                        if s == 0 { return nil }
+                        let e = entries[s - 1]
+                        if e.hash == h, e.length == path.count,
+                            e.length == 0 || memcmp(keys.baseAddress! + e.offset, path.baseAddress!, e.length) == 0
+                        {
+                            return values[s - 1]
+                        }
+                        i = (i + 1) & mask
+                    }
+                }
+            }
+        }
+    }
+
+    subscript(path: String) -> Resource? {
+        var path = path
+        return path.withUTF8 { self[UnsafeRawBufferPointer($0)] }
+    }
+
+    /// A multiply-xorshift hash over 8-byte words.
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        var i = 0
+        let n = bytes.count
+        while i + 8 <= n {
+            h = (h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < n {
+            tail |= UInt64(bytes[i]) << shift
+            shift += 8
+            i += 1
+        }
+        h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
+        h ^= h >> 29
+        return Int(truncatingIfNeeded: h)
     }
 }
 
@@ -246,7 +340,7 @@ struct SiteLoader {
                 catalogs.tables[path] = CatalogTable(chooser: chooser, variants: resources)
             }
         }
-        return Site(manifest: manifest, routes: routes, objects: objects, versionedManifests: versioned, bytesInMemory: inMemory, catalogs: catalogs)
+        return Site(manifest: manifest, routes: RouteTable(routes), objects: objects, versionedManifests: versioned, bytesInMemory: inMemory, catalogs: catalogs)
     }
 
     /// The `developmentLanguage` of `catalogs/index.plist`; nil when the index is missing or unreadable.

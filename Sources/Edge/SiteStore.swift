@@ -3,10 +3,13 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The version being served. Reading it is one uncontended lock per request; replacing it
-/// happens only after the next version is fully loaded and verified.
+/// The version being served. Replacing it happens only after the next version is fully
+/// loaded and verified.
 final class SiteStore: Sendable {
     private let current: Mutex<Site>
+    /// Counts replacements, so a connection can keep its own reference to the current site
+    /// and take the lock only when this moved (a plain load per request otherwise).
+    private let replacements = Atomic<Int>(0)
 
     init(_ site: Site) {
         current = Mutex(site)
@@ -14,8 +17,12 @@ final class SiteStore: Sendable {
 
     var site: Site { current.withLock { $0 } }
 
+    /// The number of replacements so far; read it before `site`.
+    var generation: Int { replacements.load(ordering: .acquiring) }
+
     func replace(with site: Site) {
         current.withLock { $0 = site }
+        replacements.add(1, ordering: .releasing)
     }
 }
 

@@ -14,7 +14,8 @@ struct RequestParserTests {
 
     func parse(_ text: String) -> HTTPRequestParser.Result { parse(Array(text.utf8)) }
 
-    func parse(_ bytes: [UInt8]) -> HTTPRequestParser.Result { bytes.withUnsafeBytes { parser.parse($0) } }
+    /// Parses, then copies the request's views off the bytes (which end with the closure).
+    func parse(_ bytes: [UInt8]) -> HTTPRequestParser.Result { bytes.withUnsafeBytes { parser.parse($0).owned() } }
 
     /// The parsed request and head length, or a recorded failure.
     func request(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> (ParsedRequest, Int)? {
@@ -64,6 +65,32 @@ struct RequestParserTests {
         let (r, _) = try #require(request("HEAD /index.html?q=1 HTTP/1.1\r\nHost: example.com\r\n\r\n"))
         #expect(r.method == .head)
         #expect(r.target == "/index.html?q=1")
+    }
+
+    @Test func plainPathTargets() throws {
+        // A plain path is routed from the request's bytes as they are; anything else is decoded first.
+        for (target, plain) in [
+            ("/objects/ab.plist", true), ("/", true), ("/a?b", false), ("/a%20b", false), ("/a#f", false),
+            ("http://h/x", false), ("*", false), ("/x?", false),
+        ] {
+            let (r, _) = try #require(request("GET \(target) HTTP/1.1\r\nHost: a\r\n\r\n"))
+            #expect(r.targetIsPlainPath == plain, "\(target)")
+            #expect(r.target == HeaderValue(target))
+        }
+    }
+
+    @Test func methodsAndVersionsByWord() throws {
+        // GET, HEAD and the versions are compared as machine words: near misses are not them.
+        for (m, expected) in [("GET", RequestMethod.get), ("HEAD", .head), ("GETS", .other("GETS")), ("GE", .other("GE")),
+                              ("get", .other("get")), ("HEAP", .other("HEAP")), ("HEADS", .other("HEADS"))] {
+            let (r, _) = try #require(request("\(m) /x HTTP/1.1\r\nHost: a\r\n\r\n"))
+            #expect(r.method == expected, "\(m)")
+        }
+        let (r10, _) = try #require(request("GET /x HTTP/1.0\r\n\r\n"))
+        #expect(!r10.keepAlive)
+        #expect(status("GET /x HTTP/1.1x\r\nHost: a\r\n\r\n") == 400)
+        #expect(status("GET /x HTTP/2.0\r\nHost: a\r\n\r\n") == 505)
+        #expect(status("GET /x http/1.1\r\nHost: a\r\n\r\n") == 400)
     }
 
     @Test func otherMethods() throws {
@@ -267,7 +294,7 @@ struct RequestParserTests {
     @Test func targetLength() throws {
         let fits = "/" + String(repeating: "a", count: Self.maxTarget - 1)
         let (r, _) = try #require(request("GET \(fits) HTTP/1.1\r\nHost: a\r\n\r\n"))
-        #expect(r.target == fits)
+        #expect(r.target == HeaderValue(fits))
         // One byte too long, with the request line complete.
         #expect(status("GET \(fits)b HTTP/1.1\r\nHost: a\r\n\r\n") == 414)
         // Much too long: the line end is past the request-line limit.
