@@ -138,7 +138,7 @@ struct ContentCache: Sendable {
 
     /// Writes an object (already verified) by rename; durability comes from `syncAll`.
     func storeObject(_ bytes: [UInt8], sha256: String) throws {
-        try FileIO.writeAtomically(bytes, to: objectPath(sha256), sync: false)
+        try FileIO.writeNew(bytes, to: objectPath(sha256))
     }
 
     func storeManifest(_ bytes: [UInt8], version: Int) throws {

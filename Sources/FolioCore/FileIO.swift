@@ -90,6 +90,40 @@ package enum FileIO {
         ok = true
     }
 
+    /// Writes `bytes` as a new file at `path`, atomically: the bytes go into an unnamed file
+    /// (O_TMPFILE) in the target directory, which is then linked at `path` in one step. A crash
+    /// before the link leaves nothing behind; readers never see a partial file. One directory
+    /// operation instead of a create and a rename. When `path` already exists, or the file system
+    /// has no O_TMPFILE, it falls back to `writeAtomically` (a temporary name and a rename).
+    package static func writeNew(_ bytes: [UInt8], to path: String) throws(FileError) {
+        #if os(Linux)
+            let dir = (path as NSString).deletingLastPathComponent
+            let fd = open(dir.isEmpty ? "." : dir, oTmpFile | O_WRONLY | O_CLOEXEC, 0o644)
+            if fd >= 0 {
+                defer { close(fd) }
+                var written = 0
+                while written < bytes.count {
+                    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw FileError("write", path)
+                    }
+                    written += n
+                }
+                if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return }
+                guard errno == EEXIST || errno == ENOENT || errno == EPERM || errno == EXDEV else {
+                    throw FileError("link into place", path)
+                }
+            }
+        #endif
+        try writeAtomically(bytes, to: path, sync: false)
+    }
+
+    #if os(Linux)
+        /// O_TMPFILE (`__O_TMPFILE | O_DIRECTORY`), a macro Swift does not import.
+        private static let oTmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
+    #endif
+
     /// Atomically makes `path` another name for the existing file `source` (a hard link under a
     /// temporary name, renamed over `path`): no bytes are copied, so nothing new needs syncing but
     /// the directory. Returns false when the file system cannot link (the caller then copies).

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@testable import FolioCore
+
+/// Atomic file writes: complete files appear at their names, and nothing else does.
+@Suite("FileIO")
+struct FileIOTests {
+    let dir: String
+
+    init() throws {
+        dir = NSTemporaryDirectory() + "folio-fileio-\(UUID().uuidString)"
+        try FileIO.makeDirectory(dir)
+    }
+
+    func names() throws -> [String] { try FileIO.list(dir).sorted() }
+
+    @Test func writeNewCreatesTheFileAndNothingElse() throws {
+        let bytes = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try FileIO.writeNew(bytes, to: dir + "/a.plist")
+        #expect(try FileIO.read(dir + "/a.plist") == bytes)
+        #expect(try names() == ["a.plist"])
+        try FileIO.writeNew([], to: dir + "/empty")
+        #expect(try FileIO.read(dir + "/empty") == [])
+        #expect(try names() == ["a.plist", "empty"])
+    }
+
+    @Test func writeNewReplacesAnExistingFile() throws {
+        // A damaged cached object is replaced by its good bytes, again without leftovers.
+        try FileIO.writeAtomically(Array("truncat".utf8), to: dir + "/obj", sync: false)
+        try FileIO.writeNew(Array("the whole object".utf8), to: dir + "/obj")
+        #expect(try FileIO.read(dir + "/obj") == Array("the whole object".utf8))
+        #expect(try names() == ["obj"])
+    }
+
+    @Test func writeNewIntoAMissingDirectoryFails() {
+        #expect(throws: FileError.self) { try FileIO.writeNew([1, 2, 3], to: dir + "/missing/obj") }
+    }
+}
