@@ -357,36 +357,70 @@ enum Validation {
         return out + rest
     }
 
-    /// The specifiers of `s` as written, in order (`%%` left out), as one byte string: a cheap test
-    /// for "same specifiers, same order" before the full comparison.
-    static func specifierSignature(_ s: String) -> [UInt8] {
-        var out: [UInt8] = []
+    /// Whether `a` and `b` have the same specifiers as written, in the same order (`%%` left
+    /// out): a cheap test for compatibility before the full comparison, made without allocating.
+    static func sameSpecifiers(_ a: String, _ b: String) -> Bool {
+        var x = SpecifierBytes(a.utf8.makeIterator())
+        var y = SpecifierBytes(b.utf8.makeIterator())
+        while true {
+            let p = x.next()
+            guard p == y.next() else { return false }
+            if p == nil { return true }
+        }
+    }
+
+    /// The specifiers of a string as a stream of bytes: each one as written from its `%`, then a
+    /// 0 after its conversion character; a dangling `%` or unfinished specifier ends it with `!`.
+    struct SpecifierBytes: IteratorProtocol {
+        var bytes: String.UTF8View.Iterator
         var inSpec = false
         var afterPercent = false
-        for b in s.utf8 {
-            if afterPercent {
-                afterPercent = false
-                if b == UInt8(ascii: "%") { continue }
-                out.append(UInt8(ascii: "%"))
-                inSpec = true
-            } else if !inSpec {
-                if b == UInt8(ascii: "%") { afterPercent = true }
-                continue
+        /// Bytes decided but not yet returned (a specifier's byte, its closing 0).
+        var first: UInt8?
+        var second: UInt8?
+        var finished = false
+
+        init(_ bytes: String.UTF8View.Iterator) { self.bytes = bytes }
+
+        mutating func next() -> UInt8? {
+            if let q = first {
+                first = second
+                second = nil
+                return q
             }
-            out.append(b)
+            while let b = bytes.next() {
+                if afterPercent {
+                    afterPercent = false
+                    if b == UInt8(ascii: "%") { continue }
+                    inSpec = true
+                    first = b
+                    if ends(b) { second = 0 }
+                    return UInt8(ascii: "%")
+                } else if !inSpec {
+                    if b == UInt8(ascii: "%") { afterPercent = true }
+                    continue
+                }
+                if ends(b) { first = 0 }
+                return b
+            }
+            guard !finished else { return nil }
+            finished = true
+            return afterPercent || inSpec ? UInt8(ascii: "!") : nil  // a dangling % never matches quietly
+        }
+
+        /// Whether `b`, inside a specifier, is its conversion character (the specifier ends).
+        private mutating func ends(_ b: UInt8) -> Bool {
             switch b {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "$"), UInt8(ascii: "#"), UInt8(ascii: "."),
                 UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: " "), UInt8(ascii: "'"),
                 UInt8(ascii: "h"), UInt8(ascii: "l"), UInt8(ascii: "q"), UInt8(ascii: "L"), UInt8(ascii: "z"),
                 UInt8(ascii: "j"), UInt8(ascii: "t"):
-                continue
+                return false
             default:
                 inSpec = false
-                out.append(0)
+                return true
             }
         }
-        if afterPercent || inSpec { out.append(UInt8(ascii: "!")) }  // a dangling % never matches quietly
-        return out
     }
 
     static func check(
@@ -401,7 +435,7 @@ enum Validation {
             // No '%' on either side: nothing to compare (most strings; parsing them costs time).
             if !ref.utf8.contains(UInt8(ascii: "%")) && !text.utf8.contains(UInt8(ascii: "%")) { return }
             // The same specifiers in the same order (most translations): compatible without a full parse.
-            if specifierSignature(ref) == specifierSignature(text) { return }
+            if sameSpecifiers(ref, text) { return }
             if let mismatch = FormatSpecifier.compare(source: ref, translation: text, allowFewer: allowFewer) {
                 error("\(label)format specifiers do not match the source \"\(ref)\": \(mismatch.message)")
             }

@@ -217,6 +217,8 @@ struct POParser {
     var id: [UInt8] = []
     var idPlural: [UInt8]?
     var translations: [[UInt8]] = []
+    /// Emptied translation buffers of earlier entries, reused so an entry allocates no new ones.
+    var spareBuffers: [[UInt8]] = []
     var plural = false
     var fuzzy = false
     var comments: [String] = []
@@ -282,9 +284,12 @@ struct POParser {
         broken = false
         startLine = 0
         context = nil
-        id = []
+        id.removeAll(keepingCapacity: true)
         idPlural = nil
-        translations = []
+        while var t = translations.popLast() {
+            t.removeAll(keepingCapacity: true)
+            spareBuffers.append(t)
+        }
         plural = false
         fuzzy = false
         comments = []
@@ -324,7 +329,7 @@ struct POParser {
                 abandon(number)
                 return
             }
-            if let s = readStrings(line, from: i, number) { append(s, to: f) } else { broken = true }
+            if !read(line, from: i, number, into: f) { broken = true }
             return
         }
         var j = i
@@ -367,7 +372,7 @@ struct POParser {
                 broken = true
             }
             state = .str
-            translations = [[]]
+            translations.append(spareBuffers.popLast() ?? [])
             newField = .str(0)
         case .unknown:
             error(number, col, "unknown keyword '\(Self.text(word))'; expected msgctxt, msgid, msgid_plural, msgstr, msgstr[n], a # comment or a quoted string")
@@ -390,7 +395,7 @@ struct POParser {
                 return
             }
             state = .str
-            translations.append([])
+            translations.append(spareBuffers.popLast() ?? [])
             newField = .str(n)
         }
         if startLine == 0 { startLine = number }
@@ -404,7 +409,7 @@ struct POParser {
             broken = true
             return
         }
-        if let s = readStrings(line, from: k, number) { append(s, to: newField) } else { broken = true }
+        if !read(line, from: k, number, into: newField) { broken = true }
     }
 
     /// Marks the entry being read as broken so that the next msgctxt/msgid starts a fresh one.
@@ -425,25 +430,41 @@ struct POParser {
         field = nil
     }
 
-    mutating func append(_ s: [UInt8], to f: Field) {
+    /// Reads the quoted strings at `start` onto the end of field `f`; false (after reporting)
+    /// if they are malformed, which breaks the entry. The field's buffer is moved out while it
+    /// is appended to, and back: no copy.
+    mutating func read(_ line: [UInt8], from start: Int, _ number: Int, into f: Field) -> Bool {
+        var buffer: [UInt8] = []
         switch f {
-        case .context: context = (context ?? []) + s
-        case .id: id += s
-        case .idPlural: idPlural = (idPlural ?? []) + s
-        case .str(let n): if n < translations.count { translations[n] += s }
+        case .context:
+            buffer = context ?? []
+            context = nil
+        case .id: swap(&buffer, &id)
+        case .idPlural:
+            buffer = idPlural ?? []
+            idPlural = nil
+        case .str(let n): if n < translations.count { swap(&buffer, &translations[n]) }
         }
+        let ok = readStrings(line, from: start, number, into: &buffer)
+        switch f {
+        case .context: context = buffer
+        case .id: id = buffer
+        case .idPlural: idPlural = buffer
+        case .str(let n): if n < translations.count { translations[n] = buffer }
+        }
+        return ok
     }
 
-    /// Reads one or more adjacent quoted strings starting at `start`; nil (after reporting) if malformed.
-    mutating func readStrings(_ line: [UInt8], from start: Int, _ number: Int) -> [UInt8]? {
-        var out: [UInt8] = []
+    /// Reads one or more adjacent quoted strings starting at `start` onto the end of `out`;
+    /// false (after reporting) if malformed.
+    mutating func readStrings(_ line: [UInt8], from start: Int, _ number: Int, into out: inout [UInt8]) -> Bool {
         var i = start
         while true {
             while i < line.count, line[i] == 0x20 || line[i] == 0x09 { i += 1 }
-            guard i < line.count else { return out }
+            guard i < line.count else { return true }
             guard line[i] == UInt8(ascii: "\"") else {
                 error(number, Self.column(i, line), "unexpected text after the closing quote; put each string in \"…\" and escape inner quotes as \\\"")
-                return nil
+                return false
             }
             let open = i
             i += 1
@@ -483,18 +504,18 @@ struct POParser {
                     while digits < 2, i < line.count, let h = Self.hex(line[i]) { v = v * 16 + h; i += 1; digits += 1 }
                     guard digits > 0 else {
                         error(number, Self.column(escAt, line), "\\x must be followed by hex digits, as in \\x41")
-                        return nil
+                        return false
                     }
                     out.append(UInt8(v))
                     byteEscapes = true
                 default:
                     error(number, Self.column(escAt, line), "unknown escape \\\(Self.text([e][...])); use \\n \\t \\\" \\\\ \\a \\b \\f \\v \\r, octal \\101 or hex \\x41")
-                    return nil
+                    return false
                 }
             }
             guard closed else {
                 error(number, Self.column(open, line), "malformed string: this \" is never closed on its line; add a closing \" (continue long strings on the next line with a new \"…\")")
-                return nil
+                return false
             }
         }
     }
@@ -533,12 +554,13 @@ struct POParser {
         let idText = Self.text(id[...])
         let contextText = context.map { Self.text($0[...]) }
         let key = EntryKey(context: contextText, id: idText)
-        if let first = seen[key] {
+        // One hash lookup in the usual case: insert, and put the first line back on a duplicate.
+        if let first = seen.updateValue(idLine, forKey: key) {
+            seen[key] = first
             let ctx = contextText.map { " in msgctxt \"\($0)\"" } ?? ""
             error(idLine, 1, "duplicate msgid \"\(idText)\"\(ctx): first defined at line \(first); merge the two entries (msguniq)")
             return
         }
-        seen[key] = idLine
         let texts = translations.map { Self.text($0[...]) }
         if idText.isEmpty && contextText == nil {
             sawHeader = true
