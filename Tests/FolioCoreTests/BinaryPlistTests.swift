@@ -385,3 +385,32 @@ struct BinaryWriterTests {
         #expect(try BinaryPlist.decode(bytes) == value)
     }
 }
+
+/// Dictionary keys are written in the order of String's `<`, found with an ASCII-prefix shortcut.
+@Suite("Binary plist key order")
+struct BinaryPlistKeyOrderTests {
+    @Test func sameOrderAsStringComparison() {
+        var rng = SystemRandomNumberGenerator()
+        // ASCII, NUL, shared prefixes longer than eight bytes, non-ASCII early and late,
+        // precomposed and decomposed accents (one key in a Swift dictionary).
+        let pieces = ["a", "b", "A", "z", "\u{0}", "~", "\u{7F}", "é", "e\u{301}", "ж", "日", "🙂", "abcdefgh", "abcdefghi", "%d", " "]
+        for _ in 0..<300 {
+            var dict: [String: PlistValue] = [:]
+            for i in 0..<Int.random(in: 0...60, using: &rng) {
+                let key = (0..<Int.random(in: 0...5, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+                dict[key] = .int(Int64(i))
+            }
+            let expected = dict.sorted { $0.key < $1.key }.map(\.key)
+            #expect(BinaryPlist.sortedByKey(dict).map(\.key) == expected)
+        }
+    }
+
+    @Test func asciiPrefixes() {
+        #expect(BinaryPlist.asciiPrefix("") == 0)
+        #expect(BinaryPlist.asciiPrefix("a") == 0x6100_0000_0000_0000)
+        #expect(BinaryPlist.asciiPrefix("abcdefghij") == 0x6162_6364_6566_6768)
+        #expect(BinaryPlist.asciiPrefix("abcdefgé") == .max)  // its eighth byte starts é
+        #expect(BinaryPlist.asciiPrefix("é") == .max)
+        #expect(BinaryPlist.asciiPrefix("abcdefghé") == 0x6162_6364_6566_6768)
+    }
+}

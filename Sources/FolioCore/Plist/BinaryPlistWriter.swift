@@ -165,7 +165,7 @@ extension BinaryPlist {
                 let n = dict.count
                 collections.append(PendingCollection(index: index, marker: 0xD, refStart: start, count: n))
                 refs.append(contentsOf: repeatElement(0, count: n * 2))
-                let sorted = dict.sorted { $0.key < $1.key }
+                let sorted = BinaryPlist.sortedByKey(dict)
                 for i in sorted.indices {
                     refs[start + i] = flatten(.string(sorted[i].key))
                 }
@@ -354,5 +354,36 @@ extension BinaryPlist {
                 }
             }
         }
+    }
+}
+
+extension BinaryPlist {
+    /// The entries of `dict` in the order of String's `<` on their keys, found faster: keys
+    /// whose first eight bytes are ASCII carry them as a big-endian number, and two such
+    /// numbers that differ order the keys exactly as `<` would (ASCII is in scalar order);
+    /// equal numbers, or any non-ASCII start, fall back to `<`.
+    static func sortedByKey(_ dict: [String: PlistValue]) -> [(key: String, value: PlistValue)] {
+        var entries: [(prefix: UInt64, key: String, value: PlistValue)] = []
+        entries.reserveCapacity(dict.count)
+        for (key, value) in dict { entries.append((asciiPrefix(key), key, value)) }
+        entries.sort { a, b in
+            if a.prefix != b.prefix, a.prefix != .max, b.prefix != .max { return a.prefix < b.prefix }
+            return a.key < b.key
+        }
+        return entries.map { ($0.key, $0.value) }
+    }
+
+    /// The first eight bytes of `key`, zero-padded, as a big-endian number; `.max` when one
+    /// of them is not ASCII (or the key is not contiguous UTF-8).
+    static func asciiPrefix(_ key: String) -> UInt64 {
+        key.utf8.withContiguousStorageIfAvailable { bytes -> UInt64 in
+            var v: UInt64 = 0
+            for i in 0..<8 {
+                let b: UInt8 = i < bytes.count ? bytes[i] : 0
+                if b >= 0x80 { return .max }
+                v = v << 8 | UInt64(b)
+            }
+            return v
+        } ?? .max
     }
 }
