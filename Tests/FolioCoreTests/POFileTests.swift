@@ -173,8 +173,7 @@ import Testing
         #expect([1, 2, 5, 21].map { rule.index(for: $0) } == [0, 1, 2, 0])
         #expect(file.entries.count == 7)
         #expect(file.entries[0] == POEntry(
-            id: "Hello", translations: ["Привет"], comments: ["Translator note", "Extracted note"],
-            references: ["Sources/App.swift:12", "Sources/Other.swift:40"], line: 12))
+            id: "Hello", translations: ["Привет"], comments: ["Translator note", "Extracted note"], line: 12))
         #expect(file.entries[1].fuzzy)
         #expect(file.entries[1].translations == ["Старый %d"])
         #expect(!file.entries[0].fuzzy)
@@ -188,6 +187,17 @@ import Testing
         #expect(file.entries[5].translations == ["%d сонет", "%d сонета", "%d сонетов"])
         #expect(file.entries[6].translations == ["a\tb\n\"q\"\\ \u{07}\u{08}\u{0C}\u{0B}\r ABJ"])
         #expect(!file.entries.contains { $0.id == "Gone" })
+    }
+
+    @Test func fuzzyFlagAmongOthers() {
+        for (flags, fuzzy) in [
+            ("fuzzy", true), (" c-format, fuzzy", true), ("fuzzy,c-format", true), ("c-format ,  fuzzy  ", true),
+            ("c-format", false), ("fuzzy-ish", false), ("no-fuzzy", false), ("", false), (",", false),
+        ] {
+            let (file, diagnostics) = parse("#,\(flags)\nmsgid \"a\"\nmsgstr \"1\"\n")
+            #expect(diagnostics.isEmpty)
+            #expect(file.entries.first?.fuzzy == fuzzy, "#,\(flags)")
+        }
     }
 
     @Test func obsoleteEntriesAreSkippedEvenWhenDuplicated() {

@@ -10,17 +10,16 @@ package struct POEntry: Equatable, Sendable {
     package var translations: [String]
     /// Whether the entry carries the `fuzzy` flag (msgfmt drops such entries).
     package var fuzzy: Bool
-    /// Translator (`# `) and extracted (`#.`) comments, in file order.
+    /// Translator (`# `) and extracted (`#.`) comments, in file order. (Source references,
+    /// `#:` lines, point into the app's code and are not kept: nothing is published from them.)
     package var comments: [String]
-    /// Source references from `#:` lines.
-    package var references: [String]
     /// The 1-based line of the entry's first keyword.
     package var line: Int
 
     /// Creates an entry.
     package init(
         context: String? = nil, id: String, idPlural: String? = nil, translations: [String], fuzzy: Bool = false,
-        comments: [String] = [], references: [String] = [], line: Int
+        comments: [String] = [], line: Int
     ) {
         self.context = context
         self.id = id
@@ -28,7 +27,6 @@ package struct POEntry: Equatable, Sendable {
         self.translations = translations
         self.fuzzy = fuzzy
         self.comments = comments
-        self.references = references
         self.line = line
     }
 }
@@ -222,7 +220,6 @@ struct POParser {
     var plural = false
     var fuzzy = false
     var comments: [String] = []
-    var references: [String] = []
     var field: Field?
     var fieldLine = 0
     /// Whether an octal or hex escape wrote raw bytes into the entry (so its UTF-8 must be checked).
@@ -262,6 +259,18 @@ struct POParser {
         return col
     }
 
+    /// Whether a `#,` line's comma-separated flags include `fuzzy` (spaces around a flag allowed).
+    static func hasFuzzyFlag(_ flags: ArraySlice<UInt8>) -> Bool {
+        var start = flags.startIndex
+        while start <= flags.endIndex {
+            var end = start
+            while end < flags.endIndex, flags[end] != UInt8(ascii: ",") { end += 1 }
+            if trimmed(flags[start..<end]).elementsEqual("fuzzy".utf8) { return true }
+            start = end + 1
+        }
+        return false
+    }
+
     static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
 
     /// `bytes` without leading and trailing spaces and tabs.
@@ -293,7 +302,6 @@ struct POParser {
         plural = false
         fuzzy = false
         comments = []
-        references = []
         field = nil
         byteEscapes = false
     }
@@ -311,9 +319,9 @@ struct POParser {
                 // Obsolete entry: msgfmt ignores it, and so do we (including comments gathered for it).
                 if state == .none { reset() }
             case UInt8(ascii: ","):
-                for flag in rest.split(separator: UInt8(ascii: ",")) where Self.trimmed(flag).elementsEqual("fuzzy".utf8) { fuzzy = true }
+                if Self.hasFuzzyFlag(rest) { fuzzy = true }
             case UInt8(ascii: ":"):
-                for reference in rest.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 }) { references.append(Self.text(reference)) }
+                break  // source references
             case UInt8(ascii: "."), 0x20, 0x09:
                 comments.append(Self.text(Self.trimmed(rest)))
             case UInt8(ascii: "|"):
@@ -579,6 +587,6 @@ struct POParser {
         }
         file.entries.append(POEntry(
             context: contextText, id: idText, idPlural: idPlural.map { Self.text($0[...]) }, translations: texts,
-            fuzzy: fuzzy, comments: comments, references: references, line: startLine))
+            fuzzy: fuzzy, comments: comments, line: startLine))
     }
 }
