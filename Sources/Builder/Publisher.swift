@@ -35,6 +35,9 @@ final class PublishSession {
     /// The highest version ever published here (current or under `manifests/`).
     let highestVersion: Int
     private var objectsWritten = 0
+    /// New entries in `objects/` not yet made durable: its fsync is paired with the manifests
+    /// directory's, before the commit point.
+    private var objectsDirectoryDirty = false
 
     static let lockName = ".folio-build.lock"
 
@@ -94,7 +97,19 @@ final class PublishSession {
         for result in written { try result.get() }
         objectsWritten = pending.count
         if !perFile { try FileIO.syncFileSystem(containing: root + "/objects") }
-        try FileIO.syncDirectory(root + "/objects")
+        objectsDirectoryDirty = true
+    }
+
+    /// Makes the new entries of `objects/` (and, with `manifests`, of `manifests/`) durable;
+    /// the two directory fsyncs run at once, so they wait for one journal commit, not two.
+    private func syncDirectories(manifests: Bool) throws {
+        let (objects, root) = (objectsDirectoryDirty, self.root)
+        let (a, b) = Parallel.both(
+            { Result { () throws(FileError) in if objects { try FileIO.syncDirectory(root + "/objects") } } },
+            { Result { () throws(FileError) in if manifests { try FileIO.syncDirectory(root + "/manifests") } } })
+        try a.get()
+        try b.get()
+        objectsDirectoryDirty = false
     }
 
     /// Publishes a manifest for `artifacts` unless it would equal the current one; always
@@ -131,12 +146,14 @@ final class PublishSession {
         if changed {
             let versioned = "\(root)/manifests/\(manifest.version).plist"
             try FileIO.writeAtomically(plist, to: versioned)
-            try FileIO.syncDirectory(root + "/manifests")
+            try syncDirectories(manifests: true)
             // The commit point: manifest.plist becomes the (durable) versioned manifest by rename.
             if !(try FileIO.replaceWithLink(to: versioned, at: root + "/manifest.plist")) {
                 try FileIO.writeAtomically(plist, to: root + "/manifest.plist")
             }
             try FileIO.syncDirectory(root)
+        } else if objectsDirectoryDirty {
+            try syncDirectories(manifests: false)
         }
         try writeMirror(Gzip.compress(plist, level: 9), to: root + "/manifest.plist.gz")
         try writeMirror(JSONPlist.encode(manifest.plist), to: root + "/manifest.json")
