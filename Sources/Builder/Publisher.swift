@@ -92,7 +92,7 @@ final class PublishSession {
         let perFile = pending.count <= Self.perFileSyncLimit
         // On all cores: the writes and fsyncs of different files overlap.
         let written = Parallel.map(pending) { file in
-            Result { () throws(FileError) in try FileIO.writeAtomically(file.bytes, to: file.path, sync: perFile) }
+            Result { () throws(FileError) in try FileIO.writeNew(file.bytes, to: file.path, sync: perFile) }
         }
         for result in written { try result.get() }
         objectsWritten = pending.count

@@ -95,7 +95,8 @@ package enum FileIO {
     /// before the link leaves nothing behind; readers never see a partial file. One directory
     /// operation instead of a create and a rename. When `path` already exists, or the file system
     /// has no O_TMPFILE, it falls back to `writeAtomically` (a temporary name and a rename).
-    package static func writeNew(_ bytes: [UInt8], to path: String) throws(FileError) {
+    /// With `sync`, the bytes are fsynced before the file gets its name.
+    package static func writeNew(_ bytes: [UInt8], to path: String, sync: Bool = false) throws(FileError) {
         #if os(Linux)
             let dir = (path as NSString).deletingLastPathComponent
             let fd = open(dir.isEmpty ? "." : dir, oTmpFile | O_WRONLY | O_CLOEXEC, 0o644)
@@ -110,13 +111,14 @@ package enum FileIO {
                     }
                     written += n
                 }
+                if sync, fsync(fd) != 0 { throw FileError("fsync", path) }
                 if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return }
                 guard errno == EEXIST || errno == ENOENT || errno == EPERM || errno == EXDEV else {
                     throw FileError("link into place", path)
                 }
             }
         #endif
-        try writeAtomically(bytes, to: path, sync: false)
+        try writeAtomically(bytes, to: path, sync: sync)
     }
 
     #if os(Linux)
