@@ -113,8 +113,7 @@ final class Site: Sendable {
 /// URL paths to resources, looked up by the request target's bytes (no String is made).
 ///
 /// Open addressing over a power-of-two slot table at most half full; the keys sit in one byte
-/// array. The keys are fixed when a version loads, so a fast unkeyed hash is safe here: a
-/// client can only look up, never add.
+/// array and are fixed when a version loads (a client can only look up, never add).
 struct RouteTable: Sendable {
     private struct Entry: Sendable {
         var hash: Int
@@ -128,6 +127,7 @@ struct RouteTable: Sendable {
     /// Index into `entries` plus one; 0 is an empty slot.
     private var slots: [Int32]
     private var mask: Int
+    private let seed = UInt64.random(in: 1...UInt64.max)
 
     init(_ routes: [String: Resource] = [:]) {
         var size = 8
@@ -140,7 +140,7 @@ struct RouteTable: Sendable {
             var path = path
             path.withUTF8 { key in
                 let raw = UnsafeRawBufferPointer(key)
-                let h = Self.hash(raw)
+                let h = hash(raw)
                 var i = h & mask
                 while slots[i] != 0 { i = (i + 1) & mask }
                 slots[i] = Int32(entries.count + 1)
@@ -154,7 +154,7 @@ struct RouteTable: Sendable {
     var count: Int { entries.count }
 
     subscript(path: UnsafeRawBufferPointer) -> Resource? {
-        let h = Self.hash(path)
+        let h = hash(path)
         var i = h & mask
         return keyBytes.withUnsafeBytes { keys in
             entries.withUnsafeBufferPointer { entries in
@@ -180,27 +180,10 @@ struct RouteTable: Sendable {
         return path.withUTF8 { self[UnsafeRawBufferPointer($0)] }
     }
 
-    /// A multiply-xorshift hash over 8-byte words.
+    /// The shared word-at-a-time hash, seeded per table.
     @inline(__always)
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
-        var i = 0
-        let n = bytes.count
-        while i + 8 <= n {
-            h = (h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            h ^= h >> 32
-            i += 8
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < n {
-            tail |= UInt64(bytes[i]) << shift
-            shift += 8
-            i += 1
-        }
-        h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
-        h ^= h >> 29
-        return Int(truncatingIfNeeded: h)
+    private func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+        Int(truncatingIfNeeded: WordHash.hash(bytes, seed: seed))
     }
 }
 

@@ -75,15 +75,7 @@ package enum FileIO {
         }
         do {
             defer { close(fd) }
-            var written = 0
-            while written < bytes.count {
-                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw FileError("write", tmp)
-                }
-                written += n
-            }
+            try writeAll(bytes, to: fd, path: tmp)
             if sync, fsync(fd) != 0 { throw FileError("fsync", tmp) }
         }
         guard rename(tmp, path) == 0 else { throw FileError("rename into place", path) }
@@ -102,15 +94,7 @@ package enum FileIO {
             let fd = open(dir.isEmpty ? "." : dir, oTmpFile | O_WRONLY | O_CLOEXEC, 0o644)
             if fd >= 0 {
                 defer { close(fd) }
-                var written = 0
-                while written < bytes.count {
-                    let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw FileError("write", path)
-                    }
-                    written += n
-                }
+                try writeAll(bytes, to: fd, path: path)
                 if sync, fsync(fd) != 0 { throw FileError("fsync", path) }
                 if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return }
                 guard errno == EEXIST || errno == ENOENT || errno == EPERM || errno == EXDEV else {
@@ -119,6 +103,19 @@ package enum FileIO {
             }
         #endif
         try writeAtomically(bytes, to: path, sync: sync)
+    }
+
+    /// Writes all of `bytes` to `fd` (short writes and EINTR retried); `path` names it in errors.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(FileError) {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError("write", path)
+            }
+            written += n
+        }
     }
 
     #if os(Linux)

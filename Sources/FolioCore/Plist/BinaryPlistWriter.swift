@@ -47,26 +47,7 @@ extension BinaryPlist {
         private static let seed = UInt64.random(in: 1...UInt64.max)
 
         @inline(__always)
-        static func hash(_ p: UnsafeBufferPointer<UInt8>) -> UInt64 {
-            var h = seed ^ UInt64(p.count) &* 0x9E37_79B9_7F4A_7C15
-            let raw = UnsafeRawPointer(p.baseAddress!)
-            var i = 0
-            let n = p.count
-            while i + 8 <= n {
-                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
-                h ^= h >> 31
-                i += 8
-            }
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < n {
-                tail |= UInt64(p[i]) << shift
-                shift += 8
-                i += 1
-            }
-            h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
-            return h ^ (h >> 29)
-        }
+        static func hash(_ p: UnsafeBufferPointer<UInt8>) -> UInt64 { WordHash.hash(UnsafeRawBufferPointer(p), seed: seed) }
 
         /// The object index already holding these bytes, or `next` after recording them.
         mutating func findOrInsert(_ utf8: UnsafeBufferPointer<UInt8>, _ string: String, next: Int) -> Int {
