@@ -85,8 +85,9 @@ package enum FileIO {
     /// Writes `bytes` as a new file at `path`, atomically: the bytes go into an unnamed file
     /// (O_TMPFILE) in the target directory, which is then linked at `path` in one step. A crash
     /// before the link leaves nothing behind; readers never see a partial file. One directory
-    /// operation instead of a create and a rename. When `path` already exists, or the file system
-    /// has no O_TMPFILE, it falls back to `writeAtomically` (a temporary name and a rename).
+    /// operation instead of a create and a rename. When the link fails (`path` exists, no /proc) or
+    /// the file system has no O_TMPFILE, it falls back to `writeAtomically` (a temporary name and
+    /// a rename), which replaces an existing file.
     /// With `sync`, the bytes are fsynced before the file gets its name.
     package static func writeNew(_ bytes: [UInt8], to path: String, sync: Bool = false) throws(FileError) {
         #if os(Linux)
@@ -96,10 +97,10 @@ package enum FileIO {
                 defer { close(fd) }
                 try writeAll(bytes, to: fd, path: path)
                 if sync, fsync(fd) != 0 { throw FileError("fsync", path) }
+                // Linked through /proc (linkat with AT_EMPTY_PATH needs a capability). Any
+                // failure (the name exists, no /proc, …) leaves the unnamed file to vanish at
+                // close, and the temporary-name path below decides, with its own errors.
                 if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return }
-                guard errno == EEXIST || errno == ENOENT || errno == EPERM || errno == EXDEV else {
-                    throw FileError("link into place", path)
-                }
             }
         #endif
         try writeAtomically(bytes, to: path, sync: sync)
