@@ -45,7 +45,7 @@ extension BuildConfiguration {
         var dir = URL(fileURLWithPath: path).standardizedFileURL.path
         while true {
             if FileManager.default.fileExists(atPath: dir + "/.git") { return true }
-            let parent = (dir as NSString).deletingLastPathComponent
+            let parent = FileIO.parent(of: dir)
             if parent == dir || parent.isEmpty { return false }
             dir = parent
         }

@@ -47,8 +47,9 @@ struct DiffSide {
             manifestPath = spec + "/manifest.plist"
         } else {
             manifestPath = spec
-            let parent = (spec as NSString).deletingLastPathComponent
-            root = (parent as NSString).lastPathComponent == "manifests" ? (parent as NSString).deletingLastPathComponent : parent
+            // The published directory holding the manifest ("." for a bare file name).
+            let parent = FileIO.parent(of: spec).isEmpty ? "." : FileIO.parent(of: spec)
+            root = FileIO.lastComponent(of: parent) == "manifests" ? FileIO.parent(of: parent) : parent
         }
         let bytes: [UInt8]
         do { bytes = try FileIO.read(manifestPath) } catch { throw CLIError("\(error)", exitCode: 2) }

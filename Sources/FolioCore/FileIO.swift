@@ -64,8 +64,8 @@ package enum FileIO {
     /// Writes `bytes` to `path` atomically: a temporary file in the same directory, optionally
     /// fsynced, then renamed over `path`. Readers see the old file or the new one, never a mix.
     package static func writeAtomically(_ bytes: [UInt8], to path: String, sync: Bool = true) throws(FileError) {
-        let dir = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
+        let dir = parent(of: path)
+        let name = lastComponent(of: path)
         let tmp = (dir.isEmpty ? "" : dir + "/") + ".tmp-\(getpid())-\(name)"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FileError("create", tmp) }
@@ -91,7 +91,7 @@ package enum FileIO {
     /// With `sync`, the bytes are fsynced before the file gets its name.
     package static func writeNew(_ bytes: [UInt8], to path: String, sync: Bool = false) throws(FileError) {
         #if os(Linux)
-            let dir = (path as NSString).deletingLastPathComponent
+            let dir = parent(of: path)
             let fd = open(dir.isEmpty ? "." : dir, oTmpFile | O_WRONLY | O_CLOEXEC, 0o644)
             if fd >= 0 {
                 defer { close(fd) }
@@ -128,8 +128,8 @@ package enum FileIO {
     /// temporary name, renamed over `path`): no bytes are copied, so nothing new needs syncing but
     /// the directory. Returns false when the file system cannot link (the caller then copies).
     package static func replaceWithLink(to source: String, at path: String) throws(FileError) -> Bool {
-        let dir = (path as NSString).deletingLastPathComponent
-        let tmp = (dir.isEmpty ? "" : dir + "/") + ".tmp-\(getpid())-link-\((path as NSString).lastPathComponent)"
+        let dir = parent(of: path)
+        let tmp = (dir.isEmpty ? "" : dir + "/") + ".tmp-\(getpid())-link-\(lastComponent(of: path))"
         unlink(tmp)
         guard link(source, tmp) == 0 else { return false }
         guard rename(tmp, path) == 0 else {
@@ -159,6 +159,26 @@ package enum FileIO {
         #endif
     }
 
+    /// `path` without its last component, as `NSString.deletingLastPathComponent` gives it ("" for
+    /// a name with no slash, "/" for one at the root; trailing slashes ignored). Written here
+    /// because Foundation's traps on a one-character relative path (`"b"`) in this toolchain.
+    package static func parent(of path: String) -> String {
+        var p = Substring(path)
+        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+        guard let slash = p.lastIndex(of: "/") else { return "" }
+        var head = p[..<slash]
+        while head.count > 1, head.hasSuffix("/") { head = head.dropLast() }
+        return head.isEmpty ? "/" : String(head)
+    }
+
+    /// The last component of `path` ("/" for the root; trailing slashes ignored).
+    package static func lastComponent(of path: String) -> String {
+        var p = Substring(path)
+        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+        guard p.count > 1, let slash = p.lastIndex(of: "/") else { return String(p) }
+        return String(p[p.index(after: slash)...])
+    }
+
     /// Creates `path` and its parents if missing.
     package static func makeDirectory(_ path: String) throws(FileError) {
         var st = stat()
@@ -166,7 +186,7 @@ package enum FileIO {
             guard st.st_mode & S_IFMT == S_IFDIR else { throw FileError("create directory", path, errno: ENOTDIR) }
             return
         }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = parent(of: path)
         if !parent.isEmpty, parent != path { try makeDirectory(parent) }
         guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw FileError("create directory", path) }
     }

@@ -36,4 +36,16 @@ struct FileIOTests {
     @Test func writeNewIntoAMissingDirectoryFails() {
         #expect(throws: FileError.self) { try FileIO.writeNew([1, 2, 3], to: dir + "/missing/obj") }
     }
+
+    @Test func pathComponents() {
+        // As NSString's, without its trap on one-character relative paths.
+        let cases: [(String, String, String)] = [
+            ("b", "", "b"), ("ab", "", "ab"), ("a/b", "a", "b"), ("/b", "/", "b"), ("/", "/", "/"),
+            ("a/b/", "a", "b"), ("a//b", "a", "b"), ("/a/b/c.plist", "/a/b", "c.plist"), ("", "", ""), ("./x", ".", "x"),
+        ]
+        for (path, parent, last) in cases {
+            #expect(FileIO.parent(of: path) == parent, "\(path)")
+            #expect(FileIO.lastComponent(of: path) == last, "\(path)")
+        }
+    }
 }

@@ -57,6 +57,31 @@ struct BuilderTests {
         for e in m.entries { if let g = e.gzipSize { #expect(g < e.size) } }
     }
 
+    @Test("one-letter relative paths for --content and --output publish (Foundation's path functions trap on them)")
+    func oneLetterRelativePaths() throws {
+        let dir = Harness.tempDir("rel")
+        defer { Harness.cleanup(dir) }
+        try FileManager.default.copyItem(atPath: Harness.repoRoot + "/content", toPath: dir + "/c")
+        // Both spellings of the options.
+        let direct = try Harness.run(build, ["-q", "--content", "c", "--output", "p"], env: env, cwd: dir)
+        #expect(direct.status == 0, "\(direct.stderr)")
+        _ = try Harness.verifyPublished(dir + "/p")
+        let parsed = try Harness.run(build, ["--quiet", "--content=c", "--output=q"], env: env, cwd: dir)
+        #expect(parsed.status == 0, "\(parsed.stderr)")
+        _ = try Harness.verifyPublished(dir + "/q")
+        // The same bytes for the same content.
+        #expect(try FileIO.list(dir + "/p/objects").sorted() == FileIO.list(dir + "/q/objects").sorted())
+    }
+
+    @Test("argument errors: unknown or valueless options and stray arguments exit 64 with the parser's message")
+    func argumentErrors() throws {
+        for args in [["--bogus"], ["--content"], ["--output", "a", "--output"], ["stray"]] {
+            let r = try Harness.run(build, args, env: env)
+            #expect(r.status == 64, "\(args): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains("Error:"), "\(args): \(r.stderr)")
+        }
+    }
+
     @Test("identical input gives byte-identical output and no new version")
     func reproducible() throws {
         let dir = Harness.tempDir()

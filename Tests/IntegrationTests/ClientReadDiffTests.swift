@@ -210,6 +210,12 @@ struct ClientReadDiffTests {
 
         let text = try diff([a.root, b.root])
         #expect(text.status == 1, "\(text.stderr)")
+        // A manifest file named by a one-letter relative path: its objects are read from the
+        // directory it is in (".").
+        try FileManager.default.copyItem(atPath: a.root + "/manifest.plist", toPath: a.root + "/m")
+        let m = try ClientTest.folio(["diff", "m", b.root + "/manifest.plist"], cache: cache, edge: ClientTest.unreachableEdge, cwd: a.root)
+        #expect(m.status == 1, "\(m.stderr)")
+        #expect(m.stdout.contains("- " + Self.summerLine) && m.stdout.contains("+ " + Self.winterLine), "\(m.stdout)")
         #expect(text.stdout.contains("sonnets/018.plist"))
         #expect(text.stdout.contains("- " + Self.summerLine), "\(text.stdout)")
         #expect(text.stdout.contains("+ " + Self.winterLine), "\(text.stdout)")

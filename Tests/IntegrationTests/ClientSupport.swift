@@ -20,10 +20,12 @@ enum ClientTest {
 
     /// Runs `folio ARGS --cache-dir CACHE --edge EDGE` (the options go after the subcommand).
     @discardableResult
-    static func folio(_ args: [String], cache: String, edge: String, env: [String: String] = [:]) throws -> Harness.Output {
+    static func folio(
+        _ args: [String], cache: String, edge: String, env: [String: String] = [:], cwd: String? = nil
+    ) throws -> Harness.Output {
         // The locale variables are cleared so that labels do not depend on the test runner's locale.
         let base = ["FOLIO_EDGE": "", "FOLIO_CACHE_DIR": "", "LC_ALL": "", "LC_MESSAGES": "", "LANG": ""]
-        return try Harness.run(folioPath, args + ["--cache-dir", cache, "--edge", edge], env: base.merging(env) { $1 })
+        return try Harness.run(folioPath, args + ["--cache-dir", cache, "--edge", edge], env: base.merging(env) { $1 }, cwd: cwd)
     }
 
     /// An address where nothing listens (port 1 on loopback).

@@ -52,7 +52,9 @@ enum Harness {
 
     /// Runs a program to completion, capturing its output through files (no pipe deadlocks).
     @discardableResult
-    static func run(_ program: String, _ args: [String], env: [String: String] = [:], stdin: [UInt8]? = nil) throws -> Output {
+    static func run(
+        _ program: String, _ args: [String], env: [String: String] = [:], stdin: [UInt8]? = nil, cwd: String? = nil
+    ) throws -> Output {
         let dir = tempDir("run")
         defer { cleanup(dir) }
         _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
@@ -60,6 +62,7 @@ enum Harness {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: program)
         p.arguments = args
+        if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
         var environment = ProcessInfo.processInfo.environment
         for (k, v) in env { environment[k] = v }
         p.environment = environment
