@@ -211,7 +211,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             case .answered(let length):
                 // The head was consumed; a body to skip is counted in `bodyToSkip`.
-                buf.moveReaderIndex(forwardBy: min(length, buf.readableBytes))
+                buf.moveReaderIndex(forwardBy: length)
                 buffer = buf
                 if !busyWithDisk { finishRequest(context: context) }
             }
@@ -426,9 +426,17 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Hands the gathered responses to the channel (before anything written by reference).
-    private func writePending(_ context: ChannelHandlerContext) {
-        guard pending.readableBytes > 0 else { return }
-        context.write(wrapOutboundOut(.byteBuffer(pending)), promise: nil)
+    private func writePending(_ context: ChannelHandlerContext, flush: Bool = false) {
+        guard pending.readableBytes > 0 else {
+            if flush { context.flush() }
+            return
+        }
+        // One pipeline pass when flushing too.
+        if flush {
+            context.writeAndFlush(wrapOutboundOut(.byteBuffer(pending)), promise: nil)
+        } else {
+            context.write(wrapOutboundOut(.byteBuffer(pending)), promise: nil)
+        }
         // Marked as handed over by the reader index alone: `clear()` now would allocate new
         // storage while the channel still holds this one. `recyclePending()` resets it later.
         pending.moveReaderIndex(to: pending.writerIndex)
@@ -440,15 +448,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if pending.readableBytes == 0 { pending.clear() }
     }
 
-    /// Sends what is pending: one pipeline pass when the burst's responses are all in `pending`.
-    private func flush(_ context: ChannelHandlerContext) {
-        guard pending.readableBytes > 0 else {
-            context.flush()
-            return
-        }
-        context.writeAndFlush(wrapOutboundOut(.byteBuffer(pending)), promise: nil)
-        pending.moveReaderIndex(to: pending.writerIndex)
-    }
+    /// Sends everything written so far.
+    private func flush(_ context: ChannelHandlerContext) { writePending(context, flush: true) }
 
     private func writeHead(context: ChannelHandlerContext, status: StaticString, block: ByteBuffer, extra: String?) {
         let date = currentDateLine()

@@ -314,6 +314,4 @@ enum HTTPDate {
         let daysSinceEpoch = era * 146097 + doe - 719468
         return Int64(daysSinceEpoch * 86400 + hour * 3600 + minute * 60 + second)
     }
-
-    static func parse(_ text: some StringProtocol) -> Int64? { parse(HeaderValue(text)) }
 }

@@ -314,9 +314,6 @@ final class LocaleChooser: Sendable {
     }
 
     /// The index of the locale to serve for an `Accept-Language` value (nil: no header).
-    func choose(_ header: Substring?) -> Int { choose(header.map { HeaderValue($0) }) }
-
-    /// The same over the header's bytes as the request parser hands them out.
     func choose(_ header: HeaderValue?) -> Int {
         guard let header else { return defaultOrder[0] }
         let value = header.bytes
