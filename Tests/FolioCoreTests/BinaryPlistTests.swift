@@ -136,6 +136,30 @@ struct BinaryRoundTripTests {
         }
     }
 
+    /// The writer reads eight bytes at a time (ASCII runs, the unit count) and decodes one- and
+    /// two-byte sequences without branching: random mixes of one- to four-byte scalars, at
+    /// every alignment and length, against Swift's own UTF-16.
+    @Test func randomMixedScriptStrings() throws {
+        var rng = SystemRandomNumberGenerator()
+        let scalars: [String] = ["a", "Z", " ", "\u{0}", "\u{7F}", "é", "ж", "\u{7FF}", "\u{800}", "日", "\u{FFFD}", "𝄞", "🙂", "\u{10FFFF}", "\u{301}"]
+        for _ in 0..<2000 {
+            let asciiRun = String(repeating: "q", count: Int.random(in: 0...17, using: &rng))
+            let value = asciiRun + (0..<Int.random(in: 0...40, using: &rng)).map { _ in
+                Bool.random(using: &rng) ? "x" : scalars.randomElement(using: &rng)!
+            }.joined()
+            let bytes = try roundTrip(.string(value))
+            let (n, start) = objectCount(bytes, at: 8)
+            if value.utf8.allSatisfy({ $0 < 0x80 }) {
+                #expect(bytes[8] >> 4 == 0x5)
+                #expect(Array(bytes[start..<(start + n)]) == Array(value.utf8))
+            } else {
+                #expect(bytes[8] >> 4 == 0x6)
+                let written = stride(from: start, to: start + 2 * n, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
+                #expect(written == Array(value.utf16), "UTF-16BE payload of \(value.unicodeScalars.map { String($0.value, radix: 16) })")
+            }
+        }
+    }
+
     @Test("booleans")
     func booleans() throws {
         #expect(try roundTrip(.bool(true))[8] == 0x09)
@@ -391,26 +415,41 @@ struct BinaryWriterTests {
 struct BinaryPlistKeyOrderTests {
     @Test func sameOrderAsStringComparison() {
         var rng = SystemRandomNumberGenerator()
-        // ASCII, NUL, shared prefixes longer than eight bytes, non-ASCII early and late,
-        // precomposed and decomposed accents (one key in a Swift dictionary).
-        let pieces = ["a", "b", "A", "z", "\u{0}", "~", "\u{7F}", "é", "e\u{301}", "ж", "日", "🙂", "abcdefgh", "abcdefghi", "%d", " "]
-        for _ in 0..<300 {
+        // ASCII, NUL, shared prefixes longer than eight and sixteen bytes, non-ASCII early and
+        // late, precomposed and decomposed accents (one key in a Swift dictionary), and a bare
+        // combining mark that joins whatever ASCII letter comes before it.
+        let pieces = ["a", "b", "e", "f", "A", "z", "\u{0}", "~", "\u{7F}", "é", "e\u{301}", "\u{301}", "ж", "日", "🙂",
+                      "abcdefg", "abcdefgh", "abcdefghi", "abcdefghijklmno", "abcdefghijklmnop", "%d", " "]
+        for _ in 0..<400 {
             var dict: [String: PlistValue] = [:]
             for i in 0..<Int.random(in: 0...60, using: &rng) {
                 let key = (0..<Int.random(in: 0...5, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
                 dict[key] = .int(Int64(i))
             }
             let expected = dict.sorted { $0.key < $1.key }.map(\.key)
-            #expect(BinaryPlist.sortedByKey(dict).map(\.key) == expected)
+            #expect(BinaryPlist.sortedIndices(dict).map { dict[$0].key } == expected)
         }
     }
 
+    /// A combining mark right after the prefix changes its last letter: "…e" + U+0301 is "…é",
+    /// which sorts after "…f" although its bytes start lower.
+    @Test(arguments: [7, 15, 16])
+    func combiningMarkAfterThePrefix(asciiBefore: Int) {
+        let stem = String(repeating: "a", count: asciiBefore)
+        let dict: [String: PlistValue] = [stem + "e\u{301}": .int(1), stem + "f": .int(2), stem + "e": .int(3), stem + "ex": .int(4)]
+        #expect(BinaryPlist.sortedIndices(dict).map { dict[$0].key } == [stem + "e", stem + "ex", stem + "f", stem + "e\u{301}"])
+    }
+
     @Test func asciiPrefixes() {
-        #expect(BinaryPlist.asciiPrefix("") == 0)
-        #expect(BinaryPlist.asciiPrefix("a") == 0x6100_0000_0000_0000)
-        #expect(BinaryPlist.asciiPrefix("abcdefghij") == 0x6162_6364_6566_6768)
-        #expect(BinaryPlist.asciiPrefix("abcdefgé") == .max)  // its eighth byte starts é
-        #expect(BinaryPlist.asciiPrefix("é") == .max)
-        #expect(BinaryPlist.asciiPrefix("abcdefghé") == 0x6162_6364_6566_6768)
+        func prefix(_ s: String) -> [UInt64] { let p = BinaryPlist.asciiPrefix(s); return [p.hi, p.lo] }
+        #expect(prefix("") == [0, 0])
+        #expect(prefix("a") == [0x6100_0000_0000_0000, 0])
+        #expect(prefix("abcdefghij") == [0x6162_6364_6566_6768, 0x696A_0000_0000_0000])
+        #expect(prefix("abcdefghijklmnopq") == [0x6162_6364_6566_6768, 0x696A_6B6C_6D6E_6F70])
+        #expect(prefix("abcdefghijklmnopqé") == [0x6162_6364_6566_6768, 0x696A_6B6C_6D6E_6F70])
+        #expect(prefix("abcdefgé")[0] == .max)  // its eighth byte starts é
+        #expect(prefix("é")[0] == .max)
+        #expect(prefix("abcdefghijklmnopé")[0] == .max)  // é right after the sixteen bytes
+        #expect(prefix("abcdefghijklmnop\u{301}")[0] == .max)  // a mark that would join the p
     }
 }

@@ -146,12 +146,12 @@ extension BinaryPlist {
                 let n = dict.count
                 collections.append(PendingCollection(index: index, marker: 0xD, refStart: start, count: n))
                 refs.append(contentsOf: repeatElement(0, count: n * 2))
-                let sorted = BinaryPlist.sortedByKey(dict)
-                for i in sorted.indices {
-                    refs[start + i] = flatten(.string(sorted[i].key))
+                let sorted = BinaryPlist.sortedIndices(dict)
+                for (i, at) in sorted.enumerated() {
+                    refs[start + i] = flatten(.string(dict[at].key))
                 }
-                for i in sorted.indices {
-                    refs[start + n + i] = flatten(sorted[i].value)
+                for (i, at) in sorted.enumerated() {
+                    refs[start + n + i] = flatten(dict[at].value)
                 }
                 return index
             case .bool(let b): key = .bool(b)
@@ -287,84 +287,154 @@ extension BinaryPlist {
             }
         }
 
+        /// Writes one string: as ASCII (0x5_) when it is, else as UTF-16BE (0x6_). Eight bytes at
+        /// a time where it can: the count of UTF-16 units, and runs of ASCII in a non-ASCII
+        /// string; one- and two-byte sequences (Latin, Greek, Cyrillic, Hebrew, Arabic text) are
+        /// decoded without a branch between them, which mixed text mispredicts.
         static func writeString(_ utf8: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-            do {
-                // One pass: is it ASCII, and how many UTF-16 units does it need?
-                var units = 0
-                var nonASCII = false
-                for b in utf8 {
-                    if b & 0xC0 != 0x80 { units += 1 }
-                    if b >= 0xF0 { units += 1 }
-                    if b >= 0x80 { nonASCII = true }
+            let n = utf8.count
+            guard n > 0, let base = utf8.baseAddress else {
+                writeHeader(0x5, count: 0, into: &out)
+                return
+            }
+            let raw = UnsafeRawPointer(base)
+            let high: UInt64 = 0x8080_8080_8080_8080
+            // UTF-16 units: one per byte that is not a continuation byte (10xxxxxx), and one
+            // more per four-byte sequence (11110xxx, a surrogate pair).
+            var continuations = 0
+            var fourByteLeads = 0
+            var seenHigh: UInt64 = 0
+            var i = 0
+            while i + 8 <= n {
+                let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let h = w & high
+                if h != 0 {
+                    seenHigh |= h
+                    // Bit 7 of each byte: set, with bit 6 clear (continuation); set with bits 6, 5
+                    // and 4 (a four-byte lead). Shifting left moves a byte's lower bits up within it.
+                    continuations &+= (h & ~(w << 1)).nonzeroBitCount
+                    fourByteLeads &+= (h & (w << 1) & (w << 2) & (w << 3)).nonzeroBitCount
                 }
-                if !nonASCII {
-                    writeHeader(0x5, count: utf8.count, into: &out)
-                    out.append(contentsOf: utf8)
-                    return
+                i += 8
+            }
+            while i < n {
+                let b = base[i]
+                if b >= 0x80 {
+                    seenHigh |= 0x80
+                    if b & 0xC0 == 0x80 { continuations += 1 }
+                    if b >= 0xF0 { fourByteLeads += 1 }
                 }
-                writeHeader(0x6, count: units, into: &out)
-                let start = out.count
-                out.append(contentsOf: repeatElement(0, count: units * 2))
-                out.withUnsafeMutableBufferPointer { buf in
-                    var o = start
-                    var i = 0
-                    let n = utf8.count
-                    @inline(__always) func put(_ u: UInt32) {
-                        buf[o] = UInt8(truncatingIfNeeded: u >> 8)
-                        buf[o + 1] = UInt8(truncatingIfNeeded: u)
-                        o += 2
-                    }
-                    while i < n {
-                        let b0 = UInt32(utf8[i])
-                        if b0 < 0x80 {
-                            put(b0); i += 1
-                        } else if b0 < 0xE0 {
-                            put((b0 & 0x1F) << 6 | UInt32(utf8[i + 1]) & 0x3F); i += 2
-                        } else if b0 < 0xF0 {
-                            put((b0 & 0x0F) << 12 | (UInt32(utf8[i + 1]) & 0x3F) << 6 | UInt32(utf8[i + 2]) & 0x3F)
-                            i += 3
-                        } else {
-                            let scalar = (b0 & 0x07) << 18 | (UInt32(utf8[i + 1]) & 0x3F) << 12
-                                | (UInt32(utf8[i + 2]) & 0x3F) << 6 | UInt32(utf8[i + 3]) & 0x3F
-                            let v = scalar - 0x10000
-                            put(0xD800 | v >> 10)
-                            put(0xDC00 | v & 0x3FF)
-                            i += 4
+                i += 1
+            }
+            if seenHigh == 0 {
+                writeHeader(0x5, count: n, into: &out)
+                out.append(contentsOf: utf8)
+                return
+            }
+            let units = n - continuations + fourByteLeads
+            writeHeader(0x6, count: units, into: &out)
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: units * 2))
+            out.withUnsafeMutableBufferPointer { buf in
+                let end = buf.baseAddress! + start + units * 2
+                var o = buf.baseAddress! + start
+                @inline(__always) func put(_ u: UInt32) {
+                    o[0] = UInt8(truncatingIfNeeded: u >> 8)
+                    o[1] = UInt8(truncatingIfNeeded: u)
+                    o += 2
+                }
+                var i = 0
+                while i < n {
+                    if i + 8 <= n {
+                        let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                        if w & high == 0 {
+                            // Eight ASCII bytes: each becomes 00 xx, four to a word.
+                            let out = UnsafeMutableRawPointer(o)
+                            out.storeBytes(of: Writer.widen(w).littleEndian, as: UInt64.self)
+                            out.storeBytes(of: Writer.widen(w >> 32).littleEndian, toByteOffset: 8, as: UInt64.self)
+                            o += 16
+                            i += 8
+                            continue
                         }
                     }
+                    let b0 = UInt32(base[i])
+                    if b0 < 0xE0 {
+                        // One byte (ASCII) or two (110xxxxx 10xxxxxx), chosen without a branch;
+                        // the second byte is read only inside the string.
+                        let two = b0 >> 7
+                        let b1 = UInt32(base[min(i + 1, n - 1)])
+                        let decoded = (b0 & 0x1F) << 6 | b1 & 0x3F
+                        put(two != 0 ? decoded : b0)
+                        i += 1 + Int(two)
+                    } else if b0 < 0xF0 {
+                        put((b0 & 0x0F) << 12 | (UInt32(base[i + 1]) & 0x3F) << 6 | UInt32(base[i + 2]) & 0x3F)
+                        i += 3
+                    } else {
+                        let scalar = (b0 & 0x07) << 18 | (UInt32(base[i + 1]) & 0x3F) << 12
+                            | (UInt32(base[i + 2]) & 0x3F) << 6 | UInt32(base[i + 3]) & 0x3F
+                        let v = scalar - 0x10000
+                        put(0xD800 | v >> 10)
+                        put(0xDC00 | v & 0x3FF)
+                        i += 4
+                    }
                 }
+                precondition(o == end, "UTF-16 unit count")
             }
+        }
+
+        /// The low four bytes of `w` (little-endian order), each as a big-endian UTF-16 unit:
+        /// bytes a b c d become 00 a 00 b 00 c 00 d in memory once stored little-endian.
+        @inline(__always)
+        static func widen(_ w: UInt64) -> UInt64 {
+            var x = w & 0xFFFF_FFFF
+            x = (x | x << 16) & 0x0000_FFFF_0000_FFFF
+            x = (x | x << 8) & 0x00FF_00FF_00FF_00FF
+            return x << 8
         }
     }
 }
 
 extension BinaryPlist {
-    /// The entries of `dict` in the order of String's `<` on their keys, found faster: keys
-    /// whose first eight bytes are ASCII carry them as a big-endian number, and two such
-    /// numbers that differ order the keys exactly as `<` would (ASCII is in scalar order);
-    /// equal numbers, or any non-ASCII start, fall back to `<`.
-    static func sortedByKey(_ dict: [String: PlistValue]) -> [(key: String, value: PlistValue)] {
-        var entries: [(prefix: UInt64, key: String, value: PlistValue)] = []
+    /// The positions of `dict`'s entries in the order of String's `<` on their keys, found
+    /// faster: the first sixteen bytes of a key, when they are ASCII, are carried as a pair of
+    /// big-endian numbers, and two keys whose pairs differ are ordered by them exactly as `<`
+    /// would order them (ASCII is in scalar order, and nothing later can change an ASCII
+    /// character: see ``asciiPrefix(_:)``). Equal pairs, or keys without one, fall back to `<`.
+    /// Sorting (prefix, position) triples moves no strings and retains nothing.
+    static func sortedIndices(_ dict: [String: PlistValue]) -> [Dictionary<String, PlistValue>.Index] {
+        var entries: [(hi: UInt64, lo: UInt64, index: Dictionary<String, PlistValue>.Index)] = []
         entries.reserveCapacity(dict.count)
-        for (key, value) in dict { entries.append((asciiPrefix(key), key, value)) }
-        entries.sort { a, b in
-            if a.prefix != b.prefix, a.prefix != .max, b.prefix != .max { return a.prefix < b.prefix }
-            return a.key < b.key
+        var i = dict.startIndex
+        while i != dict.endIndex {
+            let p = asciiPrefix(dict[i].key)
+            entries.append((p.hi, p.lo, i))
+            dict.formIndex(after: &i)
         }
-        return entries.map { ($0.key, $0.value) }
+        entries.sort { a, b in
+            if a.hi != .max, b.hi != .max, a.hi != b.hi || a.lo != b.lo {
+                return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo
+            }
+            return dict[a.index].key < dict[b.index].key
+        }
+        return entries.map(\.index)
     }
 
-    /// The first eight bytes of `key`, zero-padded, as a big-endian number; `.max` when one
-    /// of them is not ASCII (or the key is not contiguous UTF-8).
-    static func asciiPrefix(_ key: String) -> UInt64 {
-        key.utf8.withContiguousStorageIfAvailable { bytes -> UInt64 in
-            var v: UInt64 = 0
-            for i in 0..<8 {
+    /// The first sixteen bytes of `key`, zero-padded, as two big-endian numbers; `hi` is `.max`
+    /// (which no ASCII bytes make) when the prefix cannot order the key: one of those bytes is
+    /// not ASCII, or the byte after them is not, since a combining mark there would join the
+    /// last ASCII character (`<` compares canonical forms: "e" + U+0301 is "é").
+    static func asciiPrefix(_ key: String) -> (hi: UInt64, lo: UInt64) {
+        let unusable: (hi: UInt64, lo: UInt64) = (.max, .max)
+        return key.utf8.withContiguousStorageIfAvailable { bytes -> (hi: UInt64, lo: UInt64) in
+            if bytes.count > 16, bytes[16] >= 0x80 { return unusable }
+            var hi: UInt64 = 0
+            var lo: UInt64 = 0
+            for i in 0..<16 {
                 let b: UInt8 = i < bytes.count ? bytes[i] : 0
-                if b >= 0x80 { return .max }
-                v = v << 8 | UInt64(b)
+                if b >= 0x80 { return unusable }
+                if i < 8 { hi = hi << 8 | UInt64(b) } else { lo = lo << 8 | UInt64(b) }
             }
-            return v
-        } ?? .max
+            return (hi, lo)
+        } ?? unusable
     }
 }
