@@ -1,4 +1,5 @@
 import ArgumentParser
+import FolioCore
 import Foundation
 
 @main
@@ -18,6 +19,8 @@ struct FolioBuild: ParsableCommand {
     var seed: String?
 
     func run() throws {
+        // A build allocates a lot once and exits: see BatchMemory.
+        BatchMemory.prepare()
         let config = BuildConfiguration(
             contentDir: content, outputDir: output, sourceRevision: sourceRevision,
             environment: ProcessInfo.processInfo.environment, quiet: quiet,

@@ -287,6 +287,52 @@ struct BuilderTests {
         #expect(!Harness.snapshot(out).keys.contains { $0.contains(".tmp-") })
     }
 
+    /// BatchMemory, seen from outside: while the builder waits on its input (a FIFO standing in
+    /// for a sonnet file), its heap has a mapping marked for transparent huge pages ("hg").
+    @Test("the builder's heap is marked for transparent huge pages")
+    func hugePageHeap() throws {
+        guard FileManager.default.fileExists(atPath: "/sys/kernel/mm/transparent_hugepage") else { return }
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        try FileIO.makeDirectory(dir + "/content/sonnets")
+        let fifo = dir + "/content/sonnets/001.txt"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: build)
+        p.arguments = ["--content", dir + "/content", "--output", dir + "/public", "--quiet"]
+        p.environment = ProcessInfo.processInfo.environment.merging(env) { _, new in new }
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer {
+            if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+            p.waitUntilExit()
+        }
+        // The write end opens once the builder has opened the file to read it, after its
+        // allocator settings; until then, ENXIO. Bounded: 10 s.
+        var fd: Int32 = -1
+        let deadline = ContinuousClock.now + .seconds(10)
+        while fd < 0, p.isRunning, ContinuousClock.now < deadline {
+            fd = open(fifo, O_WRONLY | O_NONBLOCK)
+            if fd < 0 { usleep(2_000) }
+        }
+        try #require(fd >= 0, "the builder never opened its input")
+        let smaps = String(decoding: try FileIO.read("/proc/\(p.processIdentifier)/smaps"), as: UTF8.self)
+        close(fd)  // end of file: the builder reports an empty sonnet and exits
+        var inHeap = false
+        var hugeHeap = false
+        for line in smaps.split(separator: "\n") {
+            if line.first.map({ $0.isHexDigit }) == true, line.contains("-") {
+                inHeap = line.hasSuffix("[heap]")
+            } else if inHeap, line.hasPrefix("VmFlags:"), line.split(separator: " ").contains("hg") {
+                hugeHeap = true
+            }
+        }
+        #expect(hugeHeap, "no [heap] mapping with VmFlags hg")
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 1)
+    }
+
     @Test("two builders at once: the second says the output is busy")
     func lock() throws {
         let dir = Harness.tempDir()
