@@ -15,9 +15,9 @@ import Glibc
 /// - the heap grown once by ``reserve`` bytes (address space; pages are only used when
 ///   touched), and that range marked for transparent huge pages (`MADV_HUGEPAGE`), which the
 ///   kernel then fills 2 MB at a time instead of 4 KB.
-/// Measured on that benchmark: 2,650 → 1,340 page faults (perf stat); median wall time 36.2 →
-/// 32.2 ms over 40 interleaved runs of each (33.5 ms without the single arena). A fresh publish of
-/// content/, with small objects, is unchanged within noise. This is what glibc's
+/// Measured on that benchmark: 2,650 → 791 page faults (perf stat); median wall time 36.2 →
+/// 32.2 ms over 40 interleaved runs of each (33.5 ms without the single arena). A fresh publish
+/// of content/, with small objects, and a no-op rebuild are unchanged within noise. This is what glibc's
 /// `glibc.malloc.hugetlb=1` tunable does, applied from inside the process instead of the
 /// environment, and only to the main heap.
 package enum BatchMemory {
