@@ -8,6 +8,8 @@ edge=${2:-.build/release/folio-edge}
 duration=${WRK_DURATION:-10s}
 conns=${WRK_CONNECTIONS:-64}
 threads=${EDGE_THREADS:-1}
+rounds=${WRK_ROUNDS:-3}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "edge-bench: WRK_ROUNDS must be a positive whole number, not '$rounds'" >&2; exit 2; }
 work=$(mktemp -d /tmp/folio-edge-bench.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -82,8 +84,9 @@ to_ms() { # wrk latency like 1.23ms / 850.00us / 1.02s
 }
 
 echo "wrk -t1 -c$conns -d$duration, folio-edge --threads $threads vs nginx (1 worker), same files${server_cpu:+; servers on core 0, wrk on core 1}"
-printf "%-26s %12s %10s %12s %10s %8s %8s\n" scenario "edge req/s" "edge p99" "nginx req/s" "nginx p99" "req/s x" "p99 x"
-scenario() { # label path [headers...] (ETag header filled per server when given as INM)
+echo "each scenario: $rounds rounds, alternating which server goes first; medians, then each round's req/s and p99 ratios"
+printf "%-26s %12s %10s %12s %10s %8s %8s  %s\n" scenario "edge req/s" "edge p99" "nginx req/s" "nginx p99" "req/s x" "p99 x" "per round (req/s x, p99 x)"
+scenario() { # label path [mode]: gzip, or inm (If-None-Match with each server's own ETag)
     local label=$1 path=$2 mode=${3:-}
     local eh=() nh=()
     case $mode in
@@ -94,14 +97,27 @@ scenario() { # label path [headers...] (ETag header filled per server when given
     # One second of the same load first, discarded, so neither server is measured cold.
     WARM=1 run edge "$edge_port" "$path" "${eh[@]}" > /dev/null
     WARM=1 run nginx "$nginx_port" "$path" "${nh[@]}" > /dev/null
-    read -r _ erps ep99 < <(run edge "$edge_port" "$path" "${eh[@]}")
-    read -r _ nrps np99 < <(run nginx "$nginx_port" "$path" "${nh[@]}")
-    local ep nm
-    ep=$(to_ms "$ep99"); nm=$(to_ms "$np99")
-    python3 - "$label" "$erps" "$ep" "$nrps" "$nm" <<'PY'
-import sys
-label, erps, ep, nrps, nm = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-print(f"{label:<26} {erps:>12.0f} {ep:>8.2f}ms {nrps:>12.0f} {nm:>8.2f}ms {erps/nrps:>7.2f}x {ep/nm:>7.2f}x")
+    # Rounds alternate the order, so a drift over the run or a cost to going second (the VM's
+    # stalls come and go over tens of seconds) does not fall on one server.
+    local results=() r erps ep99 nrps np99
+    for r in $(seq 1 "$rounds"); do
+        if (( r % 2 )); then
+            read -r _ erps ep99 < <(run edge "$edge_port" "$path" "${eh[@]}")
+            read -r _ nrps np99 < <(run nginx "$nginx_port" "$path" "${nh[@]}")
+        else
+            read -r _ nrps np99 < <(run nginx "$nginx_port" "$path" "${nh[@]}")
+            read -r _ erps ep99 < <(run edge "$edge_port" "$path" "${eh[@]}")
+        fi
+        results+=("$erps" "$(to_ms "$ep99")" "$nrps" "$(to_ms "$np99")")
+    done
+    python3 - "$label" "${results[@]}" <<'PY'
+import statistics, sys
+label, v = sys.argv[1], [float(x) for x in sys.argv[2:]]
+rounds = [v[i:i + 4] for i in range(0, len(v), 4)]
+med = lambda k: statistics.median(r[k] for r in rounds)
+erps, ep, nrps, nm = med(0), med(1), med(2), med(3)
+each = " ".join(f"{r[0] / r[2]:.2f}/{r[1] / r[3]:.2f}" for r in rounds)
+print(f"{label:<26} {erps:>12.0f} {ep:>8.2f}ms {nrps:>12.0f} {nm:>8.2f}ms {erps/nrps:>7.2f}x {ep/nm:>7.2f}x  {each}")
 PY
 }
 scenario "(a) 200 gzip object" "$obj" gzip
