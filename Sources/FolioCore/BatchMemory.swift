@@ -40,9 +40,11 @@ package enum BatchMemory {
         guard malloc_usable_size(block) > 0 else { return }
         free(block)
         let end = UInt(bitPattern: sbrk(0))
+        // sbrk reports failure as (void *)-1: no range to advise then.
+        guard start != UInt.max, end != UInt.max else { return }
         let hugePage: UInt = 2 << 20
         let from = (start + hugePage - 1) & ~(hugePage - 1)
-        guard start != UInt.max, end > from, end - from >= hugePage else { return }
+        guard end > from, end - from >= hugePage else { return }
         // Refused (no THP in this kernel): the settings above still apply.
         _ = madvise(UnsafeMutableRawPointer(bitPattern: from), Int(end - from), MADV_HUGEPAGE)
         #endif
