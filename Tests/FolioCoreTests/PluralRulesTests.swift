@@ -153,7 +153,7 @@ struct PluralRulesTests {
         #expect(cy.category(for: 4) == .other)
     }
 
-    @Test("Japanese has only other; French 0 and 1 are one, 1000000 is many (CLDR 41)")
+    @Test("Japanese has only other; French 0 and 1 are one, 1000000 is many")
     func japaneseAndFrench() throws {
         #expect(PluralRules(locale: "ja")?.category(for: 1) == .other)
         #expect(PluralRules(locale: "ja")?.categories == [.other])
@@ -166,6 +166,47 @@ struct PluralRulesTests {
         #expect(fr.category(for: 2_000_000) == .many)
         #expect(fr.category(for: "1000000.0") == .other)
         #expect(fr.categories == [.one, .many, .other])
+    }
+
+    @Test("Maltese has two (not in CLDR 41): 2 two, 0 and 3~10 few, 11~19 many, 102 other")
+    func maltese() throws {
+        let mt = try #require(PluralRules(locale: "mt"))
+        #expect(mt.categories == [.one, .two, .few, .many, .other])
+        #expect(mt.category(for: 1) == .one)
+        #expect(mt.category(for: 2) == .two)
+        #expect(mt.category(for: "2.0") == .two)
+        #expect(mt.category(for: 0) == .few)
+        #expect(mt.category(for: 3) == .few)
+        #expect(mt.category(for: 103) == .few)
+        #expect(mt.category(for: 11) == .many)
+        #expect(mt.category(for: 111) == .many)
+        #expect(mt.category(for: 102) == .other)
+        #expect(mt.category(for: 20) == .other)
+        #expect(mt.category(for: "2.5") == .other)
+    }
+
+    @Test("rules CLDR changed after 41: Hebrew, Romanian, Catalan, Icelandic")
+    func changedSinceCLDR41() throws {
+        let he = try #require(PluralRules(locale: "he"))
+        #expect(he.categories == [.one, .two, .other])
+        #expect(he.category(for: 20) == .other)
+        #expect(he.category(for: "0.5") == .one)
+        #expect(he.category(for: "1.5") == .other)
+        #expect(PluralRules(locale: "iw")?.category(for: 2) == .two)
+        let ro = try #require(PluralRules(locale: "ro"))
+        #expect(ro.category(for: 101) == .few)
+        #expect(ro.category(for: 119) == .few)
+        #expect(ro.category(for: 120) == .other)
+        #expect(ro.category(for: 1) == .one)
+        let ca = try #require(PluralRules(locale: "ca-ES"))
+        #expect(ca.categories == [.one, .many, .other])
+        #expect(ca.category(for: 1_000_000) == .many)
+        #expect(ca.category(for: "1000000.0") == .other)
+        let `is` = try #require(PluralRules(locale: "is"))
+        #expect(`is`.category(for: "0.11") == .other)
+        #expect(`is`.category(for: "11.1") == .one)
+        #expect(`is`.category(for: 21) == .one)
+        #expect(`is`.category(for: 11) == .other)
     }
 
     @Test("locale fallback: pt-PT has its own rules, pt-AO inherits them, pt-BR uses pt, unknown uses root")
