@@ -159,6 +159,9 @@ package struct Manifest: Sendable, Equatable {
         version = try int(root, "version", "manifest")
         guard version >= 1 else { throw ManifestError("manifest.version \(version) must be at least 1") }
         guard let created = root["createdAt"]?.dateValue else { throw ManifestError("manifest has no createdAt date") }
+        guard abs(created.timeIntervalSinceReferenceDate) <= PlistDates.maximumMagnitude else {
+            throw ManifestError("manifest createdAt is not a usable date (\(created.timeIntervalSinceReferenceDate) seconds from 2001)")
+        }
         createdAt = created
         sourceRevision = root["sourceRevision"]?.stringValue
         var hints: [String: CacheHint] = [:]

@@ -296,15 +296,55 @@ struct MalformedBinaryTests {
         }
     }
 
-    @Test("unpaired UTF-16 surrogates decode as U+FFFD")
+    @Test("unpaired UTF-16 surrogates are refused, as CoreFoundation and plistlib do; pairs decode")
     func unpairedSurrogates() throws {
-        let cases: [([UInt16], String)] = [
-            ([0xD834], "\u{FFFD}"), ([0xDD1E], "\u{FFFD}"), ([0xD834, 0x0041], "\u{FFFD}A"),
-            ([0x0041, 0xD834, 0xDD1E, 0xDD1E], "A𝄞\u{FFFD}"), ([0xD834, 0xD834, 0xDD1E], "\u{FFFD}𝄞"),
+        let bad: [[UInt16]] = [
+            [0xD834], [0xDD1E], [0xD834, 0x0041], [0x0041, 0xD834, 0xDD1E, 0xDD1E], [0xD834, 0xD834, 0xDD1E],
+            [0x0041, 0xDBFF],
         ]
-        for (units, expected) in cases {
+        for units in bad {
+            expectBinaryError(.badString, BPlistAssembler([Obj.utf16(units)]).bytes(), "\(units)")
+            // The same as a dictionary key.
+            let key = BPlistAssembler([Obj.dict(keys: [1], values: [2]), Obj.utf16(units), Obj.int(0)]).bytes()
+            expectBinaryError(.badString, key, "key \(units)")
+        }
+        let good: [([UInt16], String)] = [([0xD834, 0xDD1E], "𝄞"), ([0x0041, 0xD83D, 0xDE00, 0x00E9], "A😀é"), ([0xFFFD], "\u{FFFD}")]
+        for (units, expected) in good {
             let decoded = try BinaryPlist.decode(BPlistAssembler([Obj.utf16(units)]).bytes())
             #expect(decoded.stringValue.map { sameScalars($0, expected) } == true, "\(units) -> \(decoded)")
+        }
+    }
+
+    @Test("dates of ±Infinity, NaN or beyond ±1e12 s are refused (CPython's test_plistlib invalid vectors); distant dates read")
+    func unusableDates() throws {
+        for seconds in [Double.infinity, -.infinity, .nan, 1.000_001e12, -1.000_001e12, .greatestFiniteMagnitude] {
+            let doc = BPlistAssembler([[0x33] + bigEndianBytes(seconds.bitPattern, width: 8)]).bytes()
+            expectBinaryError(.badValue, doc, "date \(seconds)")
+            // What our own writer would write for such a value is refused the same way.
+            expectBinaryError(.badValue, BinaryPlist.encode(.date(Date(timeIntervalSinceReferenceDate: seconds))), "encoded \(seconds)")
+        }
+        for date in [Date.distantPast, .distantFuture, Date(timeIntervalSinceReferenceDate: -1e12), Date(timeIntervalSinceReferenceDate: 1e12)] {
+            let decoded = try BinaryPlist.decode(BinaryPlist.encode(.dict(["d": .date(date)])))
+            #expect(decoded["d"]?.dateValue == date)
+            // And every printer formats it without trapping.
+            #expect(!PlistDates.formatISO8601(date).isEmpty)
+            #expect(try !XMLPlist.encode(decoded).isEmpty)
+        }
+        // A date made in code past the limit is clamped by the printers, never a trap.
+        #expect(!PlistDates.formatISO8601(Date(timeIntervalSinceReferenceDate: .infinity)).isEmpty)
+        #expect(!PlistDates.formatISO8601(Date(timeIntervalSinceReferenceDate: .nan)).isEmpty)
+    }
+
+    @Test("a manifest whose createdAt is not a usable date is refused with a message, not a trap")
+    func manifestCreatedAt() throws {
+        let good = Manifest(version: 1, createdAt: Date(timeIntervalSince1970: 1_700_000_000), entries: [])
+        guard case .dict(var root) = good.plist else { Issue.record("manifest is not a dict"); return }
+        #expect(throws: Never.self) { try Manifest(plist: .dict(root)) }
+        for seconds in [Double.infinity, -.infinity, .nan, 5e12] {
+            root["createdAt"] = .date(Date(timeIntervalSinceReferenceDate: seconds))
+            #expect(throws: ManifestError.self, "createdAt \(seconds)") { try Manifest(plist: .dict(root)) }
+            // As published bytes, the reader already refuses the date.
+            #expect(throws: (any Error).self) { try Manifest(bytes: BinaryPlist.encode(.dict(root))) }
         }
     }
 

@@ -53,4 +53,29 @@ struct ClientPlistTests {
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("No such file"))
     }
+
+    @Test("CPython's invalid vectors (dates of ±Infinity and NaN, a lone UTF-16 surrogate): one error line, exit 1, never a signal")
+    func invalidVectors() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        var cases: [(String, [UInt8], String)] = []
+        for (name, seconds) in [("inf", Double.infinity), ("-inf", -Double.infinity), ("nan", Double.nan)] {
+            cases.append((name, BinaryPlist.encode(.dict(["d": .date(Date(timeIntervalSinceReferenceDate: seconds))])), "not a usable date"))
+        }
+        // "\u{D800}" alone, as bplist00 UTF-16: marker 0x61, one unit; offset table; trailer.
+        let lone: [UInt8] = Array("bplist00".utf8) + [0x61, 0xD8, 0x00, 0x08]
+            + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 1] + [0, 0, 0, 0, 0, 0, 0, 0] + [0, 0, 0, 0, 0, 0, 0, 11]
+        cases.append(("lone-surrogate", lone, "unpaired surrogate"))
+        for (name, bytes, reason) in cases {
+            let file = dir + "/\(name).plist"
+            try FileIO.writeAtomically(bytes, to: file)
+            for args in [["plist", "print", file], ["plist", "print", "--json", file], ["plist", "convert", "--to", "xml", file, dir + "/out.xml"]] {
+                let r = try Harness.run(folio, args)
+                #expect(r.status == 1, "\(name) \(args): exit \(r.status) \(r.stderr)")
+                let lines = r.stderr.split(separator: "\n")
+                #expect(lines.count == 1 && lines[0].hasPrefix("folio: error: \(file)") && lines[0].contains(reason), "\(name): \(r.stderr)")
+                #expect(!FileIO.exists(dir + "/out.xml"))
+            }
+        }
+    }
 }

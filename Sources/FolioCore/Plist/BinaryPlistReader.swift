@@ -223,7 +223,12 @@ extension BinaryPlist {
                     throw PlistError(.badMarker, "bplist: date marker 0x\(String(marker, radix: 16)), expected 0x33", offset: off)
                 }
                 try need(8, at: off + 1, objectAt: off, what: "date")
-                return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: readUInt(off + 1, 8))))
+                let seconds = Double(bitPattern: readUInt(off + 1, 8))
+                // CoreFoundation and plistlib cannot represent these either; a date past them traps later.
+                guard seconds.isFinite, abs(seconds) <= PlistDates.maximumMagnitude else {
+                    throw PlistError(.badValue, "bplist: date \(seconds) seconds from 2001 is not a usable date (must be finite and within ±\(Int(PlistDates.maximumMagnitude)) s)", offset: off)
+                }
+                return .date(Date(timeIntervalSinceReferenceDate: seconds))
             case 0x4:
                 let (count, start) = try readCount(marker, at: off)
                 try need(count, at: start, objectAt: off, what: "data")
@@ -327,7 +332,8 @@ extension BinaryPlist {
             guard !overflow else { throw PlistError(.badCount, "bplist: count \(count) overflows", offset: off) }
             try need(bytes, at: start, objectAt: off, what: "UTF-16 string")
             let src = base + start
-            return String(unsafeUninitializedCapacity: count * 3) { out in
+            var lone = -1  // the index of an unpaired surrogate, which CoreFoundation and plistlib refuse
+            let text = String(unsafeUninitializedCapacity: count * 3) { out in
                 var o = 0
                 var i = 0
                 while i < count {
@@ -344,10 +350,12 @@ extension BinaryPlist {
                             scalar = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00)
                             i += 1
                         } else {
-                            scalar = 0xFFFD
+                            lone = i - 1
+                            return 0
                         }
                     } else if u & 0xF800 == 0xD800 {
-                        scalar = 0xFFFD  // unpaired surrogate
+                        lone = i - 1
+                        return 0
                     }
                     if scalar < 0x800 {
                         out[o] = UInt8(0xC0 | scalar >> 6)
@@ -368,6 +376,10 @@ extension BinaryPlist {
                 }
                 return o
             }
+            guard lone < 0 else {
+                throw PlistError(.badString, "bplist: UTF-16 string has an unpaired surrogate at unit \(lone) (0x\(String(UInt16(bigEndian: src.loadUnaligned(fromByteOffset: lone * 2, as: UInt16.self)), radix: 16)))", offset: off)
+            }
+            return text
         }
     }
 }

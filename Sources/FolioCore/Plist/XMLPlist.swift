@@ -247,9 +247,20 @@ package enum XMLPlist {
 
 /// ISO 8601 dates as property lists write them: UTC, whole seconds.
 package enum PlistDates {
+    /// The largest distance from 2001-01-01, in seconds, of a date the readers accept: about
+    /// 31,700 years, beyond Foundation's `distantPast` and `distantFuture`. Infinities, NaN and
+    /// dates past this are refused, as CoreFoundation's and plistlib's calendars cannot hold them.
+    package static let maximumMagnitude: Double = 1e12
+
     /// Formats `date` as `YYYY-MM-DDTHH:MM:SSZ`.
+    ///
+    /// Readers refuse dates beyond ``maximumMagnitude``; one made in code is clamped to that range
+    /// here, so formatting never traps.
     package static func formatISO8601(_ date: Date) -> String {
-        var t = time_t(floor(date.timeIntervalSince1970))
+        let limit = maximumMagnitude
+        let sinceReference = date.timeIntervalSinceReferenceDate
+        let clamped = sinceReference.isNaN ? 0 : min(max(sinceReference, -limit), limit)
+        var t = time_t(floor(clamped + Date.timeIntervalBetween1970AndReferenceDate))
         var parts = tm()
         gmtime_r(&t, &parts)
         func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
