@@ -11,6 +11,8 @@ struct BuildConfiguration: Sendable {
     var quiet: Bool
     /// The locale whose catalogs are complete and answer when nothing else matches.
     var developmentLanguage: String = "en"
+    /// Every warning is an error (`--strict`, for CI).
+    var strict = false
 
     /// The manifest's creation time: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
     func creationDate() throws(BuildError) -> Date {

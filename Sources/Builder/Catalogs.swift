@@ -67,7 +67,6 @@ struct CatalogCheck: Sendable {
     var isDevelopment: Bool
     var reference: CatalogSources.LocaleTable?
     var rules: PluralRules
-    var gettext: PluralFormsExpression?
     var messages: ArraySlice<CatalogSources.Located>
 
     /// This check cut into up to `count` parts of at least 1,024 messages.
@@ -85,15 +84,19 @@ struct CatalogCheck: Sendable {
         var found = Diagnostics()
         for located in messages {
             guard let value = located.message.value else { continue }
-            // The development language's text for the key; else the file's own source text, unless
-            // that is only a key (key-based gettext msgids, xcstrings keys): then it has no '%'.
-            let fileSource = located.message.source.flatMap { s in
-                Validation.referenceText(s)?.utf8.contains(UInt8(ascii: "%")) == true ? s : nil
-            }
+            let key = located.message.key
+            // The development language's text for the key; else the file's own source text (a
+            // gettext msgid, an XLIFF source, an xcstrings key with no source-language text).
+            let fileSource = located.message.source
             // The development language has no reference but its own files' source text (a
             // classic gettext msgid), which msgfmt --check compares too.
-            let source = isDevelopment ? fileSource : (reference?.message(located.message.key)?.message.value ?? fileSource)
-            Validation.check(value, source: source, locale: locale, rules: rules, gettext: gettext, at: located, into: &found)
+            let source = isDevelopment ? fileSource : (reference?.message(key)?.message.value ?? fileSource)
+            // Xcode writes a String Catalog's keys from the code's interpolations (`%lld`, `%@`): the
+            // key says which arguments the app passes, whatever the source-language text leaves out.
+            let keyFormat = located.path.hasSuffix(".xcstrings") && key.utf8.contains(UInt8(ascii: "%")) ? key : nil
+            Validation.check(
+                value, source: source, keyFormat: keyFormat, format: located.message.format, locale: locale,
+                rules: rules, at: located, into: &found)
         }
         return found
     }
@@ -267,6 +270,7 @@ enum CatalogSources {
             let table = tables[key]!
             let ref = reference[key.table]
             let isDev = key.locale == dev.description
+            let rules = PluralRules(tag: table.locale)
             var strings: [String: CatalogValue] = [:]
             strings.reserveCapacity(table.messages.count)
             // Keys translated here that have a translation in the development language (all of
@@ -280,15 +284,23 @@ enum CatalogSources {
                 } else if let ref {
                     if let refMessage = ref.message(name) {
                         if refMessage.message.value != nil { translated += 1 }
+                    } else if located.path.hasSuffix(".xcstrings") {
+                        // Xcode shows such a key itself as the source-language text.
+                        diags.warning(located.path, located.message.line, located.message.column, "key \"\(name)\" has no \(dev) value in \(key.table) (Xcode shows the key itself in \(dev)); \(key.locale) publishes its translation, locales without one get nothing for it")
                     } else {
                         diags.warning(located.path, located.message.line, located.message.column, "key \"\(name)\" is not in the development language's \(key.table); it is published but no other locale has it")
                     }
                 }
-                strings[name] = value
+                let (kept, dropped) = Validation.pruned(value, rules: rules)
+                if !dropped.isEmpty {
+                    let names = dropped.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                    diags.warning(located.path, located.message.line, located.message.column, "\"\(name)\": plural \(dropped.count == 1 ? "category" : "categories") \(names) not used in \(key.locale) (CLDR: \(rules.categories.map(\.rawValue).joined(separator: ", "))); left out of the published catalog, as Xcode ignores \(dropped.count == 1 ? "it" : "them")")
+                }
+                strings[name] = kept
             }
             checks.append(CatalogCheck(
                 table: key.table, locale: table.locale, isDevelopment: isDev, reference: ref,
-                rules: PluralRules(tag: table.locale), gettext: table.pluralForms, messages: table.messages[...]))
+                rules: rules, messages: table.messages[...]))
             if strings.isEmpty {
                 diags.warning(table.firstPath, 1, 1, "\(key.locale)/\(key.table) has no translated keys; nothing is published for it")
                 continue
@@ -314,6 +326,11 @@ enum CatalogSources {
 }
 
 /// The checks on one translated value.
+///
+/// Severity follows what would go wrong at run time, as Xcode and `msgfmt -c` see it: reading an
+/// argument as another type than the source passes it, reading one it does not pass, a malformed
+/// specifier, a plural without `other` are errors; leaving an argument out is a warning (Xcode,
+/// `String(localized:)` and gettext accept it). gettext entries are checked by their format flag.
 enum Validation {
     static func usesGettext(_ value: CatalogValue) -> Bool {
         switch value {
@@ -337,7 +354,7 @@ enum Validation {
 
     /// A substitution format with each `%#@name@` (or positional `%2$#@name@`) token replaced by
     /// `%<specifier>`, positional when the token or the variable says. A format that does not parse
-    /// is returned as it is: the comparison then reports it.
+    /// is returned as it is.
     static func expandTokens(_ format: String, _ variables: [String: PluralSubstitution]) -> String {
         guard let specs = try? FormatSpecifier.parse(format) else { return format }
         var out = ""
@@ -423,70 +440,287 @@ enum Validation {
         }
     }
 
+    // MARK: - Arguments (Apple and C formats)
+
+    /// One argument a text reads: its 1-based index among the call's arguments, its kind, and how it
+    /// is written (for messages).
+    struct Use {
+        var index: Int
+        var kind: FormatSpecifier.Kind
+        var described: String
+    }
+
+    /// The arguments `text` reads, by index among the call's arguments. Positional specifiers name
+    /// theirs; sequential ones (and `*` widths) count from `base` (1 for a whole string; a plural
+    /// variable's own argument inside its variants, as the variants are formatted). A `%#@name@`
+    /// token reads its variable's argument (the token's position, else the variable's `argNum`,
+    /// else the next) as the variable's specifier.
+    static func uses(
+        _ text: String, variables: [String: PluralSubstitution] = [:], base: Int = 1
+    ) throws(FormatSpecifierError) -> [Use] {
+        let specs = try FormatSpecifier.parse(text)
+        var next = base
+        var out: [Use] = []
+        func take(_ explicit: Int?) -> Int {
+            if let explicit { return explicit }
+            defer { next += 1 }
+            return next
+        }
+        for spec in specs {
+            switch spec.widthAmount {
+            case .nextArgument: out.append(Use(index: take(nil), kind: .int, described: "the * width of \(spec.text)"))
+            case .argument(let k): out.append(Use(index: k, kind: .int, described: "the * width of \(spec.text)"))
+            case .fixed, nil: break
+            }
+            switch spec.precisionAmount {
+            case .nextArgument: out.append(Use(index: take(nil), kind: .int, described: "the * precision of \(spec.text)"))
+            case .argument(let k): out.append(Use(index: k, kind: .int, described: "the * precision of \(spec.text)"))
+            case .fixed, nil: break
+            }
+            if let name = spec.variable {
+                let index = take(spec.argument)
+                let v = variables[name]
+                let resolved = spec.argument == nil ? (v?.argument ?? index) : index
+                let kind = v.flatMap { (try? FormatSpecifier.parse("%" + $0.formatSpecifier))?.first?.kind } ?? .variable
+                out.append(Use(index: resolved, kind: kind, described: spec.text))
+            } else {
+                out.append(Use(index: take(spec.argument), kind: spec.kind, described: spec.text))
+            }
+        }
+        return out
+    }
+
+    /// Each variable's argument index in `format` (as ``uses(_:variables:base:)`` reads it).
+    static func variableArguments(_ format: String, _ variables: [String: PluralSubstitution]) -> [String: Int] {
+        guard let specs = try? FormatSpecifier.parse(format) else { return [:] }
+        var next = 1
+        var found: [String: Int] = [:]
+        for spec in specs {
+            let index = spec.argument ?? next
+            if spec.argument == nil { next += 1 }
+            if let name = spec.variable { found[name] = spec.argument ?? variables[name]?.argument ?? index }
+        }
+        return found
+    }
+
+    /// Every text of a value with the variables and base its specifiers are read with.
+    static func texts(_ value: CatalogValue) -> [(text: String, variables: [String: PluralSubstitution], base: Int)] {
+        switch value {
+        case .string(let s): return [(s, [:], 1)]
+        case .plural(let v): return PluralCategory.allCases.compactMap { v[$0] }.map { ($0, [:], 1) }
+        case .gettextPlural(let forms): return forms.map { ($0, [:], 1) }
+        case .device(let d): return d.keys.sorted().flatMap { texts(d[$0]!) }
+        case .substitutions(let format, let variables):
+            let bases = variableArguments(format, variables)
+            var all: [(String, [String: PluralSubstitution], Int)] = [(format, variables, 1)]
+            for name in variables.keys.sorted() {
+                for category in PluralCategory.allCases {
+                    if let text = variables[name]!.variants[category] { all.append((text, [:], bases[name] ?? 1)) }
+                }
+            }
+            return all
+        }
+    }
+
+    /// The arguments the source passes, by index: what the source value's texts (and, for an
+    /// Xcode String Catalog, the key, which Xcode writes from the code's interpolations) read. nil
+    /// when a source text is malformed or reads one argument as two types: then, as `msgfmt -c`
+    /// does, the translation is not compared.
+    static func signature(of source: CatalogValue?, keyFormat: String?) -> [Int: Use]? {
+        var signature: [Int: Use] = [:]
+        var sources = source.map(texts) ?? []
+        if let keyFormat, let keyUses = try? uses(keyFormat), !keyUses.isEmpty { sources.append((keyFormat, [:], 1)) }
+        guard !sources.isEmpty else { return nil }
+        for (text, variables, base) in sources {
+            guard let found = try? uses(text, variables: variables, base: base) else { return nil }
+            for use in found {
+                if let known = signature[use.index] {
+                    if known.kind != use.kind && known.kind != .variable && use.kind != .variable { return nil }
+                    if known.kind == .variable { signature[use.index] = use }
+                } else {
+                    signature[use.index] = use
+                }
+            }
+        }
+        return signature
+    }
+
+    // MARK: - Checking
+
     static func check(
-        _ value: CatalogValue, source: CatalogValue?, locale: LocaleTag, rules: PluralRules,
-        gettext: PluralFormsExpression?, at place: CatalogSources.Located, into diags: inout Diagnostics
+        _ value: CatalogValue, source: CatalogValue?, keyFormat: String?, format: FormatLanguage, locale: LocaleTag,
+        rules: PluralRules, at place: CatalogSources.Located, into diags: inout Diagnostics
     ) {
         let path = place.path, line = place.message.line, column = place.message.column
         let key = place.message.key
         func error(_ message: String) { diags.error(path, line, column, "\"\(key)\": \(message)") }
-        func compare(_ text: String, allowFewer: Bool, label: String) {
-            guard let source, let ref = referenceText(source) else { return }
-            // No '%' on either side: nothing to compare (most strings; parsing them costs time).
-            if !ref.utf8.contains(UInt8(ascii: "%")) && !text.utf8.contains(UInt8(ascii: "%")) { return }
-            // The same specifiers in the same order (most translations): compatible without a full parse.
-            if sameSpecifiers(ref, text) { return }
-            if let mismatch = FormatSpecifier.compare(source: ref, translation: text, allowFewer: allowFewer) {
-                error("\(label)format specifiers do not match the source \"\(ref)\": \(mismatch.message)")
-            }
-        }
+        func warning(_ message: String) { diags.warning(path, line, column, "\"\(key)\": \(message)") }
         func checkCategories(_ variants: PluralVariants, label: String) {
+            // Categories the locale does not use were left out when the catalog was compiled (with a warning).
             let allowed = rules.categories
             let list = allowed.map(\.rawValue).joined(separator: ", ")
-            for category in PluralCategory.allCases where variants[category] != nil && !allowed.contains(category) {
-                error("\(label)plural category '\(category.rawValue)' is not used in \(locale) (CLDR categories: \(list)); remove it")
-            }
             if variants[.other] == nil {
                 error("\(label)plural variants need 'other' (CLDR categories for \(locale): \(list))")
+                return
             }
             let missing = allowed.filter { variants[$0] == nil && $0 != .other }
-            if !missing.isEmpty, variants[.other] != nil {
-                diags.warning(path, line, column, "\"\(key)\": \(label)\(locale) distinguishes \(list); \(missing.map(\.rawValue).joined(separator: ", ")) fall back to 'other'")
+            if !missing.isEmpty {
+                warning("\(label)\(locale) distinguishes \(list); \(missing.map(\.rawValue).joined(separator: ", ")) fall back to 'other'")
             }
         }
-        func checkVariantFormats(_ variants: PluralVariants, exactOther: Bool, label: String) {
-            for category in PluralCategory.allCases {
-                guard let text = variants[category] else { continue }
-                compare(text, allowFewer: !(exactOther && category == .other), label: "\(label)[\(category.rawValue)] ")
+        func categories(_ value: CatalogValue) {
+            switch value {
+            case .plural(let v): checkCategories(v, label: "")
+            case .substitutions(_, let variables):
+                for name in variables.keys.sorted() { checkCategories(variables[name]!.variants, label: "%#@\(name)@ ") }
+            case .device(let d): for name in d.keys.sorted() { categories(d[name]!) }
+            case .string, .gettextPlural: break
+            }
+        }
+        categories(value)
+
+        switch format {
+        case .unchecked:
+            return
+        case .python, .pythonBrace:
+            guard let source else { return }
+            let compare = format == .python ? PythonPercentFormat.compare : PythonBraceFormat.compare
+            let label = format == .python ? "python-format: " : "python-brace-format: "
+            let forms: [String]
+            switch value {
+            case .gettextPlural(let f): forms = f
+            default: forms = referenceText(value).map { [$0] } ?? []
+            }
+            let reference: String?
+            switch source {
+            case .gettextPlural(let ids): reference = ids.last
+            default: reference = referenceText(source)
+            }
+            guard let reference else { return }
+            for (i, form) in forms.enumerated() {
+                let isLast = i == forms.count - 1
+                if let m = compare(reference, form, !isLast) {
+                    let where_ = forms.count > 1 ? "msgstr[\(i)] " : ""
+                    m.isOmission ? warning(label + where_ + m.message) : error(label + where_ + m.message)
+                }
+            }
+        case .apple, .c:
+            // The common cases, decided without parsing: the source's very specifiers (or none on
+            // either side), in a plain string or in every gettext form.
+            if keyFormat == nil, let source {
+                switch (value, source) {
+                case (.string(let s), .string(let r)) where sameSpecifiers(r, s): return
+                case (.gettextPlural(let forms), .gettextPlural(let ids)):
+                    if let last = ids.last, ids.allSatisfy({ sameSpecifiers(last, $0) }), forms.allSatisfy({ sameSpecifiers(last, $0) }) {
+                        return
+                    }
+                default: break
+                }
+            }
+            guard let signature = signature(of: source, keyFormat: keyFormat) else { return }
+            checkArguments(value, signature: signature, error: error, warning: warning)
+        }
+    }
+
+    /// The Apple/C comparison of every text of `value` against the arguments the source passes.
+    static func checkArguments(
+        _ value: CatalogValue, signature: [Int: Use], error: (String) -> Void, warning: (String) -> Void
+    ) {
+        if case .device(let d) = value {
+            for name in d.keys.sorted() { checkArguments(d[name]!, signature: signature, error: error, warning: warning) }
+            return
+        }
+        var used = Set<Int>()
+        /// Checks one text; its argument indices count toward `used` when `counts`.
+        func checkText(_ text: String, variables: [String: PluralSubstitution], base: Int, label: String, counts: Bool) {
+            let found: [Use]
+            do throws(FormatSpecifierError) {
+                found = try uses(text, variables: variables, base: base)
+            } catch let problem {
+                error("\(label)the translation has an invalid format specifier: \(problem.message)")
+                return
+            }
+            for use in found {
+                guard let ours = signature[use.index] else {
+                    let count = signature.keys.max() ?? 0
+                    error("\(label)format specifiers do not match the source: \(use.described) reads argument \(use.index), but the source passes \(count == 0 ? "none" : "\(count)")")
+                    continue
+                }
+                if ours.kind != use.kind && ours.kind != .variable && use.kind != .variable {
+                    // "% publicacions" is the specifier "% p": a percent sign meant as text.
+                    let hint = use.described.hasPrefix("% ") ? " (a percent sign meant as text is written %%)" : ""
+                    error("\(label)format specifiers do not match the source: the translation uses \(use.described) for argument \(use.index) where the source uses \(ours.described)\(hint)")
+                }
+                if counts { used.insert(use.index) }
             }
         }
         switch value {
         case .string(let s):
-            compare(s, allowFewer: false, label: "")
+            checkText(s, variables: [:], base: 1, label: "", counts: true)
         case .plural(let variants):
-            checkCategories(variants, label: "")
-            checkVariantFormats(variants, exactOther: true, label: "")
+            for category in PluralCategory.allCases {
+                guard let text = variants[category] else { continue }
+                checkText(text, variables: [:], base: 1, label: "[\(category.rawValue)] ", counts: category == .other)
+            }
         case .gettextPlural(let forms):
-            // The form count against nplurals is checked where the .po file is read.
             for (i, form) in forms.enumerated() {
-                compare(form, allowFewer: i != forms.count - 1, label: "msgstr[\(i)] ")
+                checkText(form, variables: [:], base: 1, label: "msgstr[\(i)] ", counts: i == forms.count - 1)
             }
         case .substitutions(let format, let variables):
-            compare(expandTokens(format, variables), allowFewer: false, label: "")
+            checkText(format, variables: variables, base: 1, label: "", counts: true)
+            let bases = variableArguments(format, variables)
             for name in variables.keys.sorted() {
-                let v = variables[name]!
-                checkCategories(v.variants, label: "%#@\(name)@ ")
                 for category in PluralCategory.allCases {
-                    guard let text = v.variants[category] else { continue }
-                    if let mismatch = FormatSpecifier.compare(source: "%" + v.formatSpecifier, translation: text, allowFewer: true) {
-                        error("%#@\(name)@[\(category.rawValue)] uses other arguments than its count (%\(v.formatSpecifier)): \(mismatch.message)")
-                    }
+                    guard let text = variables[name]!.variants[category] else { continue }
+                    checkText(text, variables: [:], base: bases[name] ?? 1, label: "%#@\(name)@[\(category.rawValue)] ", counts: category == .other)
                 }
             }
-        case .device(let devices):
-            for name in devices.keys.sorted() {
-                check(devices[name]!, source: source, locale: locale, rules: rules, gettext: gettext, at: place, into: &diags)
-            }
+        case .device:
+            return
+        }
+        let missing = signature.keys.sorted().filter { !used.contains($0) }
+        if !missing.isEmpty {
+            let shown = missing.map { "argument \($0) (\(signature[$0]!.described))" }.joined(separator: ", ")
+            warning("the translation leaves out \(shown); it is not shown (Xcode and gettext accept this)")
         }
     }
+
+    /// `value` without plural variants for categories `rules` does not use (Xcode ignores them at
+    /// run time), and the categories left out. `zero` stays: Foundation uses it for 0 in any language.
+    static func pruned(_ value: CatalogValue, rules: PluralRules) -> (CatalogValue, [PluralCategory]) {
+        let allowed = Set(rules.categories).union([.zero, .other])
+        func prune(_ variants: PluralVariants) -> (PluralVariants, [PluralCategory]) {
+            let dropped = PluralCategory.allCases.filter { variants[$0] != nil && !allowed.contains($0) }
+            guard !dropped.isEmpty else { return (variants, []) }
+            return (variants.filter { allowed.contains($0.key) }, dropped)
+        }
+        switch value {
+        case .string, .gettextPlural:
+            return (value, [])
+        case .plural(let v):
+            let (kept, dropped) = prune(v)
+            return (.plural(kept), dropped)
+        case .substitutions(let format, var variables):
+            var all: [PluralCategory] = []
+            for name in variables.keys.sorted() {
+                let (kept, dropped) = prune(variables[name]!.variants)
+                variables[name]!.variants = kept
+                all += dropped
+            }
+            return (.substitutions(format: format, variables: variables), Array(Set(all)).sorted { $0.order < $1.order })
+        case .device(var d):
+            var all: [PluralCategory] = []
+            for name in d.keys.sorted() {
+                let (kept, dropped) = pruned(d[name]!, rules: rules)
+                d[name] = kept
+                all += dropped
+            }
+            return (.device(d), Array(Set(all)).sorted { $0.order < $1.order })
+        }
+    }
+}
+
+extension PluralCategory {
+    /// The category's place in CLDR's order (zero, one, two, few, many, other).
+    var order: Int { Self.allCases.firstIndex(of: self) ?? 0 }
 }

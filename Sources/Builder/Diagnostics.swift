@@ -13,9 +13,11 @@ struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
 /// The problems found so far; a build with any error publishes nothing.
 struct Diagnostics: Sendable {
     private(set) var all: [Diagnostic] = []
+    /// `folio-build --strict`: every warning counts, and prints, as an error.
+    var strict = false
 
-    var errorCount: Int { all.count { $0.severity == .error } }
-    var warningCount: Int { all.count { $0.severity == .warning } }
+    var errorCount: Int { strict ? all.count : all.count { $0.severity == .error } }
+    var warningCount: Int { strict ? 0 : all.count { $0.severity == .warning } }
 
     mutating func error(_ path: String, _ line: Int, _ column: Int, _ message: String) {
         all.append(Diagnostic(path: path, line: line, column: column, severity: .error, message: message))
@@ -30,6 +32,12 @@ struct Diagnostics: Sendable {
 
     /// The diagnostics in file, line, column order (a stable sort: the order found at one position).
     var sorted: [Diagnostic] {
-        all.sorted { ($0.path, $0.line, $0.column) < ($1.path, $1.line, $1.column) }
+        all.sorted { ($0.path, $0.line, $0.column) < ($1.path, $1.line, $1.column) }.map { d in
+            guard strict, d.severity == .warning else { return d }
+            var promoted = d
+            promoted.severity = .error
+            promoted.message += " [warning; an error with --strict]"
+            return promoted
+        }
     }
 }

@@ -6,7 +6,8 @@ import Foundation
 struct FolioBuild: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio-build",
-        abstract: "Compile content/ into versioned, content-addressed binary plists in public/.")
+        abstract: "Compile content/ into versioned, content-addressed binary plists in public/.",
+        version: "folio-build \(folioVersion) (CLDR \(CLDRData.version), plist schema \(Manifest.currentSchemaVersion))")
 
     @Option(help: "The content directory to compile.") var content = "content"
     @Option(help: "The published directory to write.") var output = "public"
@@ -15,6 +16,8 @@ struct FolioBuild: ParsableCommand {
     @Option(help: "The development language of the string catalogs: complete, and the last fallback.")
     var developmentLanguage = "en"
     @Flag(name: .shortAndLong, help: "Print only errors and the summary line.") var quiet = false
+    @Flag(help: "Treat every warning as an error and publish nothing when there is one (for CI).")
+    var strict = false
     @Option(help: "Also write the published version as the client's bundled seed (Swift source).")
     var seed: String?
 
@@ -24,7 +27,7 @@ struct FolioBuild: ParsableCommand {
         let config = BuildConfiguration(
             contentDir: content, outputDir: output, sourceRevision: sourceRevision,
             environment: ProcessInfo.processInfo.environment, quiet: quiet,
-            developmentLanguage: developmentLanguage)
+            developmentLanguage: developmentLanguage, strict: strict)
         let ok = Pipeline.standard.run(config)
         if !ok { throw ExitCode(1) }
         if let seed {

@@ -31,7 +31,10 @@ struct BuildContext {
     var session: PublishSession?
     var result: PublishResult?
 
-    init(config: BuildConfiguration) { self.config = config }
+    init(config: BuildConfiguration) {
+        self.config = config
+        diagnostics.strict = config.strict
+    }
 }
 
 /// One named step of the build.

@@ -18,8 +18,9 @@ extension POFile {
     }
 
     /// Parses a `.po` file into one locale-less section. Fuzzy entries and entries with an empty
-    /// translation are listed untranslated (msgfmt leaves them out); plural entries must have as many
-    /// forms as `Plural-Forms` says.
+    /// translation are listed untranslated (msgfmt leaves them out). A plural entry with fewer forms
+    /// than `Plural-Forms`' nplurals is an error; forms beyond nplurals are dropped with a warning
+    /// (msgfmt accepts them, and gettext never picks them).
     package static func parseCatalog(_ bytes: [UInt8]) -> ParsedCatalogFile {
         let (file, diagnostics) = parse(bytes)
         // Large files are converted in parts on all cores.
@@ -28,12 +29,14 @@ extension POFile {
         let parts = stride(from: 0, to: count, by: partSize).map { $0..<min($0 + partSize, count) }
         let converted = Parallel.map(parts) { convert(file.entries[$0], file: file) }
         var errors = diagnostics
+        var warnings: [CatalogDiagnostic] = []
         var messages: [CatalogMessage] = []
         messages.reserveCapacity(count)
         var reportedMissingRule = false
         for part in converted {
             messages += part.messages
             errors += part.errors
+            warnings += part.warnings
             // One error for a missing Plural-Forms, at the first plural entry.
             if let missing = part.missingRule, !reportedMissingRule {
                 reportedMissingRule = true
@@ -43,28 +46,42 @@ extension POFile {
         return ParsedCatalogFile(
             sourceLanguage: nil,
             sections: [CatalogLocaleSection(locale: file.header["Language"] ?? "", messages: messages)],
-            errors: errors, pluralForms: file.pluralForms)
+            errors: errors, warnings: warnings, pluralForms: file.pluralForms)
     }
 
     /// The catalog messages of `entries`, the errors in their forms, and the error for the first
     /// plural entry when the header has no Plural-Forms.
     private static func convert(
         _ entries: ArraySlice<POEntry>, file: POFile
-    ) -> (messages: [CatalogMessage], errors: [CatalogDiagnostic], missingRule: CatalogDiagnostic?) {
+    ) -> (messages: [CatalogMessage], errors: [CatalogDiagnostic], warnings: [CatalogDiagnostic], missingRule: CatalogDiagnostic?) {
         var errors: [CatalogDiagnostic] = []
+        var warnings: [CatalogDiagnostic] = []
         var missingRule: CatalogDiagnostic?
         var messages: [CatalogMessage] = []
         messages.reserveCapacity(entries.count)
         for entry in entries {
             let key = Self.key(context: entry.context, id: entry.id)
             let source: CatalogValue = entry.idPlural.map { .gettextPlural([entry.id, $0]) } ?? .string(entry.id)
-            let empty = entry.translations.isEmpty || entry.translations.contains(where: \.isEmpty)
+            var translations = entry.translations
+            if entry.idPlural != nil, let rule = file.pluralForms, translations.count > rule.nplurals, rule.nplurals >= 1 {
+                let given = translations.count
+                if !entry.fuzzy {
+                    warnings.append(CatalogDiagnostic(
+                        line: entry.line, column: 1,
+                        message: "msgid \"\(entry.id)\" has \(given) plural forms but Plural-Forms says nplurals=\(rule.nplurals); "
+                            + (given - rule.nplurals == 1
+                                ? "msgstr[\(rule.nplurals)] is never used and is left out (remove it, or fix Plural-Forms)"
+                                : "msgstr[\(rule.nplurals)]…msgstr[\(given - 1)] are never used and are left out (remove them, or fix Plural-Forms)")))
+                }
+                translations.removeLast(given - rule.nplurals)
+            }
+            let empty = translations.isEmpty || translations.contains(where: \.isEmpty)
             var value: CatalogValue?
             if !entry.fuzzy && !empty {
                 if entry.idPlural != nil {
                     if let rule = file.pluralForms {
-                        if entry.translations.count != rule.nplurals {
-                            let given = entry.translations.count
+                        if translations.count < rule.nplurals {
+                            let given = translations.count
                             errors.append(CatalogDiagnostic(
                                 line: entry.line, column: 1,
                                 message: "msgid \"\(entry.id)\" has \(given) plural form\(given == 1 ? "" : "s") (msgstr[0]…msgstr[\(given - 1)]) but Plural-Forms says nplurals=\(rule.nplurals); give exactly \(rule.nplurals)"))
@@ -74,16 +91,17 @@ extension POFile {
                             line: entry.line, column: 1,
                             message: "plural entry but the header has no Plural-Forms; add one such as \"Plural-Forms: nplurals=2; plural=(n != 1);\"")
                     }
-                    value = .gettextPlural(entry.translations)
+                    value = .gettextPlural(translations)
                 } else {
-                    value = .string(entry.translations[0])
+                    value = .string(translations[0])
                 }
             }
             messages.append(CatalogMessage(
                 key: key, value: value, source: source,
                 comment: entry.comments.isEmpty ? nil : entry.comments.joined(separator: "\n"),
-                state: entry.fuzzy ? "fuzzy" : (empty ? "untranslated" : "translated"), line: entry.line, column: 1))
+                state: entry.fuzzy ? "fuzzy" : (empty ? "untranslated" : "translated"), line: entry.line, column: 1,
+                format: entry.format))
         }
-        return (messages, errors, missingRule)
+        return (messages, errors, warnings, missingRule)
     }
 }

@@ -51,6 +51,47 @@ package struct CatalogLookup: Sendable {
         return nil
     }
 
+    /// The text `key` stands for, unformatted (printf specifiers left as written), and the locale that
+    /// answered: the plural form `count` picks (CLDR category or gettext form), or for a value that does
+    /// not vary by count the value itself; a substitution format with its variables' chosen text in place.
+    /// What gettext's `gettext`/`ngettext` return for a catalog's msgid; nil when no catalog has the key.
+    package func text(for key: String, count: Int? = nil) -> (text: String, locale: String)? {
+        for p in chain {
+            guard let v = p.catalog.strings[key] else { continue }
+            return (unformatted(v, with: p, count: count), p.catalog.locale)
+        }
+        return nil
+    }
+
+    private func unformatted(_ value: CatalogValue, with p: Prepared, count: Int?) -> String {
+        switch value {
+        case .string(let s):
+            return s
+        case .plural(let variants):
+            return pick(variants, count: count, rules: p.plural)
+        case .gettextPlural(let forms):
+            return forms[gettextIndex(forms, count: count ?? 0, with: p)]
+        case .device(let devices):
+            guard let v = devices[device] ?? devices["other"] ?? devices.sorted(by: { $0.key < $1.key }).first?.value else {
+                return ""
+            }
+            return unformatted(v, with: p, count: count)
+        case .substitutions(let format, let variables):
+            var out = format
+            for (name, variable) in variables {
+                out = out.replacing("%#@\(name)@", with: pick(variable.variants, count: count, rules: p.plural))
+            }
+            return out
+        }
+    }
+
+    /// The gettext form `count` picks: the catalog's `Plural-Forms` (an index past the forms takes the
+    /// last), else the Germanic rule gettext falls back to.
+    private func gettextIndex(_ forms: [String], count n: Int, with p: Prepared) -> Int {
+        let index = p.gettext.map { Int(clamping: $0.index(for: UInt64(max(0, n)))) } ?? (n == 1 ? 0 : forms.count - 1)
+        return min(max(0, index), forms.count - 1)
+    }
+
     /// The plural form `value` takes for `count` in `locale`'s rules, unformatted: a CLDR category name
     /// or a gettext form index; nil for values that do not vary by count.
     package func pluralChoice(for key: String, count: Int) -> String? {
@@ -74,8 +115,11 @@ package struct CatalogLookup: Sendable {
         }
     }
 
+    /// The variant for `count`: its CLDR category's, else `other`. As in Foundation, a `zero` variant
+    /// answers for 0 in every language, whether or not CLDR gives the language that category.
     private func pick(_ variants: PluralVariants, count: Int?, rules: PluralRules) -> String {
         guard let count else { return variants[.other] ?? "" }
+        if count == 0, let zero = variants[.zero] { return zero }
         return variants[rules.category(for: count)] ?? variants[.other] ?? ""
     }
 
@@ -86,9 +130,7 @@ package struct CatalogLookup: Sendable {
         case .plural(let variants):
             return FormatSpecifier.format(pick(variants, count: count(arguments, at: 0), rules: p.plural), arguments)
         case .gettextPlural(let forms):
-            let n = count(arguments, at: 0) ?? 0
-            let index = p.gettext?.index(for: UInt64(max(0, n))) ?? (n == 1 ? 0 : forms.count - 1)
-            return FormatSpecifier.format(forms[min(max(0, index), forms.count - 1)], arguments)
+            return FormatSpecifier.format(forms[gettextIndex(forms, count: count(arguments, at: 0) ?? 0, with: p)], arguments)
         case .device(let devices):
             guard let v = devices[device] ?? devices["other"] ?? devices.sorted(by: { $0.key < $1.key }).first?.value else {
                 return ""
@@ -126,9 +168,21 @@ package struct CatalogLookup: Sendable {
             }
             consumed.insert(index)
             let text = pick(variable.variants, count: count(arguments, at: index), rules: rules)
-            out += FormatSpecifier.format(text, index < arguments.count ? [arguments[index]] : []).replacingPercents()
+            // A variant's sequential specifiers start at the variable's own argument (its count);
+            // positional ones (`%2$@ followers`) read the call's arguments.
+            let positional = (try? FormatSpecifier.parse(text))?.contains { $0.argument != nil } ?? false
+            let own = index >= 0 && index < arguments.count ? Array(arguments[index...]) : []
+            if positional, let specs = try? FormatSpecifier.parse(text) {
+                for spec in specs { if let k = spec.argument { consumed.insert(k - 1) } }
+            }
+            out += FormatSpecifier.format(text, positional ? arguments : own).replacingPercents()
         }
         out += rest
+        // Positional specifiers around the tokens (`%2$@の本 %#@books@`) name the call's arguments;
+        // sequential ones take those the tokens did not consume, in order.
+        if specs.contains(where: { $0.variable == nil && $0.argument != nil }) {
+            return FormatSpecifier.format(out, arguments)
+        }
         let remaining = arguments.enumerated().filter { !consumed.contains($0.offset) }.map(\.element)
         return FormatSpecifier.format(out, remaining)
     }

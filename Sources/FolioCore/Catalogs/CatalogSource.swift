@@ -24,6 +24,41 @@ package struct PluralSubstitution: Equatable, Sendable {
     }
 }
 
+/// How a message's placeholders are written, which decides how a translation is checked against its source.
+package enum FormatLanguage: String, Sendable, CaseIterable {
+    /// Foundation's `String(format:)`: printf with `%@`, positions `%1$@`, Apple's `%#@name@` (Apple catalogs).
+    case apple
+    /// C `printf` (gettext `c-format`; `objc-format` adds `%@` and is read as ``apple``).
+    case c
+    /// Python's `%` operator: `%(name)s` or `%s` (gettext `python-format`).
+    case python
+    /// Python's `str.format`: `{name}`, `{0}`, `{}` (gettext `python-brace-format`).
+    case pythonBrace = "python-brace"
+    /// Not checked: a gettext entry with no format flag, a `no-…-format` flag, or a format Folio does
+    /// not check (`java-format`, `qt-format`, …), as `msgfmt -c` checks only flagged entries.
+    case unchecked
+
+    /// The language of a gettext `#,` flag (`c-format`, `possible-python-format`, `no-c-format`, …),
+    /// or nil when the flag is not about a format.
+    package init?(gettextFlag flag: some StringProtocol) {
+        var name = Substring(flag)
+        guard name.hasSuffix("-format") else { return nil }
+        name = name.dropLast(7)
+        if name.hasPrefix("no-") {
+            self = .unchecked
+            return
+        }
+        if name.hasPrefix("possible-") { name = name.dropFirst(9) }
+        switch name {
+        case "c": self = .c
+        case "objc": self = .apple
+        case "python": self = .python
+        case "python-brace": self = .pythonBrace
+        default: self = .unchecked
+        }
+    }
+}
+
 /// The translated value of one key.
 package indirect enum CatalogValue: Equatable, Sendable {
     /// A plain string (may contain printf-style specifiers).
@@ -57,11 +92,13 @@ package struct CatalogMessage: Equatable, Sendable {
     package var line: Int
     /// The 1-based column of the value (or of the key).
     package var column: Int
+    /// How the placeholders are written: Apple's rules for Apple formats, the format flag for gettext.
+    package var format: FormatLanguage
 
     /// Creates a message.
     package init(
         key: String, value: CatalogValue?, source: CatalogValue? = nil, comment: String? = nil, state: String? = nil,
-        line: Int, column: Int
+        line: Int, column: Int, format: FormatLanguage = .apple
     ) {
         self.key = key
         self.value = value
@@ -70,6 +107,7 @@ package struct CatalogMessage: Equatable, Sendable {
         self.state = state
         self.line = line
         self.column = column
+        self.format = format
     }
 }
 

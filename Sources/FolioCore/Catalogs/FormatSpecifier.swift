@@ -29,11 +29,15 @@ package struct FormatMismatch: Equatable, Sendable, CustomStringConvertible {
     package var message: String
     /// The 0-based offset, in `Character`s, of the offending specifier in the translation, when there is one.
     package var offset: Int?
+    /// The translation only leaves an argument out: harmless at run time (Xcode, `String(localized:)`
+    /// and Python's mappings accept it), so a warning rather than an error.
+    package var isOmission: Bool
 
     /// Creates a mismatch.
-    package init(message: String, offset: Int? = nil) {
+    package init(message: String, offset: Int? = nil, isOmission: Bool = false) {
         self.message = message
         self.offset = offset
+        self.isOmission = isOmission
     }
 
     /// The message, prefixed with the translation offset when there is one.
@@ -458,7 +462,7 @@ package struct FormatSpecifier: Equatable, Sendable {
     // MARK: - Arguments
 
     /// What a specifier reads an argument for.
-    enum Role: Equatable {
+    package enum Role: Equatable, Sendable {
         /// The converted value.
         case value
         /// A `*` width.
@@ -468,16 +472,23 @@ package struct FormatSpecifier: Equatable, Sendable {
     }
 
     /// The first use of one argument: its kind and the specifier (and part of it) that reads it.
-    struct ArgumentUse {
+    package struct ArgumentUse: Sendable {
         /// The kind of value read.
-        var kind: Kind
+        package var kind: Kind
         /// The specifier that reads it.
-        var specifier: FormatSpecifier
+        package var specifier: FormatSpecifier
         /// Which part of the specifier reads it.
-        var role: Role
+        package var role: Role
+
+        /// Creates a use.
+        package init(kind: Kind, specifier: FormatSpecifier, role: Role) {
+            self.kind = kind
+            self.specifier = specifier
+            self.role = role
+        }
 
         /// The use as it reads in a message: `%d`, or `the * width of %*d`.
-        var described: String {
+        package var described: String {
             switch role {
             case .value: return specifier.text
             case .width: return "the * width of \(specifier.text)"
@@ -499,7 +510,7 @@ package struct FormatSpecifier: Equatable, Sendable {
     }
 
     /// Like ``arguments(_:allowGaps:)``, but keeping the first specifier that reads each argument.
-    static func uses(_ specs: [FormatSpecifier], allowGaps: Bool) throws(FormatSpecifierError) -> [Int: ArgumentUse] {
+    package static func uses(_ specs: [FormatSpecifier], allowGaps: Bool) throws(FormatSpecifierError) -> [Int: ArgumentUse] {
         var uses: [Int: ArgumentUse] = [:]
         var next = 1
         var firstPositional: FormatSpecifier?
@@ -601,7 +612,7 @@ package struct FormatSpecifier: Equatable, Sendable {
         if !allowFewer {
             for index in 1..<(sourceCount + 1) where translationUses[index] == nil {
                 let ours = sourceUses[index].map { " (\($0.described))" } ?? ""
-                return FormatMismatch(message: "argument \(index)\(ours) is missing from the translation")
+                return FormatMismatch(message: "argument \(index)\(ours) is missing from the translation", isOmission: true)
             }
         }
         return nil

@@ -10,6 +10,9 @@ package struct POEntry: Equatable, Sendable {
     package var translations: [String]
     /// Whether the entry carries the `fuzzy` flag (msgfmt drops such entries).
     package var fuzzy: Bool
+    /// The format its `#,` flags declare (`c-format`, `python-format`, …); ``FormatLanguage/unchecked``
+    /// when none does, as `msgfmt -c` checks only flagged entries.
+    package var format: FormatLanguage
     /// Translator (`# `) and extracted (`#.`) comments, in file order. (Source references,
     /// `#:` lines, point into the app's code and are not kept: nothing is published from them.)
     package var comments: [String]
@@ -19,8 +22,9 @@ package struct POEntry: Equatable, Sendable {
     /// Creates an entry.
     package init(
         context: String? = nil, id: String, idPlural: String? = nil, translations: [String], fuzzy: Bool = false,
-        comments: [String] = [], line: Int
+        format: FormatLanguage = .unchecked, comments: [String] = [], line: Int
     ) {
+        self.format = format
         self.context = context
         self.id = id
         self.idPlural = idPlural
@@ -219,6 +223,7 @@ struct POParser {
     var spareBuffers: [[UInt8]] = []
     var plural = false
     var fuzzy = false
+    var format: FormatLanguage?
     var comments: [String] = []
     var field: Field?
     var fieldLine = 0
@@ -259,16 +264,23 @@ struct POParser {
         return col
     }
 
-    /// Whether a `#,` line's comma-separated flags include `fuzzy` (spaces around a flag allowed).
-    static func hasFuzzyFlag(_ flags: ArraySlice<UInt8>) -> Bool {
+    /// Reads a `#,` line's comma-separated flags (spaces around a flag allowed): `fuzzy`, and the
+    /// first format flag (`c-format`, `no-python-format`, …), which decides how the entry is checked.
+    mutating func readFlags(_ flags: ArraySlice<UInt8>) {
         var start = flags.startIndex
         while start <= flags.endIndex {
             var end = start
             while end < flags.endIndex, flags[end] != UInt8(ascii: ",") { end += 1 }
-            if trimmed(flags[start..<end]).elementsEqual("fuzzy".utf8) { return true }
+            let flag = Self.trimmed(flags[start..<end])
+            if flag.elementsEqual("fuzzy".utf8) {
+                fuzzy = true
+            } else if format == nil, flag.elementsEqual("c-format".utf8) {
+                format = .c  // the usual flag, without making a String of it
+            } else if format == nil, flag.count > 7, let language = FormatLanguage(gettextFlag: Self.text(flag)) {
+                format = language
+            }
             start = end + 1
         }
-        return false
     }
 
     static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
@@ -301,6 +313,7 @@ struct POParser {
         }
         plural = false
         fuzzy = false
+        format = nil
         comments = []
         field = nil
         byteEscapes = false
@@ -319,7 +332,7 @@ struct POParser {
                 // Obsolete entry: msgfmt ignores it, and so do we (including comments gathered for it).
                 if state == .none { reset() }
             case UInt8(ascii: ","):
-                if Self.hasFuzzyFlag(rest) { fuzzy = true }
+                readFlags(rest)
             case UInt8(ascii: ":"):
                 break  // source references
             case UInt8(ascii: "."), 0x20, 0x09:
@@ -587,6 +600,6 @@ struct POParser {
         }
         file.entries.append(POEntry(
             context: contextText, id: idText, idPlural: idPlural.map { Self.text($0[...]) }, translations: texts,
-            fuzzy: fuzzy, comments: comments, line: startLine))
+            fuzzy: fuzzy, format: format ?? .unchecked, comments: comments, line: startLine))
     }
 }
