@@ -15,13 +15,14 @@ BENCH_BUILD := .build-bench
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc -enforce-exclusivity=unchecked
 DEBUG      := .build/debug
 
-# Debian packages: build (zlib, libdeflate, libxml2, pkg-config), tests (plistutil, python3, curl),
+# Debian packages: build (zlib, libdeflate, libxml2, pkg-config), tests (plistutil, python3, curl,
+# gettext: msgfmt writes the .mo the real-catalog tests compare lookups with),
 # and the reference programs `make bench` compares against.
 BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf
-TEST_PKGS  := libplist-utils python3 curl
+TEST_PKGS  := libplist-utils python3 curl gettext
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine
 
-.PHONY: deps bench-deps build publish serve test bench demo clean
+.PHONY: deps bench-deps build publish serve test fuzz bench demo clean
 
 define apt_install
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -56,6 +57,19 @@ serve: publish
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# libFuzzer with AddressSanitizer over every reader of outside input (Fuzz/Targets), each for
+# FUZZ_SECONDS from its committed seeds (Fuzz/Corpus); fails if any target crashes (Fuzz/run.sh).
+# SwiftPM links an executable with `main` renamed from its module's entry point, and libFuzzer
+# has a `main` of its own: --allow-multiple-definition lets both be (either runs libFuzzer).
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := .build-fuzz
+FUZZ_FLAGS   := -c release --scratch-path $(FUZZ_BUILD) -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING \
+                -Xlinker --allow-multiple-definition
+
+fuzz: deps
+	$(SWIFT) build $(FUZZ_FLAGS) --product folio-fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_WORK=$(FUZZ_BUILD)/work Fuzz/run.sh $(FUZZ_BUILD)/release/folio-fuzz
 
 bench: bench-deps build publish
 	@$(SWIFT) build -c release --product folio-bench --scratch-path $(BENCH_BUILD) 2>&1 | tail -1

@@ -47,10 +47,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: positionDependent),
+        // The edge's request-head parser and the client's response reading, apart from the
+        // programs so the fuzz targets can reach them.
+        .target(
+            name: "FolioHTTPCore",
+            dependencies: [.product(name: "NIOHTTP1", package: "swift-nio")]),
         .executableTarget(
             name: "Edge",
             dependencies: [
                 "FolioCore",
+                "FolioHTTPCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -65,6 +71,7 @@ let package = Package(
             name: "Client",
             dependencies: [
                 "FolioCore",
+                "FolioHTTPCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -73,9 +80,16 @@ let package = Package(
             linkerSettings: positionDependent),
         .executableTarget(
             name: "FolioBench", dependencies: ["FolioCore"], path: "Benchmarks/FolioBench"),
+        // libFuzzer targets (`make fuzz`): the harness functions, and the driver that runs them.
+        .target(
+            name: "FolioFuzzTargets",
+            dependencies: ["FolioCore", "FolioHTTPCore", .product(name: "NIOHTTP1", package: "swift-nio")],
+            path: "Fuzz/Targets"),
+        .executableTarget(name: "folio-fuzz", dependencies: ["FolioFuzzTargets"], path: "Fuzz/Driver"),
         .testTarget(name: "FolioCoreTests", dependencies: ["FolioCore"]),
         .testTarget(name: "EdgeTests", dependencies: ["Edge", "FolioCore"]),
         .testTarget(name: "IntegrationTests", dependencies: ["FolioCore"]),
+        .testTarget(name: "FuzzTargetTests", dependencies: ["FolioFuzzTargets", "FolioHTTPCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import FolioCore
+import FolioHTTPCore
 import Foundation
 import NIOHTTP1
 
@@ -6,20 +7,7 @@ import NIOHTTP1
 /// conditional GET of the manifest). A no-op sync is that request alone, and this path avoids
 /// starting an event loop group and a connection pool for it: measured, it is most of the
 /// difference between `folio sync` and `curl` for a 304. https edges use AsyncHTTPClient.
-enum QuickHTTP {
-    struct Response {
-        var status: Int
-        var headers: HTTPHeaders
-        var body: [UInt8]
-        var headBytes: Int
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        /// Nothing of the response had arrived (the request may be sent again on a new socket).
-        var beforeResponse = false
-    }
-
+extension QuickHTTP {
     /// Splits `http://host[:port]` into host and port; nil for anything else.
     static func endpoint(_ base: String) -> (host: String, port: Int)? {
         guard base.lowercased().hasPrefix("http://") else { return nil }
@@ -113,10 +101,8 @@ enum QuickHTTP {
     /// Reads one response: framed by Content-Length (none for 204 and 304), else by the server
     /// closing the connection. Returns it and whether the connection can carry another request.
     private static func readResponse(_ fd: Int32, timeoutMs: Int32, maxBody: Int) throws -> (Response, reusable: Bool) {
-        var data: [UInt8] = []
+        var reader = ResponseReader(maxBody: maxBody)
         var chunk = [UInt8](repeating: 0, count: 65536)
-        var head: (end: Int, status: Int, headers: HTTPHeaders)?
-        var contentLength: Int?
         var closed = false
         while true {
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -129,60 +115,15 @@ enum QuickHTTP {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw Failure(description: String(cString: strerror(errno)), beforeResponse: data.isEmpty)
+                throw Failure(description: String(cString: strerror(errno)), beforeResponse: reader.data.isEmpty)
             }
             if n == 0 {
                 closed = true
                 break
             }
-            data.append(contentsOf: chunk[0..<n])
-            if head == nil, let end = find(data, [13, 10, 13, 10]) {
-                guard let parsed = parseHead(Array(data[0..<end])) else { throw Failure(description: "malformed response head") }
-                if parsed.headers.first(name: "transfer-encoding") != nil { throw Failure(description: "unexpected chunked response") }
-                head = (end + 4, parsed.status, parsed.headers)
-                contentLength = parsed.headers.first(name: "content-length").flatMap { Int($0) }
-                if parsed.status == 304 || parsed.status == 204 { contentLength = 0 }
-            }
-            if let h = head?.end {
-                if data.count - h > maxBody { throw Failure(description: "response body larger than \(maxBody) bytes") }
-                if let cl = contentLength, data.count - h >= cl { break }
-            } else if data.count > 65536 {
-                throw Failure(description: "response head larger than 64 KiB")
-            }
+            if try reader.append(chunk[0..<n]) { break }
         }
-        guard let head else {
-            throw Failure(description: "connection closed before a complete response", beforeResponse: data.isEmpty)
-        }
-        var body = Array(data[head.end...])
-        if let cl = contentLength {
-            guard body.count >= cl else { throw Failure(description: "response body truncated") }
-            body = Array(body[0..<cl])
-        }
-        let reusable = !closed && contentLength != nil
-            && head.headers.first(name: "connection")?.lowercased().contains("close") != true
-        return (Response(status: head.status, headers: head.headers, body: body, headBytes: head.end), reusable)
-    }
-
-    private static func find(_ data: [UInt8], _ needle: [UInt8]) -> Int? {
-        guard data.count >= needle.count else { return nil }
-        for i in 0...(data.count - needle.count) where data[i] == needle[0] && Array(data[i..<(i + needle.count)]) == needle {
-            return i
-        }
-        return nil
-    }
-
-    private static func parseHead(_ bytes: [UInt8]) -> (status: Int, headers: HTTPHeaders)? {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var lines = text.components(separatedBy: "\r\n")
-        guard !lines.isEmpty else { return nil }
-        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
-        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else { return nil }
-        var headers = HTTPHeaders()
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            headers.add(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }
-        return (status, headers)
+        return try reader.finish(closed: closed)
     }
 
     /// A connected TCP socket, or a thrown failure ("connection refused", "timed out", …).

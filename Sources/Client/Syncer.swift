@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FolioCore
+import FolioHTTPCore
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,4 +1,5 @@
 import FolioCore
+import FolioHTTPCore
 import Foundation
 import Logging
 import NIOCore

@@ -1,3 +1,4 @@
+import FolioHTTPCore
 import Foundation
 
 /// The content codings the edge can serve.
@@ -63,57 +64,6 @@ enum AcceptEncoding {
     }
 }
 
-/// Byte-level helpers for header values (no Foundation on the request path).
-enum HeaderText {
-    static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
-
-    static func trimBytes(_ s: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
-        var s = s
-        while let f = s.first, isSpace(f) { s = s.dropFirst() }
-        while let l = s.last, isSpace(l) { s = s.dropLast() }
-        return s
-    }
-
-    /// ASCII case-insensitive comparison with a lowercase literal.
-    static func equalsLowercase(_ s: some Collection<UInt8>, _ lower: StaticString) -> Bool {
-        guard s.count == lower.utf8CodeUnitCount else { return false }
-        return lower.withUTF8Buffer { l in
-            var i = 0
-            for b in s {
-                let folded = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
-                if folded != l[i] { return false }
-                i += 1
-            }
-            return true
-        }
-    }
-
-    /// A q-value: 0, 1, or 0.d{1,3} / 1.0{1,3}; nil when malformed. Spaces inside are skipped.
-    static func qValue(_ s: some Collection<UInt8>) -> Double? {
-        var digits = 0  // the characters seen, spaces left out
-        var v = 0.0
-        var scale = 0.1
-        for b in s where !isSpace(b) {
-            digits += 1
-            switch digits {
-            case 1:
-                guard b == UInt8(ascii: "0") || b == UInt8(ascii: "1") else { return nil }
-                v = Double(b - 48)
-            case 2:
-                guard b == UInt8(ascii: ".") else { return nil }
-            case 3...5:
-                guard b >= 48, b <= 57 else { return nil }
-                v += Double(b - 48) * scale
-                scale /= 10
-            default:
-                return nil
-            }
-        }
-        guard digits > 0 else { return nil }
-        return v <= 1 ? v : nil
-    }
-}
-
 /// Entity-tag lists (`If-Match`, `If-None-Match`): `*` or tags, compared strongly or weakly.
 /// Scanned as bytes, lazily: matching stops at the first hit; a malformed member ends the list.
 struct EntityTagList {
@@ -171,23 +121,6 @@ struct EntityTagList {
             }
             i = end + 1
         }
-    }
-}
-
-/// The request headers that make a GET or HEAD conditional.
-struct Conditions: Equatable, Sendable {
-    var ifMatch: HeaderValue?
-    var ifNoneMatch: HeaderValue?
-    var ifModifiedSince: HeaderValue?
-    var ifUnmodifiedSince: HeaderValue?
-    var ifRange: HeaderValue?
-    var range: HeaderValue?
-
-    /// The same with every view copied (see `HeaderValue`).
-    func owned() -> Conditions {
-        Conditions(
-            ifMatch: ifMatch?.owned(), ifNoneMatch: ifNoneMatch?.owned(), ifModifiedSince: ifModifiedSince?.owned(),
-            ifUnmodifiedSince: ifUnmodifiedSince?.owned(), ifRange: ifRange?.owned(), range: range?.owned())
     }
 }
 

@@ -1,4 +1,5 @@
 import FolioCore
+import FolioHTTPCore
 
 // Locale negotiation for localized catalogs (`/content/catalogs/<Table>.plist`).
 //

@@ -1,0 +1,31 @@
+import FolioHTTPCore
+import Testing
+
+/// What the crashes the fuzzers found now do instead (the reproducers are in Fuzz/Regressions).
+@Suite("Fuzz regressions: bad input is an error, not a trap")
+struct FuzzRegressionTests {
+    /// Reads `text` as one response delivered at once, then as a closed connection.
+    static func read(_ text: [UInt8]) throws -> QuickHTTP.Response {
+        var reader = QuickHTTP.ResponseReader(maxBody: 1 << 16)
+        let complete = try reader.append(text[...])
+        return try reader.finish(closed: !complete).0
+    }
+
+    @Test("http-response: a header name that is not a token is a malformed head (NIO's HTTPHeaders trapped on non-ASCII)")
+    func nonASCIIHeaderName() throws {
+        for head in ["Cont\u{E9}nt-Type: x", ": empty name", "Bad Name: x", "Tab\tName: x"] {
+            let text = Array("HTTP/1.1 200 OK\r\n\(head)\r\nContent-Length: 0\r\n\r\n".utf8)
+            #expect(throws: QuickHTTP.Failure.self, "\(head)") { try Self.read(text) }
+        }
+        let good = Array("HTTP/1.1 200 OK\r\nX-Custom_Header.1~!: x\r\nContent-Length: 2\r\n\r\nok".utf8)
+        #expect(try Self.read(good).body == Array("ok".utf8))
+    }
+
+    @Test("http-response: a negative Content-Length is refused (cutting the body to it trapped)")
+    func negativeContentLength() throws {
+        for value in ["-1", "-9223372036854775808"] {
+            let text = Array("HTTP/1.1 200 OK\r\nContent-Length: \(value)\r\n\r\nbody".utf8)
+            #expect(throws: QuickHTTP.Failure.self, "\(value)") { try Self.read(text) }
+        }
+    }
+}
