@@ -113,6 +113,15 @@ struct GettextFormatTests {
         #expect(lookup.string(for: "items", arguments: [.int(1)])?.text == "1 item")
         #expect(lookup.string(for: "items", arguments: [.int(2)])?.text == "2 items")
         #expect(lookup.text(for: "items", count: 0)?.text == "No items")
+        #expect(lookup.text(for: "followers", count: 1)?.text == "%2$@ has %lld follower")
+        let positional = CatalogLookup(chain: [CompiledCatalog(table: "T", locale: "en", strings: [
+            "two": .substitutions(format: "%2$#@b@ in %1$#@a@", variables: [
+                "a": PluralSubstitution(formatSpecifier: "d", variants: [.one: "one day", .other: "%d days"]),
+                "b": PluralSubstitution(formatSpecifier: "d", variants: [.one: "one book", .other: "%d books"]),
+            ])
+        ])])
+        #expect(positional.text(for: "two", count: 1)?.text == "one book in one day")
+        #expect(positional.string(for: "two", arguments: [.int(3), .int(1)])?.text == "one book in 3 days")
         #expect(lookup.string(for: "followers", arguments: [.int(1), .string("Ann")])?.text == "Ann has 1 follower")
         #expect(lookup.string(for: "followers", arguments: [.int(7), .string("Ann")])?.text == "Ann has 7 followers")
         let ru = CompiledCatalog(

@@ -77,11 +77,19 @@ package struct CatalogLookup: Sendable {
             }
             return unformatted(v, with: p, count: count)
         case .substitutions(let format, let variables):
-            var out = format
-            for (name, variable) in variables {
-                out = out.replacing("%#@\(name)@", with: pick(variable.variants, count: count, rules: p.plural))
+            // Each `%#@name@` (or `%1$#@name@`) token becomes its variable's text for `count`.
+            guard let specs = try? FormatSpecifier.parse(format) else { return format }
+            var out = ""
+            var rest = Substring(format)
+            var copied = 0
+            for spec in specs {
+                guard let name = spec.variable, let variable = variables[name] else { continue }
+                out += rest.prefix(spec.offset - copied)
+                rest = rest.dropFirst(spec.offset - copied + spec.text.count)
+                copied = spec.offset + spec.text.count
+                out += pick(variable.variants, count: count, rules: p.plural)
             }
-            return out
+            return out + rest
         }
     }
 
