@@ -22,7 +22,7 @@ BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf
 TEST_PKGS  := libplist-utils python3 curl gettext
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine
 
-.PHONY: deps bench-deps build publish serve test fuzz bench demo clean
+.PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean
 
 define apt_install
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -42,14 +42,20 @@ bench-deps: deps
 build: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-# The publish time is the content's last commit (reproducible), and the client's bundled
-# seed is refreshed from what was published; the client is rebuilt when the seed changed.
-SEED       := Sources/Client/SeedData.swift
+# The publish time is the content's last commit (reproducible: the same content gives the same
+# bytes on any machine).
+CONTENT_EPOCH = $${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct -- $(CONTENT) 2>/dev/null)}
 
 publish: build
-	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct -- $(CONTENT) 2>/dev/null)} \
-	  $(RELEASE)/folio-build --content $(CONTENT) --output $(PUBLIC) --seed $(SEED)
-	@$(SWIFT) build $(RELEASE_FLAGS) --product folio 2>&1 | tail -1
+	SOURCE_DATE_EPOCH=$(CONTENT_EPOCH) $(RELEASE)/folio-build --content $(CONTENT) --output $(PUBLIC)
+
+# The client's bundled seed: a fresh publish of content/ (version 1 of its own history), for
+# maintainers after a content change; a test checks that the committed seed is up to date.
+SEED       := Sources/Client/Resources/seed.folioseed
+
+seed: build
+	@tmp=$$(mktemp -d) && SOURCE_DATE_EPOCH=$(CONTENT_EPOCH) $(RELEASE)/folio-build -q --content $(CONTENT) \
+	  --output $$tmp/public --seed $(SEED); status=$$?; rm -rf $$tmp; exit $$status
 
 serve: publish
 	$(RELEASE)/folio-edge --root $(PUBLIC) --port $${PORT:-8080}
@@ -57,6 +63,7 @@ serve: publish
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	scripts/example-test.sh $(DEBUG)
 
 # libFuzzer with AddressSanitizer over every reader of outside input (Fuzz/Targets), each for
 # FUZZ_SECONDS from its committed seeds (Fuzz/Corpus); fails if any target crashes (Fuzz/run.sh).

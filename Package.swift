@@ -11,12 +11,14 @@ let positionDependent: [LinkerSetting] = [
 
 let package = Package(
     name: "Folio",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "folio-build", targets: ["Builder"]),
         .executable(name: "folio-edge", targets: ["Edge"]),
         .executable(name: "folio", targets: ["Client"]),
         .executable(name: "folio-bench", targets: ["FolioBench"]),
+        .library(name: "FolioKit", targets: ["FolioKit"]),
+        .library(name: "FolioPlist", targets: ["FolioPlist"]),
+        .library(name: "FolioLocalization", targets: ["FolioLocalization"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -34,16 +36,26 @@ let package = Package(
         .systemLibrary(
             name: "CLibXML2", path: "Shims/CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
+        // Internal: files, gzip, hashing, parallel maps, subprocesses.
         .target(
-            name: "FolioCore",
+            name: "FolioSupport",
+            dependencies: ["CFolioSystem", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "FolioPlist", dependencies: ["CLibXML2"]),
+        .target(name: "FolioLocalization", dependencies: ["FolioPlist", "FolioSupport"]),
+        // Internal: the published directory (layout, manifest, versions, verifying objects).
+        .target(name: "FolioPublished", dependencies: ["FolioPlist", "FolioSupport"]),
+        .target(
+            name: "FolioKit",
             dependencies: [
-                "CFolioSystem", "CLibXML2",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         .executableTarget(
             name: "Builder",
             dependencies: [
-                "FolioCore",
+                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: positionDependent),
@@ -55,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "Edge",
             dependencies: [
-                "FolioCore",
+                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
                 "FolioHTTPCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -70,25 +82,26 @@ let package = Package(
         .executableTarget(
             name: "Client",
             dependencies: [
-                "FolioCore",
+                "FolioKit", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
                 "FolioHTTPCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            resources: [.copy("Resources/seed.folioseed")],
             linkerSettings: positionDependent),
         .executableTarget(
-            name: "FolioBench", dependencies: ["FolioCore"], path: "Benchmarks/FolioBench"),
+            name: "FolioBench", dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport"], path: "Benchmarks/FolioBench"),
         // libFuzzer targets (`make fuzz`): the harness functions, and the driver that runs them.
         .target(
             name: "FolioFuzzTargets",
-            dependencies: ["FolioCore", "FolioHTTPCore", .product(name: "NIOHTTP1", package: "swift-nio")],
+            dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore", .product(name: "NIOHTTP1", package: "swift-nio")],
             path: "Fuzz/Targets"),
         .executableTarget(name: "folio-fuzz", dependencies: ["FolioFuzzTargets"], path: "Fuzz/Driver"),
-        .testTarget(name: "FolioCoreTests", dependencies: ["FolioCore"]),
-        .testTarget(name: "EdgeTests", dependencies: ["Edge", "FolioCore"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["FolioCore"]),
+        .testTarget(name: "FolioLibraryTests", dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"]),
+        .testTarget(name: "EdgeTests", dependencies: ["Edge", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"]),
         .testTarget(name: "FuzzTargetTests", dependencies: ["FolioFuzzTargets", "FolioHTTPCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,9 @@
 // folio-bench: the codec and Builder benchmarks behind `make bench`.
 // Compares FolioCore's bplist00 codec with Foundation's PropertyListSerialization in this process.
-import FolioCore
+import FolioLocalization
+import FolioPlist
+import FolioPublished
+import FolioSupport
 import Foundation
 
 struct Options {
@@ -58,6 +61,7 @@ let data = Data(bytes)
 print("codec: sonnets/all.plist, \(bytes.count) bytes, median of \(options.iterations) runs")
 
 var sink = 0
+if options.only == nil { runCodableBench(allPlistPath: options.object ?? (options.root + "/" + entry.objectPath)) }
 if let only = options.only {
     let v = try BinaryPlist.decode(bytes)
     let time = measure(options.iterations) {

@@ -1,5 +1,8 @@
-import FolioCore
 import FolioHTTPCore
+import FolioLocalization
+import FolioPlist
+import FolioPublished
+import FolioSupport
 import Foundation
 
 /// One fuzz target: a name (the corpus directory, `FOLIO_FUZZ_TARGET`) and the function that feeds

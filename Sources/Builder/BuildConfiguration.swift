@@ -1,4 +1,4 @@
-import FolioCore
+import FolioSupport
 import Foundation
 
 /// Everything one build needs to know, fixed before it starts.
@@ -24,6 +24,9 @@ struct BuildConfiguration: Sendable {
         }
         return Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     }
+
+    /// Whether output must depend on the input alone (`SOURCE_DATE_EPOCH` set).
+    var isReproducible: Bool { !(environment["SOURCE_DATE_EPOCH"] ?? "").isEmpty }
 
     /// The revision to record: the option, `FOLIO_SOURCE_REVISION`, or the content's last commit.
     func resolvedSourceRevision() -> String? {

@@ -1,4 +1,5 @@
-import FolioCore
+import FolioLocalization
+import FolioSupport
 import Foundation
 
 /// A source format the Builder reads under `content/catalogs/`.

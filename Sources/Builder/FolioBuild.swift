@@ -1,5 +1,7 @@
 import ArgumentParser
-import FolioCore
+import FolioLocalization
+import FolioPublished
+import FolioSupport
 import Foundation
 
 @main
@@ -18,7 +20,7 @@ struct FolioBuild: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print only errors and the summary line.") var quiet = false
     @Flag(help: "Treat every warning as an error and publish nothing when there is one (for CI).")
     var strict = false
-    @Option(help: "Also write the published version as the client's bundled seed (Swift source).")
+    @Option(help: "Also write the published version as a seed archive, for an app to bundle.")
     var seed: String?
 
     func run() throws {

@@ -1,4 +1,7 @@
-import FolioCore
+import FolioLocalization
+import FolioPlist
+import FolioPublished
+import FolioSupport
 import Foundation
 
 /// A compiled entry before it is written: its logical path and plist bytes.
@@ -159,10 +162,10 @@ enum Steps {
     /// every object: the bytes do not depend on the checks, which only decide whether to publish.
     static func checkAndCompile(_ ctx: inout BuildContext) throws {
         let catalogs = ctx.catalogs
-        let (sonnets, objects) = (ctx.sonnets, ctx.config.outputDir + "/objects/")
+        let (sonnets, root) = (ctx.sonnets, ctx.config.outputDir)
         let (found, artifacts) = Parallel.both(
             { catalogs?.check(parallel: false) ?? Diagnostics() },
-            { Result { () throws(GzipError) in try compress(compile(sonnets: sonnets, catalogs: catalogs), objects: objects) } })
+            { Result { () throws(GzipError) in try compress(compile(sonnets: sonnets, catalogs: catalogs), root: root) } })
         ctx.diagnostics.append(found)
         if ctx.diagnostics.errorCount > 0 { throw ValidationFailed(errors: ctx.diagnostics.errorCount) }
         ctx.artifacts = try artifacts.get()
@@ -205,8 +208,8 @@ enum Steps {
     /// An object already published keeps its gzip variant: the manifest must describe the bytes on
     /// disk (another compressor or level would compress differently), and it saves the work.
     /// One that does not inflate to the object (damaged on disk) is compressed again and replaced.
-    static func compress(_ artifacts: [Artifact], objects: String) throws(GzipError) -> [Artifact] {
-        let compressed = Parallel.map(artifacts.map { ($0.bytes, objects + $0.sha256 + ".plist.gz", $0.gzipStream) }) { bytes, gzPath, stream in
+    static func compress(_ artifacts: [Artifact], root: String) throws(GzipError) -> [Artifact] {
+        let compressed = Parallel.map(artifacts.map { ($0.bytes, PublishedLayout.path(root, PublishedLayout.gzipObject($0.sha256)), $0.gzipStream) }) { bytes, gzPath, stream in
             let existing = try? FileIO.read(gzPath)
             if let existing, (try? Gzip.decompress(existing, maxSize: bytes.count)) == bytes {
                 stream?.cancel()
@@ -237,6 +240,6 @@ enum Steps {
         guard let session = ctx.session else { return }
         ctx.result = try session.publish(
             ctx.artifacts, createdAt: try ctx.config.creationDate(),
-            sourceRevision: ctx.config.resolvedSourceRevision())
+            sourceRevision: ctx.config.resolvedSourceRevision(), reproducible: ctx.config.isReproducible)
     }
 }

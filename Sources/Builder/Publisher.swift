@@ -1,4 +1,6 @@
-import FolioCore
+import FolioPlist
+import FolioPublished
+import FolioSupport
 import Foundation
 
 /// What a publish did, for the closing summary.
@@ -43,19 +45,19 @@ final class PublishSession {
 
     init(root: String) throws {
         self.root = root
-        try FileIO.makeDirectory(root + "/objects")
-        try FileIO.makeDirectory(root + "/manifests")
+        try FileIO.makeDirectory(PublishedLayout.path(root, PublishedLayout.objects))
+        try FileIO.makeDirectory(PublishedLayout.path(root, PublishedLayout.manifests))
         guard let fd = try FileIO.tryLock(root + "/" + Self.lockName) else {
             throw BuildError("another folio-build is publishing to \(root)/ right now; wait for it and run again")
         }
         lockFD = fd
         // Temporary files left by a build that was killed are never referenced: remove them.
-        for dir in [root, root + "/objects", root + "/manifests"] {
+        for dir in [root, PublishedLayout.path(root, PublishedLayout.objects), PublishedLayout.path(root, PublishedLayout.manifests)] {
             for name in (try? FileIO.list(dir)) ?? [] where name.hasPrefix(".tmp-") {
                 unlink(dir + "/" + name)
             }
         }
-        let manifestPath = root + "/manifest.plist"
+        let manifestPath = PublishedLayout.path(root, PublishedLayout.manifest)
         if FileIO.exists(manifestPath) {
             do {
                 current = try Manifest(bytes: try FileIO.read(manifestPath))
@@ -67,8 +69,8 @@ final class PublishSession {
             current = nil
         }
         var highest = current?.version ?? 0
-        for name in try FileIO.list(root + "/manifests") where name.hasSuffix(".plist") {
-            if let v = Int(name.dropLast(6)) { highest = max(highest, v) }
+        for name in try FileIO.list(PublishedLayout.path(root, PublishedLayout.manifests)) {
+            if let v = PublishedLayout.version(ofManifestFile: name) { highest = max(highest, v) }
         }
         highestVersion = highest
     }
@@ -96,7 +98,7 @@ final class PublishSession {
         }
         for result in written { try result.get() }
         objectsWritten = pending.count
-        if !perFile { try FileIO.syncFileSystem(containing: root + "/objects") }
+        if !perFile { try FileIO.syncFileSystem(containing: PublishedLayout.path(root, PublishedLayout.objects)) }
         objectsDirectoryDirty = true
     }
 
@@ -105,8 +107,8 @@ final class PublishSession {
     private func syncDirectories(manifests: Bool) throws {
         let (objects, root) = (objectsDirectoryDirty, self.root)
         let (a, b) = Parallel.both(
-            { Result { () throws(FileError) in if objects { try FileIO.syncDirectory(root + "/objects") } } },
-            { Result { () throws(FileError) in if manifests { try FileIO.syncDirectory(root + "/manifests") } } })
+            { Result { () throws(FileError) in if objects { try FileIO.syncDirectory(PublishedLayout.path(root, PublishedLayout.objects)) } } },
+            { Result { () throws(FileError) in if manifests { try FileIO.syncDirectory(PublishedLayout.path(root, PublishedLayout.manifests)) } } })
         try a.get()
         try b.get()
         objectsDirectoryDirty = false
@@ -114,14 +116,19 @@ final class PublishSession {
 
     /// Publishes a manifest for `artifacts` unless it would equal the current one; always
     /// repairs the current manifest's mirrors.
-    func publish(_ artifacts: [Artifact], createdAt: Date, sourceRevision: String?) throws -> PublishResult {
+    func publish(_ artifacts: [Artifact], createdAt: Date, sourceRevision: String?, reproducible: Bool) throws -> PublishResult {
         let entries = artifacts.map {
             Manifest.Entry(
                 path: $0.path, sha256: $0.sha256, size: $0.bytes.count, gzipSize: $0.gzip?.count,
                 contentType: $0.contentType, locale: $0.locale)
         }
-        var manifest = Manifest(version: highestVersion + 1, createdAt: createdAt, sourceRevision: sourceRevision, entries: entries)
-        let changed = current.map { !$0.sameContent(as: manifest) } ?? true
+        // The publish history continues; a first publish (or one after a folio-build that did not
+        // record histories) starts one.
+        let history = current?.history
+            ?? PublishHistory.make(createdAt: createdAt, entries: entries.sorted { $0.path < $1.path }, reproducible: reproducible)
+        var manifest = Manifest(
+            version: highestVersion + 1, createdAt: createdAt, sourceRevision: sourceRevision, history: history, entries: entries)
+        let changed = current.map { !$0.sameContent(as: manifest) || $0.history == nil } ?? true
         if let current, !changed { manifest = current }
 
         var result = PublishResult(previousVersion: current?.version, version: manifest.version, changed: changed)
@@ -144,19 +151,20 @@ final class PublishSession {
 
         let plist = BinaryPlist.encode(manifest.plist)
         if changed {
-            let versioned = "\(root)/manifests/\(manifest.version).plist"
+            let versioned = PublishedLayout.path(root, PublishedLayout.versionedManifest(manifest.version))
             try FileIO.writeAtomically(plist, to: versioned)
             try syncDirectories(manifests: true)
             // The commit point: manifest.plist becomes the (durable) versioned manifest by rename.
-            if !(try FileIO.replaceWithLink(to: versioned, at: root + "/manifest.plist")) {
-                try FileIO.writeAtomically(plist, to: root + "/manifest.plist")
+            let current = PublishedLayout.path(root, PublishedLayout.manifest)
+            if !(try FileIO.replaceWithLink(to: versioned, at: current)) {
+                try FileIO.writeAtomically(plist, to: current)
             }
             try FileIO.syncDirectory(root)
         } else if objectsDirectoryDirty {
             try syncDirectories(manifests: false)
         }
-        try writeMirror(Gzip.compress(plist, level: 9), to: root + "/manifest.plist.gz")
-        try writeMirror(JSONPlist.encode(manifest.plist), to: root + "/manifest.json")
+        try writeMirror(Gzip.compress(plist, level: 9), to: PublishedLayout.path(root, PublishedLayout.manifestGzip))
+        try writeMirror(JSONPlist.encode(manifest.plist), to: PublishedLayout.path(root, PublishedLayout.manifestJSON))
         return result
     }
 

@@ -1,12 +1,13 @@
-import FolioCore
+import FolioPublished
+import FolioSupport
 
-/// Writes the client's bundled seed from the version just published.
+/// Writes a seed archive (see `SeedArchive`) of the version just published.
 enum SeedWriter {
-    /// Returns whether the file changed (an unchanged seed is not rewritten, so nothing rebuilds).
+    /// Returns whether the file changed (an unchanged seed is not rewritten).
     static func write(root: String, to path: String) throws -> Bool {
-        let source = Array(try SeedArchive.pack(root: root).swiftSource().utf8)
-        if let existing = try? FileIO.read(path), existing == source { return false }
-        try FileIO.writeAtomically(source, to: path)
+        let bytes = try SeedArchive.pack(root: root).encoded()
+        if let existing = try? FileIO.read(path), existing == bytes { return false }
+        try FileIO.writeAtomically(bytes, to: path)
         return true
     }
 }

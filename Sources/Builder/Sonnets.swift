@@ -1,4 +1,6 @@
-import FolioCore
+import FolioLocalization
+import FolioPlist
+import FolioPublished
 
 /// One sonnet as authored in `content/sonnets/NNN.txt`.
 struct Sonnet: Sendable, Equatable {

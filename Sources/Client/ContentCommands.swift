@@ -1,5 +1,8 @@
 import ArgumentParser
-import FolioCore
+import FolioKit
+import FolioPlist
+import FolioPublished
+import FolioSupport
 import Foundation
 
 /// `folio sync`
@@ -25,12 +28,12 @@ struct SyncCommand: AsyncParsableCommand {
         settings.force = force
         settings.allowDowngrade = allowDowngrade
         settings.waitForLock = !noWait
-        settings.showProgress = !json && isatty(2) == 1
+        if !json, isatty(2) == 1 { settings.progress = { ProgressBar.draw($0) } }
         let report: SyncReport
         do {
             report = try await Syncer(cache: ContentCache(dir: cachePath), settings: settings).run()
-        } catch let failure as SyncFailure {
-            throw CLIError(failure.description, exitCode: failure.exitCode)
+        } catch let failure as FolioError {
+            throw CLIError(failure.message)
         } catch let error as FileError {
             throw CLIError("\(error)")
         }
@@ -207,7 +210,8 @@ struct StatusCommand: AsyncParsableCommand {
             "edge": .string(options.edgeURL), "cacheDir": .string(cache.dir),
             "cacheBytes": .int(Int64(cache.sizeOnDisk())),
         ]
-        if let seed = Seed.manifest {
+        let seed = BundledSeed.seed?.manifest
+        if let seed {
             d["seedVersion"] = .int(Int64(seed.version))
             d["seedCreatedAt"] = .date(seed.createdAt)
         }
@@ -230,10 +234,10 @@ struct StatusCommand: AsyncParsableCommand {
         } else {
             lines.append("version:     none cached yet (run `folio sync`)")
         }
-        if let seed = Seed.manifest {
+        if let seed {
             lines.append("seed:        version \(seed.version) (published \(PlistDates.formatISO8601(seed.createdAt)))")
         }
-        let reading = held.map { h in Seed.manifest.map { $0.version > h.state.version ? "seed" : "cache" } ?? "cache" } ?? (Seed.manifest == nil ? "nothing" : "seed")
+        let reading = SeedChoice.prefersSeed(seed, over: held?.manifest) ? "seed" : (held == nil ? "nothing" : "cache")
         d["reading"] = .string(reading)
         lines.append("reading:     \(reading)")
         if json {
@@ -245,7 +249,8 @@ struct StatusCommand: AsyncParsableCommand {
 }
 
 func resolveView(_ options: ClientOptions, refresh: Bool) async throws -> ContentView {
-    guard let view = await ContentView.resolve(options, refresh: refresh) else {
+    let cache = ContentCache(dir: options.cachePath)
+    guard let view = await ContentView.resolve(cache: cache, seed: BundledSeed.seed, edge: options.edgeURL, refresh: refresh) else {
         throw CLIError("no content: the cache at \(options.cachePath) is empty, the edge \(options.edgeURL) is unreachable, and this build has no seed")
     }
     return view

@@ -1,6 +1,9 @@
 import ArgumentParser
 import AsyncHTTPClient
-import FolioCore
+import FolioKit
+import FolioPlist
+import FolioPublished
+import FolioSupport
 import Foundation
 import NIOCore
 
@@ -21,8 +24,8 @@ struct DiffSide {
                     return try await fetch(options.edgeURL + "/" + e.objectPath, verify: e)
                 }
             }
-            let bytes = try await fetchBytes(options.edgeURL + "/manifests/\(n).plist")
-            let m = try parseManifest(bytes, from: "\(options.edgeURL)/manifests/\(n).plist")
+            let bytes = try await fetchBytes(options.edgeURL + "/" + PublishedLayout.versionedManifest(n))
+            let m = try parseManifest(bytes, from: options.edgeURL + "/" + PublishedLayout.versionedManifest(n))
             return DiffSide(label: "version \(n) (\(options.edgeURL))", manifest: m) { e in
                 try await fetch(options.edgeURL + "/" + e.objectPath, verify: e)
             }
@@ -30,8 +33,9 @@ struct DiffSide {
         if spec.hasPrefix("http://") || spec.hasPrefix("https://") {
             var base = spec
             while base.hasSuffix("/") { base.removeLast() }
-            if base.hasSuffix("/manifest.plist") { base.removeLast("/manifest.plist".count) }
-            let m = try parseManifest(try await fetchBytes(base + "/manifest.plist"), from: base + "/manifest.plist")
+            let suffix = "/" + PublishedLayout.manifest
+            if base.hasSuffix(suffix) { base.removeLast(suffix.count) }
+            let m = try parseManifest(try await fetchBytes(base + suffix), from: base + suffix)
             return DiffSide(label: "\(base) (version \(m.version))", manifest: m) { e in
                 try await fetch(base + "/" + e.objectPath, verify: e)
             }
@@ -44,19 +48,19 @@ struct DiffSide {
         let manifestPath: String
         if isDir.boolValue {
             root = spec
-            manifestPath = spec + "/manifest.plist"
+            manifestPath = PublishedLayout.path(spec, PublishedLayout.manifest)
         } else {
             manifestPath = spec
             // The published directory holding the manifest ("." for a bare file name).
             let parent = FileIO.parent(of: spec).isEmpty ? "." : FileIO.parent(of: spec)
-            root = FileIO.lastComponent(of: parent) == "manifests" ? FileIO.parent(of: parent) : parent
+            root = FileIO.lastComponent(of: parent) == PublishedLayout.manifests ? FileIO.parent(of: parent) : parent
         }
         let bytes: [UInt8]
         do { bytes = try FileIO.read(manifestPath) } catch { throw CLIError("\(error)", exitCode: 2) }
         let m = try parseManifest(bytes, from: manifestPath)
         return DiffSide(label: "\(spec) (version \(m.version))", manifest: m) { e in
             let path = (root.isEmpty ? "." : root) + "/" + e.objectPath
-            if let bytes = try? FileIO.read(path), ContentHash.sha256Hex(bytes) == e.sha256 { return bytes }
+            if let bytes = try? FileIO.read(path), e.matches(bytes) { return bytes }
             if let bytes = try? cache.object(e) { return bytes }
             throw CLIError("the object for \(e.path) (\(e.sha256)) is neither in \(root)/objects nor in the cache", exitCode: 2)
         }
@@ -83,7 +87,7 @@ struct DiffSide {
 
     static func fetch(_ url: String, verify e: Manifest.Entry) async throws -> [UInt8] {
         let bytes = try await fetchBytes(url)
-        guard ContentHash.sha256Hex(bytes) == e.sha256 else {
+        guard e.matches(bytes) else {
             throw CLIError("\(url) does not match its manifest entry \(e.path)", exitCode: 2)
         }
         return bytes

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FolioKit
 import Foundation
 
 @main
@@ -27,6 +28,9 @@ struct Folio: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let error as FolioError {
+            FileHandle.standardError.write(Data("folio: error: \(error.message)\n".utf8))
+            Foundation.exit(1)
         } catch let error as CLIError {
             FileHandle.standardError.write(Data("folio: error: \(error.description)\n".utf8))
             Foundation.exit(error.exitCode)

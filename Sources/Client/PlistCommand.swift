@@ -1,5 +1,6 @@
 import ArgumentParser
-import FolioCore
+import FolioPlist
+import FolioSupport
 import Foundation
 
 /// `folio plist`: plutil's job on Linux.

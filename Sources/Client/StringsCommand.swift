@@ -1,5 +1,7 @@
 import ArgumentParser
-import FolioCore
+import FolioKit
+import FolioLocalization
+import FolioPlist
 import Foundation
 
 /// `folio strings [--locale TAG] [--table T] [KEY] [--count N] [--json]`

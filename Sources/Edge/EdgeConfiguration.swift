@@ -1,4 +1,4 @@
-import FolioCore
+import FolioPublished
 import NIOCore
 
 /// Everything the edge needs, parsed from the command line before anything starts.

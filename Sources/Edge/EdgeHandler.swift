@@ -1,5 +1,5 @@
-import FolioCore
 import FolioHTTPCore
+import FolioSupport
 import Foundation
 import Logging
 import NIOCore

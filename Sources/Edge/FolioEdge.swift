@@ -1,7 +1,8 @@
 import ArgumentParser
-import NIOCore
-import FolioCore
+import FolioPublished
+import FolioSupport
 import Foundation
+import NIOCore
 
 @main
 struct FolioEdge: AsyncParsableCommand {
@@ -27,7 +28,7 @@ struct FolioEdge: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard requestTimeout >= 1 else { throw ValidationError("--request-timeout must be at least 1 second") }
-        guard FileIO.exists(root + "/manifest.plist") else {
+        guard FileIO.exists(PublishedLayout.path(root, PublishedLayout.manifest)) else {
             throw ValidationError("\(root)/manifest.plist not found; run folio-build (make publish) first or pass --root")
         }
     }

@@ -1,5 +1,5 @@
-import FolioCore
 import FolioHTTPCore
+import FolioLocalization
 
 // Locale negotiation for localized catalogs (`/content/catalogs/<Table>.plist`).
 //

@@ -1,4 +1,7 @@
-import FolioCore
+import FolioLocalization
+import FolioPlist
+import FolioPublished
+import FolioSupport
 import Foundation
 import NIOCore
 
@@ -205,7 +208,7 @@ struct SiteLoader {
     /// Loads the version `manifest.plist` names, reusing what `previous` already verified.
     func load(previous: Site?) throws -> Site {
         let manifestBytes: [UInt8]
-        do { manifestBytes = try FileIO.read(root + "/manifest.plist") } catch {
+        do { manifestBytes = try FileIO.read(PublishedLayout.path(root, PublishedLayout.manifest)) } catch {
             throw SiteLoadError("\(error)")
         }
         let manifest: Manifest
@@ -260,17 +263,17 @@ struct SiteLoader {
             return Resource(identity: identity, gzip: gzip, lastModified: lastModified)
         }
 
-        routes["/manifest.plist"] = try resource(ByteBuffer(bytes: manifestBytes), type: Self.plistType, cacheControl: manifestCC, lastModified: created)
+        routes["/" + PublishedLayout.manifest] = try resource(ByteBuffer(bytes: manifestBytes), type: Self.plistType, cacheControl: manifestCC, lastModified: created)
         let json: [UInt8]
         do { json = try JSONPlist.encode(manifest.plist) } catch { throw SiteLoadError("manifest has no JSON form: \(error)") }
-        routes["/manifest.json"] = try resource(ByteBuffer(bytes: json), type: Self.jsonType, cacheControl: manifestCC, lastModified: created)
+        routes["/" + PublishedLayout.manifestJSON] = try resource(ByteBuffer(bytes: json), type: Self.jsonType, cacheControl: manifestCC, lastModified: created)
 
         // Every manifest ever published, immutable.
         var versioned = previous?.versionedManifests ?? [:]
         versioned[manifest.version] = ByteBuffer(bytes: manifestBytes)
-        for name in (try? FileIO.list(root + "/manifests")) ?? [] where name.hasSuffix(".plist") {
-            guard let v = Int(name.dropLast(6)), v > 0, versioned[v] == nil else { continue }
-            if let bytes = try? FileIO.read(root + "/manifests/" + name), (try? Manifest(bytes: bytes))?.version == v {
+        for name in (try? FileIO.list(PublishedLayout.path(root, PublishedLayout.manifests))) ?? [] {
+            guard let v = PublishedLayout.version(ofManifestFile: name), v > 0, versioned[v] == nil else { continue }
+            if let bytes = try? FileIO.read(PublishedLayout.path(root, PublishedLayout.versionedManifest(v))), (try? Manifest(bytes: bytes))?.version == v {
                 versioned[v] = ByteBuffer(bytes: bytes)
             }
         }
@@ -278,11 +281,11 @@ struct SiteLoader {
         for (v, bytes) in versioned {
             let m = try? Manifest(bytes: Array(bytes.readableBytesView))
             let date = m.map { Int64($0.createdAt.timeIntervalSince1970.rounded(.down)) } ?? created
-            routes["/manifests/\(v).plist"] = try resource(bytes, type: Self.plistType, cacheControl: immutableCC, lastModified: date)
+            routes["/" + PublishedLayout.versionedManifest(v)] = try resource(bytes, type: Self.plistType, cacheControl: immutableCC, lastModified: date)
         }
 
         for (sha, obj) in objects {
-            routes["/objects/\(sha).plist"] = objectResource(obj, cacheControl: objectCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified))
+            routes["/" + PublishedLayout.object(sha)] = objectResource(obj, cacheControl: objectCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified))
         }
         // Localized catalogs (`catalogs/<locale>/<Table>.plist`), by table; the entry's locale
         // field names the locale (the path segment when it has none), canonicalised.
@@ -361,11 +364,10 @@ struct SiteLoader {
         let path = root + "/" + entry.objectPath
         let bytes: [UInt8]
         do { bytes = try FileIO.read(path) } catch { throw SiteLoadError("\(entry.path): \(error)") }
-        guard bytes.count == entry.size else {
-            throw SiteLoadError("\(entry.path): \(path) is \(bytes.count) bytes, the manifest says \(entry.size)")
-        }
-        guard ContentHash.sha256Hex(bytes) == entry.sha256 else {
-            throw SiteLoadError("\(entry.path): \(path) does not hash to \(entry.sha256)")
+        switch entry.check(bytes) {
+        case .matches: break
+        case .wrongSize(let size): throw SiteLoadError("\(entry.path): \(path) is \(size) bytes, the manifest says \(entry.size)")
+        case .wrongHash: throw SiteLoadError("\(entry.path): \(path) does not hash to \(entry.sha256)")
         }
         var obj = LoadedObject(
             identity: nil, gzip: nil, identityPath: path, gzipPath: nil, size: entry.size,

@@ -1,4 +1,4 @@
-import FolioCore
+import FolioPublished
 import Foundation
 import Logging
 import Synchronization
@@ -60,12 +60,12 @@ actor SiteReloader {
         self.loader = loader
         self.logger = logger
         self.metrics = metrics
-        self.state = .idle(ManifestStamp.read(loader.root + "/manifest.plist"))
+        self.state = .idle(ManifestStamp.read(PublishedLayout.path(loader.root, PublishedLayout.manifest)))
     }
 
     /// Reloads when `manifest.plist` changed since the last attempt, or always with `force`.
     func check(force: Bool = false) {
-        let stamp = ManifestStamp.read(loader.root + "/manifest.plist")
+        let stamp = ManifestStamp.read(PublishedLayout.path(loader.root, PublishedLayout.manifest))
         let last: ManifestStamp?
         switch state {
         case .idle(let s), .failed(let s, _): last = s

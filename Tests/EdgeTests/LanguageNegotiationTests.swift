@@ -1,4 +1,5 @@
-import FolioCore
+import FolioHTTPCore
+import FolioLocalization
 import Foundation
 import Testing
 

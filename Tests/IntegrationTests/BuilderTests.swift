@@ -1,4 +1,6 @@
-import FolioCore
+import FolioPlist
+import FolioPublished
+import FolioSupport
 import Foundation
 import Testing
 

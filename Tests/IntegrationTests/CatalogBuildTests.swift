@@ -1,4 +1,7 @@
-import FolioCore
+import FolioLocalization
+import FolioPlist
+import FolioPublished
+import FolioSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
-import FolioCore
+import FolioLocalization
+import FolioSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,6 @@
-import FolioCore
+import FolioPlist
+import FolioPublished
+import FolioSupport
 import Foundation
 import Testing
 
@@ -31,16 +33,6 @@ enum ClientTest {
     /// An address where nothing listens (port 1 on loopback).
     static let unreachableEdge = "http://127.0.0.1:1"
 
-    /// The version of the seed bundled with the client (from `folio status --json`).
-    static let seedVersion: Int = {
-        let dir = Harness.tempDir("client-seed")
-        defer { Harness.cleanup(dir) }
-        guard let out = try? folio(["status", "--json"], cache: dir + "/cache", edge: unreachableEdge),
-            let value = try? JSONPlist.decode(out.stdoutBytes)
-        else { return 0 }
-        return value["seedVersion"]?.intValue ?? 0
-    }()
-
     /// The repository's source text of sonnet `n` (`content/sonnets/NNN.txt`).
     static func sourceText(_ n: Int) throws -> String {
         String(decoding: try FileIO.read(Harness.repoRoot + "/content/sonnets/\(threeDigits(n)).txt"), as: UTF8.self)
@@ -72,16 +64,14 @@ struct ClientRoot: Sendable {
     let content: String
     let root: String
 
-    /// Copies content/, lets `prepare` edit it, and publishes it. Versions start at `floor`
-    /// (default: the seed's version, so the cache is never older than the bundled seed, which
-    /// the client would read instead).
+    /// Copies content/, lets `prepare` edit it, and publishes it. Versions start at `floor`.
     static func make(
         _ label: String = "client", floor: Int? = nil, prepare: (ClientRoot) throws -> Void = { _ in }
     ) throws -> ClientRoot {
         let dir = Harness.tempDir(label)
         let r = ClientRoot(dir: dir, content: Harness.copyContent(to: dir), root: dir + "/public")
         do {
-            let first = floor ?? max(1, ClientTest.seedVersion)
+            let first = floor ?? 1
             if first > 1 {
                 // folio-build numbers a publish after the highest manifests/<N>.plist name it finds.
                 try FileIO.makeDirectory(r.root + "/manifests")
@@ -96,10 +86,11 @@ struct ClientRoot: Sendable {
         return r
     }
 
-    /// Runs folio-build content → root; throws unless it succeeds.
-    func publish() throws {
+    /// Runs folio-build content → root (with `--seed FILE` when given); throws unless it succeeds.
+    func publish(seed: String? = nil) throws {
         let out = try Harness.run(
-            Harness.binary("folio-build"), ["--content", content, "--output", root, "--quiet"], env: ClientTest.buildEnv)
+            Harness.binary("folio-build"), ["--content", content, "--output", root, "--quiet"] + (seed.map { ["--seed", $0] } ?? []),
+            env: ClientTest.buildEnv)
         guard out.status == 0 else { throw HarnessError("folio-build failed (\(out.status)): \(out.stderr)") }
     }
 

@@ -1,4 +1,4 @@
-import FolioCore
+import FolioPublished
 import Foundation
 import Testing
 

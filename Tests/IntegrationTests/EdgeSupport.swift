@@ -1,4 +1,5 @@
-import FolioCore
+import FolioPublished
+import FolioSupport
 import Foundation
 import Synchronization
 import Testing

@@ -1,4 +1,6 @@
-import FolioCore
+import FolioLocalization
+import FolioPublished
+import FolioSupport
 import Foundation
 import Testing
 

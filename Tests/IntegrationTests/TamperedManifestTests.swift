@@ -1,4 +1,5 @@
-import FolioCore
+import FolioPlist
+import FolioSupport
 import Foundation
 import Testing
 

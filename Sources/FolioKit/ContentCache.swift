@@ -1,0 +1,197 @@
+import FolioPlist
+import FolioPublished
+import FolioSupport
+import Foundation
+
+/// The client's verified disk cache.
+///
+/// ```
+/// <cache>/lock                   flock: one sync at a time
+/// <cache>/state.plist            which version is current, its ETag, last sync time and result
+/// <cache>/manifests/<N>-<sha256>.plist  manifests held (by version and hash: never overwritten)
+/// <cache>/objects/<sha256>.plist objects, verified before they are written
+/// ```
+/// Objects and manifests land by rename; `state.plist` is switched last, also by rename,
+/// so a sync killed at any instant leaves the old version current or the new one, never a mix.
+package struct ContentCache: Sendable {
+    package let dir: String
+
+    package init(dir: String) { self.dir = dir }
+
+    package var objectsDir: String { dir + "/objects" }
+    package var manifestsDir: String { dir + "/manifests" }
+    package var statePath: String { dir + "/state.plist" }
+
+    /// What the cache holds and how the last sync went.
+    package struct State: Sendable, Equatable {
+        package var version: Int
+        package var manifestSHA256: String
+        package var etag: String?
+        /// When the manifest was last fetched or revalidated.
+        package var validatedAt: Date
+        package var lastAttemptAt: Date
+        package var lastResult: String
+        package var lastError: String?
+        /// When every object of this version was last hashed and found intact.
+        package var verifiedAt: Date?
+
+        package var plist: PlistValue {
+            var d: [String: PlistValue] = [
+                "version": .int(Int64(version)), "manifestSHA256": .string(manifestSHA256),
+                "validatedAt": .date(validatedAt), "lastAttemptAt": .date(lastAttemptAt),
+                "lastResult": .string(lastResult),
+            ]
+            if let etag { d["etag"] = .string(etag) }
+            if let lastError { d["lastError"] = .string(lastError) }
+            if let verifiedAt { d["verifiedAt"] = .date(verifiedAt) }
+            return .dict(d)
+        }
+
+        package init(
+            version: Int, manifestSHA256: String, etag: String?, validatedAt: Date, lastAttemptAt: Date,
+            lastResult: String, lastError: String? = nil, verifiedAt: Date? = nil
+        ) {
+            self.version = version
+            self.manifestSHA256 = manifestSHA256
+            self.etag = etag
+            self.validatedAt = validatedAt
+            self.lastAttemptAt = lastAttemptAt
+            self.lastResult = lastResult
+            self.lastError = lastError
+            self.verifiedAt = verifiedAt
+        }
+
+        package init?(plist: PlistValue) {
+            guard let v = plist["version"]?.intValue, let sha = plist["manifestSHA256"]?.stringValue,
+                let validated = plist["validatedAt"]?.dateValue, let attempt = plist["lastAttemptAt"]?.dateValue,
+                let result = plist["lastResult"]?.stringValue
+            else { return nil }
+            self.init(
+                version: v, manifestSHA256: sha, etag: plist["etag"]?.stringValue, validatedAt: validated,
+                lastAttemptAt: attempt, lastResult: result, lastError: plist["lastError"]?.stringValue,
+                verifiedAt: plist["verifiedAt"]?.dateValue)
+        }
+    }
+
+    /// The current version: its state and manifest. Nil when there is none or it is unusable.
+    package func current() -> (state: State, manifest: Manifest)? {
+        guard let bytes = try? FileIO.read(statePath), let value = try? BinaryPlist.decode(bytes),
+            let state = State(plist: value),
+            let manifestBytes = try? FileIO.read(manifestPath(state.version, sha256: state.manifestSHA256)),
+            ContentHash.sha256Hex(manifestBytes) == state.manifestSHA256,
+            let manifest = try? Manifest(bytes: manifestBytes)
+        else { return nil }
+        return (state, manifest)
+    }
+
+    package func manifestPath(_ version: Int, sha256: String) -> String { "\(manifestsDir)/\(version)-\(sha256).plist" }
+    package func objectPath(_ sha: String) -> String { "\(objectsDir)/\(sha).plist" }
+
+    /// The manifest of version `version`, if held (the current one's when several are).
+    package func manifest(version: Int) -> Manifest? {
+        if let held = current(), held.state.version == version { return held.manifest }
+        let prefix = "\(version)-"
+        for name in ((try? FileIO.list(manifestsDir)) ?? []).sorted() where name.hasPrefix(prefix) && name.hasSuffix(".plist") {
+            let sha = name.dropFirst(prefix.count).dropLast(6)
+            if let bytes = try? FileIO.read(manifestsDir + "/" + name), ContentHash.sha256Hex(bytes) == sha,
+                let m = try? Manifest(bytes: bytes), m.version == version
+            {
+                return m
+            }
+        }
+        return nil
+    }
+
+    /// The object's bytes when present and matching the entry; nil when missing.
+    /// Throws when it is present but truncated or altered.
+    package func object(_ entry: Manifest.Entry) throws -> [UInt8]? {
+        let path = objectPath(entry.sha256)
+        guard FileIO.exists(path) else { return nil }
+        let bytes = try FileIO.read(path)
+        guard entry.matches(bytes) else {
+            throw CorruptObject(path: path, entry: entry.path, size: bytes.count, expected: entry.size)
+        }
+        return bytes
+    }
+
+    /// Removes temporary files a killed sync left behind (call with the lock held).
+    package func removeLeftovers() {
+        for d in [dir, objectsDir, manifestsDir] {
+            for name in (try? FileIO.list(d)) ?? [] where name.hasPrefix(".tmp-") { unlink(d + "/" + name) }
+        }
+    }
+
+    /// Whether the object is present, of the right size, and untouched since `verifiedAt`
+    /// (its inode changed before then), so that hashing it again can be skipped.
+    ///
+    /// Inode times come from the kernel's coarse clock, up to a tick (≤ 10 ms) behind `Date()`,
+    /// so a change made after the check always has a ctime later than `verifiedAt` - 50 ms. On a
+    /// file system that stores whole seconds (nanoseconds 0: ext3, FAT) the margin is 2 s.
+    package func unchangedSince(_ verifiedAt: Date, _ entry: Manifest.Entry) -> Bool {
+        var st = stat()
+        guard stat(objectPath(entry.sha256), &st) == 0, Int(st.st_size) == entry.size else { return false }
+        let changed = Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec) / 1e9
+        let margin = st.st_ctim.tv_nsec == 0 ? 2.0 : 0.05
+        return changed < verifiedAt.timeIntervalSince1970 - margin
+    }
+
+    package func prepare() throws {
+        try FileIO.makeDirectory(objectsDir)
+        try FileIO.makeDirectory(manifestsDir)
+    }
+
+    /// Writes an object (already verified) by rename; durability comes from `syncAll`.
+    package func storeObject(_ bytes: [UInt8], sha256: String) throws {
+        try FileIO.writeNew(bytes, to: objectPath(sha256))
+    }
+
+    package func storeManifest(_ bytes: [UInt8], version: Int) throws {
+        try FileIO.writeAtomically(bytes, to: manifestPath(version, sha256: ContentHash.sha256Hex(bytes)), sync: false)
+    }
+
+    /// Makes everything written so far durable, before the state switch names it.
+    package func syncAll() throws {
+        try FileIO.syncFileSystem(containing: dir)
+        try FileIO.syncDirectory(objectsDir)
+        try FileIO.syncDirectory(manifestsDir)
+    }
+
+    /// Switches the current version (or records a sync attempt) atomically. A switch is made
+    /// durable; a mere revalidation need not be (lost, it only means asking the edge again).
+    package func saveState(_ state: State, durable: Bool = true) throws {
+        try FileIO.writeAtomically(BinaryPlist.encode(state.plist), to: statePath, sync: durable)
+        if durable { try FileIO.syncDirectory(dir) }
+    }
+
+    /// Takes the cache lock, waiting for another sync if `wait`; nil if busy and not waiting.
+    package func lock(wait: Bool, onWait: () -> Void) throws -> Int32? {
+        try FileIO.makeDirectory(dir)
+        if let fd = try FileIO.tryLock(dir + "/lock") { return fd }
+        guard wait else { return nil }
+        onWait()
+        return try FileIO.lock(dir + "/lock")
+    }
+
+    /// Bytes used on disk by objects and manifests.
+    package func sizeOnDisk() -> Int {
+        var total = 0
+        for d in [objectsDir, manifestsDir] {
+            for name in (try? FileIO.list(d)) ?? [] {
+                var st = stat()
+                if stat(d + "/" + name, &st) == 0 { total += Int(st.st_size) }
+            }
+        }
+        return total
+    }
+}
+
+/// A cached object whose bytes no longer match the manifest.
+package struct CorruptObject: Error, CustomStringConvertible {
+    package var path: String
+    package var entry: String
+    package var size: Int
+    package var expected: Int
+    package var description: String {
+        "cached object for \(entry) is corrupt (\(path): \(size) bytes, expected \(expected), or wrong hash); a sync fetches it again"
+    }
+}

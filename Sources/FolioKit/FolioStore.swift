@@ -1,0 +1,314 @@
+@_exported import FolioLocalization
+@_exported import FolioPlist
+import FolioPublished
+import FolioSupport
+import Foundation
+import Synchronization
+
+/// An offline-first store of published Folio content: a verified cache directory kept in step
+/// with an edge, and a seed for the first run.
+///
+/// Reads never wait for the network: they answer from the cache, else from the seed, and fail
+/// only when there is no content at all. ``sync(force:allowDowngrade:)`` brings the cache up to
+/// the edge's current version with the guarantees of `folio sync`: one conditional GET of the
+/// manifest, only the objects the cache lacks, each verified by size and SHA-256, and a switch
+/// that a crash cannot leave half done.
+public final class FolioStore: Sendable {
+    /// The edge's base URL (`http://` or `https://`).
+    public let edge: String
+    /// The cache directory.
+    public let cacheDirectory: String
+    /// The seed read when the cache holds nothing verified (or an older version of its history).
+    public let seed: FolioSeed?
+
+    private let cache: ContentCache
+    private let listeners = Listeners()
+
+    /// Opens a store; nothing is read or fetched until asked.
+    public init(edge: String, cacheDirectory: String, seed: FolioSeed? = nil) throws(FolioError) {
+        let trimmed = edge.hasSuffix("/") ? String(edge.dropLast()) : edge
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host != nil
+        else {
+            throw FolioError(.invalidContent, "the edge \(edge) is not an http:// or https:// URL", url: edge)
+        }
+        self.edge = trimmed
+        self.cacheDirectory = cacheDirectory
+        self.seed = seed
+        self.cache = ContentCache(dir: cacheDirectory)
+    }
+
+    // MARK: Syncing
+
+    /// Brings the cache up to the edge's current version.
+    ///
+    /// Returns how it went; `.offline` when the edge cannot be reached (the cache is unchanged and
+    /// still readable). Throws when the edge answers with something unusable, with `hasContent`
+    /// saying whether reads still have data to show.
+    @discardableResult
+    public func sync(force: Bool = false, allowDowngrade: Bool = false) async throws(FolioError) -> SyncOutcome {
+        let before = cache.current()?.manifest
+        var settings = SyncSettings(edge: edge)
+        settings.force = force
+        settings.allowDowngrade = allowDowngrade
+        let listeners = self.listeners
+        settings.progress = { listeners.progress($0) }
+        let report: SyncReport
+        do {
+            report = try await Syncer(cache: cache, settings: settings).run()
+        } catch let error as FolioError {
+            var error = error
+            error.hasContent = hasContent
+            throw error
+        } catch {
+            throw FolioError(
+                .io, "syncing into \(cacheDirectory) failed: \(error)", path: cacheDirectory, underlying: error,
+                hasContent: hasContent)
+        }
+        if report.result == .updated, let after = cache.current()?.manifest {
+            listeners.change(ContentChange(from: before, to: after))
+        }
+        return SyncOutcome(report)
+    }
+
+    /// Progress of the object downloads of every sync from now on, for a progress bar.
+    public func progress() -> AsyncStream<SyncProgress> { listeners.progressStream() }
+
+    /// A change for every sync from now on that switches the store to a new version.
+    public func changes() -> AsyncStream<ContentChange> { listeners.changeStream() }
+
+    // MARK: Reading
+
+    /// What reads answer from now: the version, where it comes from, when it was published.
+    public var current: ContentSnapshot? {
+        view().map(ContentSnapshot.init)
+    }
+
+    /// Whether reads have anything to answer from.
+    public var hasContent: Bool { view() != nil }
+
+    /// The logical paths of the current version, sorted (`sonnets/018.plist`, …).
+    public func paths() throws(FolioError) -> [String] {
+        try requireView().manifest.entries.map(\.path)
+    }
+
+    /// The bytes of a logical path, verified against the manifest.
+    public func data(at path: String) throws(FolioError) -> Data {
+        Data(try requireView().bytes(path))
+    }
+
+    /// The property list at a logical path.
+    public func plist(at path: String) throws(FolioError) -> PlistValue {
+        try requireView().plist(path)
+    }
+
+    /// The property list at a logical path, decoded into `type`.
+    public func decode<T: Decodable>(_ type: T.Type, at path: String, decoder: PlistDecoder = PlistDecoder()) throws(FolioError) -> T {
+        let bytes = try requireView().bytes(path)
+        do { return try decoder.decode(type, from: bytes) } catch {
+            throw FolioError(
+                .invalidContent, "\(path) does not decode as \(T.self): \(error)", path: path, underlying: error, hasContent: true)
+        }
+    }
+
+    /// The strings of a catalog table for a locale (BCP 47 or POSIX; nil for the development
+    /// language), falling back along the locale's parents to the development language.
+    public func strings(table: String = "Localizable", locale: String? = nil) throws(FolioError) -> LocalizedStrings {
+        let view = try requireView()
+        var requested: LocaleTag?
+        if let locale {
+            guard let tag = LocaleTag(locale) else {
+                throw FolioError(.invalidContent, "'\(locale)' is not a locale: give a BCP 47 tag or POSIX name like fr, pt-BR or es_MX")
+            }
+            requested = tag
+        }
+        let loaded: LocalizedTable?
+        do { loaded = try LocalizedTable.load(view, table: table, requested: requested) } catch let error as FolioError {
+            throw error
+        } catch {
+            throw FolioError(.invalidContent, "\(error)", underlying: error, hasContent: true)
+        }
+        guard let loaded else {
+            throw FolioError(.entryNotFound, "version \(view.manifest.version) has no string catalogs", hasContent: true)
+        }
+        return LocalizedStrings(loaded)
+    }
+
+    private func view() -> ContentView? {
+        ContentView.local(cache: cache, seed: seed)
+    }
+
+    private func requireView() throws(FolioError) -> ContentView {
+        guard let view = view() else {
+            throw FolioError(
+                .noContent, "no content: the cache at \(cacheDirectory) holds no verified version and there is no seed; sync first",
+                path: cacheDirectory)
+        }
+        return view
+    }
+}
+
+/// How a sync went.
+public struct SyncOutcome: Sendable, Hashable {
+    /// What the sync did.
+    public enum Result: String, Sendable, Hashable {
+        /// A new version was fetched and made current.
+        case updated
+        /// The edge has the version the cache holds.
+        case notModified
+        /// The cache hints say the manifest is still fresh: no request made.
+        case fresh
+        /// Missing or damaged objects of the current version were fetched again.
+        case repaired
+        /// The edge could not be reached; the cache is unchanged.
+        case offline
+    }
+
+    /// What the sync did.
+    public var result: Result
+    /// The version held before.
+    public var versionBefore: Int?
+    /// The version held after.
+    public var versionAfter: Int?
+    /// Objects fetched.
+    public var objectsFetched: Int
+    /// Bytes received, response heads included.
+    public var bytesReceived: Int
+    /// HTTP requests made.
+    public var requests: Int
+    /// One line for people.
+    public var message: String
+
+    init(_ r: SyncReport) {
+        result = Result(rawValue: r.result.rawValue) ?? .notModified
+        versionBefore = r.versionBefore
+        versionAfter = r.versionAfter
+        objectsFetched = r.objectsFetched
+        bytesReceived = r.bytes
+        requests = r.requests
+        message = r.message
+    }
+}
+
+/// The version reads answer from.
+public struct ContentSnapshot: Sendable, Hashable {
+    /// The published version.
+    public var version: Int
+    /// Where it is read from: the cache or the seed.
+    public var origin: ContentOrigin
+    /// When it was published.
+    public var publishedAt: Date
+    /// When the edge last confirmed it (nil for the seed).
+    public var validatedAt: Date?
+    /// The publish history it belongs to.
+    public var history: String?
+
+    init(_ view: ContentView) {
+        version = view.manifest.version
+        origin = view.origin
+        publishedAt = view.manifest.createdAt
+        validatedAt = view.validatedAt
+        history = view.manifest.history
+    }
+}
+
+/// A switch to a new version, and which logical paths it changed.
+public struct ContentChange: Sendable, Hashable {
+    /// The version before (nil on the first sync).
+    public var previousVersion: Int?
+    /// The version now current.
+    public var version: Int
+    /// Paths new in this version.
+    public var added: [String]
+    /// Paths whose content changed.
+    public var modified: [String]
+    /// Paths no longer published.
+    public var removed: [String]
+
+    /// Every path that differs, sorted.
+    public var changedPaths: [String] { (added + modified + removed).sorted() }
+
+    init(from old: Manifest?, to new: Manifest) {
+        previousVersion = old?.version
+        version = new.version
+        let before = Dictionary(uniqueKeysWithValues: (old?.entries ?? []).map { ($0.path, $0.sha256) })
+        var added: [String] = []
+        var modified: [String] = []
+        for e in new.entries {
+            switch before[e.path] {
+            case nil: added.append(e.path)
+            case let sha? where sha != e.sha256: modified.append(e.path)
+            default: break
+            }
+        }
+        let now = Set(new.entries.map(\.path))
+        self.added = added
+        self.modified = modified
+        self.removed = before.keys.filter { !now.contains($0) }.sorted()
+    }
+}
+
+/// One catalog table resolved for a locale.
+public struct LocalizedStrings: Sendable {
+    private let table: LocalizedTable
+
+    init(_ table: LocalizedTable) { self.table = table }
+
+    /// The locale that answers (the best match among those that publish the table).
+    public var locale: String { table.locale }
+    /// Every locale that publishes the table.
+    public var availableLocales: [String] { table.available }
+
+    /// The string for `key` with `arguments` filled in; the first integer argument picks the
+    /// plural form. Nil when no catalog of the chain has the key.
+    public func string(_ key: String, _ arguments: FormatArgument...) -> String? {
+        table.lookup.string(for: key, arguments: arguments)?.text
+    }
+
+    /// The same, with the arguments as an array.
+    public func string(_ key: String, arguments: [FormatArgument]) -> String? {
+        table.lookup.string(for: key, arguments: arguments)?.text
+    }
+}
+
+/// The continuations of the store's streams.
+private final class Listeners: Sendable {
+    private let state = Mutex<(progress: [UInt64: AsyncStream<SyncProgress>.Continuation], changes: [UInt64: AsyncStream<ContentChange>.Continuation], next: UInt64)>(([:], [:], 0))
+
+    func progressStream() -> AsyncStream<SyncProgress> {
+        let (stream, continuation) = AsyncStream<SyncProgress>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let id = state.withLock { s in
+            s.next += 1
+            s.progress[s.next] = continuation
+            return s.next
+        }
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.progress.removeValue(forKey: id) } }
+        return stream
+    }
+
+    func changeStream() -> AsyncStream<ContentChange> {
+        let (stream, continuation) = AsyncStream<ContentChange>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let id = state.withLock { s in
+            s.next += 1
+            s.changes[s.next] = continuation
+            return s.next
+        }
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.changes.removeValue(forKey: id) } }
+        return stream
+    }
+
+    func progress(_ p: SyncProgress) {
+        for c in state.withLock({ Array($0.progress.values) }) { c.yield(p) }
+    }
+
+    func change(_ c: ContentChange) {
+        for k in state.withLock({ Array($0.changes.values) }) { k.yield(c) }
+    }
+
+    deinit {
+        state.withLock { s in
+            for c in s.progress.values { c.finish() }
+            for c in s.changes.values { c.finish() }
+        }
+    }
+}

@@ -1,0 +1,283 @@
+import FolioPlist
+import FolioSupport
+import Foundation
+
+/// The published manifest: the one mutable file, naming every entry's content-addressed object.
+package struct Manifest: Sendable, Equatable {
+    /// The manifest layout this code reads and writes.
+    package static let currentSchemaVersion = 1
+    /// The content type of every compiled plist entry.
+    package static let plistContentType = "application/x-plist"
+
+    /// Cache lifetimes a server should send and a client may assume for one kind of resource.
+    package struct CacheHint: Sendable, Equatable {
+        package var maxAge: Int
+        package var staleWhileRevalidate: Int
+        package var staleIfError: Int
+        package var immutable: Bool
+
+        package init(maxAge: Int, staleWhileRevalidate: Int = 0, staleIfError: Int = 0, immutable: Bool = false) {
+            self.maxAge = maxAge
+            self.staleWhileRevalidate = staleWhileRevalidate
+            self.staleIfError = staleIfError
+            self.immutable = immutable
+        }
+
+        /// The `Cache-Control` value for this hint.
+        package var cacheControl: String {
+            var s = "public, max-age=\(maxAge)"
+            if immutable { s += ", immutable" }
+            if staleWhileRevalidate > 0 { s += ", stale-while-revalidate=\(staleWhileRevalidate)" }
+            if staleIfError > 0 { s += ", stale-if-error=\(staleIfError)" }
+            return s
+        }
+    }
+
+    /// One logical path and the object that holds its bytes.
+    package struct Entry: Sendable, Equatable {
+        package var path: String
+        package var sha256: String
+        package var size: Int
+        package var gzipSize: Int?
+        package var contentType: String
+        package var locale: String?
+
+        package init(path: String, sha256: String, size: Int, gzipSize: Int?, contentType: String, locale: String? = nil) {
+            self.path = path
+            self.sha256 = sha256
+            self.size = size
+            self.gzipSize = gzipSize
+            self.contentType = contentType
+            self.locale = locale
+        }
+
+        /// The object's path under the published root.
+        package var objectPath: String { PublishedLayout.object(sha256) }
+        /// The gzip variant's path under the published root, when there is one.
+        package var gzipObjectPath: String? { gzipSize == nil ? nil : PublishedLayout.gzipObject(sha256) }
+
+        /// Whether `bytes` are this entry's object: its size, then its SHA-256.
+        package func check(_ bytes: [UInt8]) -> ObjectCheck {
+            guard bytes.count == size else { return .wrongSize(bytes.count) }
+            let actual = ContentHash.sha256Hex(bytes)
+            return actual == sha256 ? .matches : .wrongHash(actual)
+        }
+
+        /// Whether `bytes` are this entry's object.
+        package func matches(_ bytes: [UInt8]) -> Bool { check(bytes) == .matches }
+    }
+
+    package var schemaVersion: Int
+    package var version: Int
+    package var createdAt: Date
+    package var sourceRevision: String?
+    /// The publish history this version belongs to: made at the first publish into a directory
+    /// and carried by every later one. Versions are comparable only within one history.
+    package var history: String?
+    /// Cache hints by kind: `manifest` (the mutable manifest and logical paths) and `object`.
+    package var cacheHints: [String: CacheHint]
+    /// Entries sorted by path.
+    package var entries: [Entry]
+
+    /// The defaults: objects cached for a year and immutable; the manifest for a minute,
+    /// served stale for five minutes while revalidating and for a day if the origin fails.
+    package static let defaultCacheHints: [String: CacheHint] = [
+        "manifest": CacheHint(maxAge: 60, staleWhileRevalidate: 300, staleIfError: 86_400),
+        "object": CacheHint(maxAge: 31_536_000, immutable: true),
+    ]
+
+    package init(
+        version: Int, createdAt: Date, sourceRevision: String? = nil, history: String? = nil,
+        cacheHints: [String: CacheHint] = Manifest.defaultCacheHints, entries: [Entry]
+    ) {
+        self.schemaVersion = Manifest.currentSchemaVersion
+        self.version = version
+        self.createdAt = createdAt
+        self.sourceRevision = sourceRevision
+        self.history = history
+        self.cacheHints = cacheHints
+        self.entries = entries.sorted { $0.path < $1.path }
+    }
+
+    /// The entry for a logical path.
+    package func entry(_ path: String) -> Entry? {
+        // Entries are sorted by path: binary search.
+        var lo = 0
+        var hi = entries.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if entries[mid].path < path { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < entries.count && entries[lo].path == path ? entries[lo] : nil
+    }
+
+    /// The cache hint for `kind`, or the default.
+    package func cacheHint(_ kind: String) -> CacheHint {
+        cacheHints[kind] ?? Manifest.defaultCacheHints[kind] ?? CacheHint(maxAge: 0)
+    }
+
+    /// Whether two manifests publish the same entries (ignoring version and dates).
+    package func sameContent(as other: Manifest) -> Bool {
+        entries == other.entries && cacheHints == other.cacheHints
+    }
+
+    /// The manifest as a property list.
+    package var plist: PlistValue {
+        var hints: [String: PlistValue] = [:]
+        for (kind, h) in cacheHints {
+            var d: [String: PlistValue] = [
+                "maxAge": .int(Int64(h.maxAge)),
+                "staleWhileRevalidate": .int(Int64(h.staleWhileRevalidate)),
+                "staleIfError": .int(Int64(h.staleIfError)),
+            ]
+            if h.immutable { d["immutable"] = .bool(true) }
+            hints[kind] = .dict(d)
+        }
+        var root: [String: PlistValue] = [
+            "schemaVersion": .int(Int64(schemaVersion)),
+            "version": .int(Int64(version)),
+            "createdAt": .date(createdAt),
+            "cacheHints": .dict(hints),
+            "entries": .array(
+                entries.map { e in
+                    var d: [String: PlistValue] = [
+                        "path": .string(e.path),
+                        "sha256": .string(e.sha256),
+                        "size": .int(Int64(e.size)),
+                        "contentType": .string(e.contentType),
+                    ]
+                    if let g = e.gzipSize { d["gzipSize"] = .int(Int64(g)) }
+                    if let l = e.locale { d["locale"] = .string(l) }
+                    return .dict(d)
+                }),
+        ]
+        if let sourceRevision { root["sourceRevision"] = .string(sourceRevision) }
+        if let history { root["history"] = .string(history) }
+        return .dict(root)
+    }
+
+    /// Reads a manifest from a property list, checking every field.
+    package init(plist: PlistValue) throws(ManifestError) {
+        guard case .dict(let root) = plist else { throw ManifestError("the manifest is a \(plist.typeName), not a dictionary") }
+        func int(_ d: [String: PlistValue], _ key: String, _ at: String) throws(ManifestError) -> Int {
+            guard let v = d[key] else { throw ManifestError("\(at) has no \"\(key)\"") }
+            guard let i = v.intValue else { throw ManifestError("\(at).\(key) is a \(v.typeName), not an integer") }
+            return i
+        }
+        func string(_ d: [String: PlistValue], _ key: String, _ at: String) throws(ManifestError) -> String {
+            guard let v = d[key] else { throw ManifestError("\(at) has no \"\(key)\"") }
+            guard let s = v.stringValue else { throw ManifestError("\(at).\(key) is a \(v.typeName), not a string") }
+            return s
+        }
+        schemaVersion = try int(root, "schemaVersion", "manifest")
+        guard schemaVersion == Manifest.currentSchemaVersion else {
+            throw ManifestError("schemaVersion \(schemaVersion) is not supported (this build reads \(Manifest.currentSchemaVersion))")
+        }
+        version = try int(root, "version", "manifest")
+        guard version >= 1 else { throw ManifestError("manifest.version \(version) must be at least 1") }
+        guard let created = root["createdAt"]?.dateValue else { throw ManifestError("manifest has no createdAt date") }
+        guard abs(created.timeIntervalSinceReferenceDate) <= PlistDates.maximumMagnitude else {
+            throw ManifestError("manifest createdAt is not a usable date (\(created.timeIntervalSinceReferenceDate) seconds from 2001)")
+        }
+        createdAt = created
+        sourceRevision = root["sourceRevision"]?.stringValue
+        history = root["history"]?.stringValue
+        var hints: [String: CacheHint] = [:]
+        if let h = root["cacheHints"] {
+            guard case .dict(let kinds) = h else { throw ManifestError("manifest.cacheHints is not a dictionary") }
+            for (kind, value) in kinds {
+                guard case .dict(let d) = value else { throw ManifestError("manifest.cacheHints.\(kind) is not a dictionary") }
+                let at = "manifest.cacheHints.\(kind)"
+                hints[kind] = CacheHint(
+                    maxAge: try int(d, "maxAge", at),
+                    staleWhileRevalidate: d["staleWhileRevalidate"]?.intValue ?? 0,
+                    staleIfError: d["staleIfError"]?.intValue ?? 0,
+                    immutable: d["immutable"]?.boolValue ?? false)
+            }
+        }
+        cacheHints = hints
+        guard let list = root["entries"]?.arrayValue else { throw ManifestError("manifest has no entries array") }
+        var entries: [Entry] = []
+        entries.reserveCapacity(list.count)
+        for (i, item) in list.enumerated() {
+            let at = "manifest.entries[\(i)]"
+            guard case .dict(let d) = item else { throw ManifestError("\(at) is not a dictionary") }
+            let path = try string(d, "path", at)
+            guard Manifest.isValidPath(path) else { throw ManifestError("\(at).path \"\(path)\" is not a clean relative path") }
+            let sha = try string(d, "sha256", at)
+            guard ContentHash.isSHA256Hex(sha) else { throw ManifestError("\(at).sha256 \"\(sha)\" is not a lowercase hex SHA-256") }
+            let size = try int(d, "size", at)
+            guard size >= 0 else { throw ManifestError("\(at).size is negative") }
+            let gzipSize = d["gzipSize"]?.intValue
+            if let g = gzipSize, g < 0 { throw ManifestError("\(at).gzipSize is negative") }
+            entries.append(
+                Entry(
+                    path: path, sha256: sha, size: size, gzipSize: gzipSize,
+                    contentType: try string(d, "contentType", at), locale: d["locale"]?.stringValue))
+        }
+        entries.sort { $0.path < $1.path }
+        for i in entries.indices.dropFirst() where entries[i].path == entries[i - 1].path {
+            throw ManifestError("manifest lists \"\(entries[i].path)\" twice")
+        }
+        self.entries = entries
+    }
+
+    /// Decodes a manifest from bytes in any plist format.
+    package init(bytes: [UInt8]) throws(ManifestError) {
+        let value: PlistValue
+        do { value = try PlistValue.decode(bytes) } catch { throw ManifestError("not a property list: \(error)") }
+        try self.init(plist: value)
+    }
+
+    /// Whether `path` is a relative path of plain segments (no `.`, `..`, empty or hidden segments).
+    package static func isValidPath(_ path: String) -> Bool {
+        guard !path.isEmpty, !path.hasPrefix("/"), path.utf8.count <= 1024 else { return false }
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            if segment.isEmpty || segment.hasPrefix(".") { return false }
+            if segment.utf8.contains(where: { $0 < 0x20 || $0 == 0x5C || $0 == 0x7F }) { return false }
+        }
+        return true
+    }
+}
+
+/// A manifest that cannot be read, with the field at fault.
+package struct ManifestError: Error, CustomStringConvertible, Sendable {
+    package var description: String
+    package init(_ description: String) { self.description = description }
+}
+
+/// The logical paths of the sonnet entries: the Builder writes them, the client reads them.
+package enum SonnetPaths {
+    /// `sonnets/018.plist` for 18: the number padded to three digits.
+    package static func sonnet(_ number: Int) -> String {
+        let digits = String(number)
+        return "sonnets/" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + ".plist"
+    }
+
+    /// The light list a reading screen shows first.
+    package static let index = "sonnets/index.plist"
+    /// The whole collection in one object.
+    package static let all = "sonnets/all.plist"
+}
+
+/// Identities of publish histories (``Manifest/history``).
+package enum PublishHistory {
+    /// A new identity for a first publish: random, or with `reproducible` (`SOURCE_DATE_EPOCH`
+    /// set) derived from the first version's time and entries, so that the same content gives
+    /// the same bytes on any machine.
+    package static func make(createdAt: Date, entries: [Manifest.Entry], reproducible: Bool) -> String {
+        guard reproducible else {
+            var rng = SystemRandomNumberGenerator()
+            return (0..<4).map { _ in String(rng.next() as UInt32, radix: 16).leftPadded(8) }.joined()
+        }
+        var text = "folio-history 1\n\(Int64(createdAt.timeIntervalSince1970.rounded(.down)))\n"
+        for e in entries { text += "\(e.path) \(e.sha256)\n" }
+        return String(ContentHash.sha256Hex(Array(text.utf8)).prefix(32))
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
