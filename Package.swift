@@ -101,7 +101,10 @@ let package = Package(
         .executableTarget(name: "folio-fuzz", dependencies: ["FolioFuzzTargets"], path: "Fuzz/Driver"),
         .testTarget(name: "FolioLibraryTests", dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"]),
         .testTarget(name: "EdgeTests", dependencies: ["Edge", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"],
+            exclude: ["Golden"]),
         .testTarget(name: "FuzzTargetTests", dependencies: ["FolioFuzzTargets", "FolioHTTPCore"]),
     ],
     swiftLanguageModes: [.v6]
