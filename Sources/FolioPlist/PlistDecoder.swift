@@ -73,7 +73,7 @@ public struct PlistDecoder: Sendable {
 }
 
 /// The `Decoder` for one value; it is also its path node (parent and key).
-final class _PlistDecoderImpl: Decoder, SingleValueDecodingContainer {
+final class _PlistDecoderImpl: Decoder, SingleValueDecodingContainer, CodingPathNode {
     let source: PlistDecodingSource
     let value: Int
     let parent: _PlistDecoderImpl?
@@ -90,15 +90,7 @@ final class _PlistDecoderImpl: Decoder, SingleValueDecodingContainer {
         self.depth = depth
     }
 
-    var codingPath: [any CodingKey] {
-        var path: [any CodingKey] = []
-        var at: _PlistDecoderImpl? = self
-        while let d = at, let k = d.key {
-            path.append(k)
-            at = d.parent
-        }
-        return path.reversed()
-    }
+    var codingPath: [any CodingKey] { CodingPath.of(self) }
 
     var userInfo: [CodingUserInfoKey: Any] { source.userInfo }
 
@@ -494,5 +486,25 @@ extension Array: PlistDecodableArray where Element: Decodable {
             result.append(try decoder.decodeValue(Element.self, r, key))
         }
         return result
+    }
+}
+
+/// A coder in a chain of nested coders: its key under its parent.
+protocol CodingPathNode: AnyObject {
+    var parent: Self? { get }
+    var key: (any CodingKey)? { get }
+}
+
+/// Coding paths of nested coders, shared by the encoder and the decoder.
+enum CodingPath {
+    /// The keys from the top-level coder down to `node`.
+    static func of<Node: CodingPathNode>(_ node: Node) -> [any CodingKey] {
+        var path: [any CodingKey] = []
+        var at: Node? = node
+        while let n = at, let k = n.key {
+            path.append(k)
+            at = n.parent
+        }
+        return path.reversed()
     }
 }

@@ -252,7 +252,7 @@ final class PlistEncodingStorage {
 }
 
 /// The `Encoder` handed to each value that encodes itself; it is also its path node.
-final class _PlistEncoderImpl: Encoder, SingleValueEncodingContainer {
+final class _PlistEncoderImpl: Encoder, SingleValueEncodingContainer, CodingPathNode {
     let storage: PlistEncodingStorage
     let node: Int
     let parent: _PlistEncoderImpl?
@@ -265,15 +265,7 @@ final class _PlistEncoderImpl: Encoder, SingleValueEncodingContainer {
         self.key = key
     }
 
-    var codingPath: [any CodingKey] {
-        var path: [any CodingKey] = []
-        var at: _PlistEncoderImpl? = self
-        while let e = at, let k = e.key {
-            path.append(k)
-            at = e.parent
-        }
-        return path.reversed()
-    }
+    var codingPath: [any CodingKey] { CodingPath.of(self) }
 
     var userInfo: [CodingUserInfoKey: Any] { storage.userInfo }
 
