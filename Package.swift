@@ -52,10 +52,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
+        // Internal: the builder's pipeline (load, check, compile, publish), under folio-build.
+        .target(name: "FolioBuilder", dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport"]),
         .executableTarget(
             name: "Builder",
             dependencies: [
-                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                "FolioBuilder", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: positionDependent),
@@ -103,7 +105,7 @@ let package = Package(
         .testTarget(name: "EdgeTests", dependencies: ["Edge", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"],
+            dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit", "FolioBuilder"],
             exclude: ["Golden"]),
         .testTarget(name: "FuzzTargetTests", dependencies: ["FolioFuzzTargets", "FolioHTTPCore"]),
     ],

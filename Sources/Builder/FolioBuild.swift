@@ -1,4 +1,5 @@
 import ArgumentParser
+import FolioBuilder
 import FolioLocalization
 import FolioPublished
 import FolioSupport
@@ -30,7 +31,7 @@ struct FolioBuild: ParsableCommand {
             contentDir: content, outputDir: output, sourceRevision: sourceRevision,
             environment: ProcessInfo.processInfo.environment, quiet: quiet,
             developmentLanguage: developmentLanguage, strict: strict)
-        let ok = Pipeline.standard.run(config)
+        let ok = Pipeline.standard.run(config, keepUntilExit: true)
         if !ok { throw ExitCode(1) }
         if let seed {
             do {

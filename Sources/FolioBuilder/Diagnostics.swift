@@ -1,37 +1,37 @@
 /// One problem in the content, at `path:line:col`, with what to do about it.
-struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
-    enum Severity: String, Sendable { case error, warning }
-    var path: String
-    var line: Int
-    var column: Int
-    var severity: Severity
-    var message: String
+package struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    package enum Severity: String, Sendable { case error, warning }
+    package var path: String
+    package var line: Int
+    package var column: Int
+    package var severity: Severity
+    package var message: String
 
-    var description: String { "\(path):\(line):\(column): \(severity.rawValue): \(message)" }
+    package var description: String { "\(path):\(line):\(column): \(severity.rawValue): \(message)" }
 }
 
 /// The problems found so far; a build with any error publishes nothing.
-struct Diagnostics: Sendable {
+package struct Diagnostics: Sendable {
     private(set) var all: [Diagnostic] = []
     /// `folio-build --strict`: every warning counts, and prints, as an error.
-    var strict = false
+    package var strict = false
 
-    var errorCount: Int { strict ? all.count : all.count { $0.severity == .error } }
-    var warningCount: Int { strict ? 0 : all.count { $0.severity == .warning } }
+    package var errorCount: Int { strict ? all.count : all.count { $0.severity == .error } }
+    package var warningCount: Int { strict ? 0 : all.count { $0.severity == .warning } }
 
-    mutating func error(_ path: String, _ line: Int, _ column: Int, _ message: String) {
+    package mutating func error(_ path: String, _ line: Int, _ column: Int, _ message: String) {
         all.append(Diagnostic(path: path, line: line, column: column, severity: .error, message: message))
     }
 
-    mutating func warning(_ path: String, _ line: Int, _ column: Int, _ message: String) {
+    package mutating func warning(_ path: String, _ line: Int, _ column: Int, _ message: String) {
         all.append(Diagnostic(path: path, line: line, column: column, severity: .warning, message: message))
     }
 
     /// Adds everything `other` found.
-    mutating func append(_ other: Diagnostics) { all += other.all }
+    package mutating func append(_ other: Diagnostics) { all += other.all }
 
     /// The diagnostics in file, line, column order (a stable sort: the order found at one position).
-    var sorted: [Diagnostic] {
+    package var sorted: [Diagnostic] {
         all.sorted { ($0.path, $0.line, $0.column) < ($1.path, $1.line, $1.column) }.map { d in
             guard strict, d.severity == .warning else { return d }
             var promoted = d

@@ -2,20 +2,33 @@ import FolioSupport
 import Foundation
 
 /// Everything one build needs to know, fixed before it starts.
-struct BuildConfiguration: Sendable {
-    var contentDir: String
-    var outputDir: String
+package struct BuildConfiguration: Sendable {
+    package var contentDir: String
+    package var outputDir: String
     /// The revision given on the command line, if any.
-    var sourceRevision: String?
-    var environment: [String: String]
-    var quiet: Bool
+    package var sourceRevision: String?
+    package var environment: [String: String]
+    package var quiet: Bool
     /// The locale whose catalogs are complete and answer when nothing else matches.
-    var developmentLanguage: String = "en"
+    package var developmentLanguage: String = "en"
     /// Every warning is an error (`--strict`, for CI).
-    var strict = false
+    package var strict = false
+
+    package init(
+        contentDir: String, outputDir: String, sourceRevision: String? = nil, environment: [String: String], quiet: Bool,
+        developmentLanguage: String = "en", strict: Bool = false
+    ) {
+        self.contentDir = contentDir
+        self.outputDir = outputDir
+        self.sourceRevision = sourceRevision
+        self.environment = environment
+        self.quiet = quiet
+        self.developmentLanguage = developmentLanguage
+        self.strict = strict
+    }
 
     /// The manifest's creation time: `SOURCE_DATE_EPOCH` when set (reproducible builds), else now.
-    func creationDate() throws(BuildError) -> Date {
+    package func creationDate() throws(BuildError) -> Date {
         if let epoch = environment["SOURCE_DATE_EPOCH"], !epoch.isEmpty {
             guard let seconds = Int64(epoch.trimmingCharacters(in: .whitespaces)) else {
                 throw BuildError("SOURCE_DATE_EPOCH=\"\(epoch)\" is not a whole number of seconds since 1970")
@@ -26,10 +39,10 @@ struct BuildConfiguration: Sendable {
     }
 
     /// Whether output must depend on the input alone (`SOURCE_DATE_EPOCH` set).
-    var isReproducible: Bool { !(environment["SOURCE_DATE_EPOCH"] ?? "").isEmpty }
+    package var isReproducible: Bool { !(environment["SOURCE_DATE_EPOCH"] ?? "").isEmpty }
 
     /// The revision to record: the option, `FOLIO_SOURCE_REVISION`, or the content's last commit.
-    func resolvedSourceRevision() -> String? {
+    package func resolvedSourceRevision() -> String? {
         if let sourceRevision { return sourceRevision }
         if let env = environment["FOLIO_SOURCE_REVISION"], !env.isEmpty { return env }
         // Outside a git work tree there is nothing to ask (and starting git costs a few ms).
@@ -46,7 +59,7 @@ struct BuildConfiguration: Sendable {
 
 extension BuildConfiguration {
     /// Whether `path` or one of its parents has a `.git` entry.
-    static func isInsideGitWorkTree(_ path: String) -> Bool {
+    package static func isInsideGitWorkTree(_ path: String) -> Bool {
         var dir = URL(fileURLWithPath: path).standardizedFileURL.path
         while true {
             if FileManager.default.fileExists(atPath: dir + "/.git") { return true }
@@ -58,7 +71,7 @@ extension BuildConfiguration {
 }
 
 /// A build failure that is not about one source position (I/O, configuration).
-struct BuildError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+package struct BuildError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

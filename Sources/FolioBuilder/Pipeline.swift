@@ -5,52 +5,52 @@ import FolioSupport
 import Foundation
 
 /// A compiled entry before it is written: its logical path and plist bytes.
-struct Artifact: Sendable {
-    var path: String
-    var bytes: [UInt8]
-    var sha256: String
-    var gzip: [UInt8]?
-    var contentType: String = Manifest.plistContentType
-    var locale: String?
+package struct Artifact: Sendable {
+    package var path: String
+    package var bytes: [UInt8]
+    package var sha256: String
+    package var gzip: [UInt8]?
+    package var contentType: String = Manifest.plistContentType
+    package var locale: String?
     /// The gzip variant on disk is damaged and must be replaced.
-    var replaceGzip = false
+    package var replaceGzip = false
     /// For an object larger than one gzip chunk: its first chunks, already being compressed
     /// while the rest was encoded.
-    var gzipStream: GzipChunkStream?
+    package var gzipStream: GzipChunkStream?
 }
 
 /// The state the build steps share.
-struct BuildContext {
-    let config: BuildConfiguration
-    var diagnostics = Diagnostics()
+package struct BuildContext {
+    package let config: BuildConfiguration
+    package var diagnostics = Diagnostics()
     /// Source files by path, in path order.
-    var sonnetFiles: [(path: String, number: Int, bytes: [UInt8])] = []
-    var sonnets: [Sonnet] = []
-    var catalogFiles: [CatalogSourceFile] = []
+    package var sonnetFiles: [(path: String, number: Int, bytes: [UInt8])] = []
+    package var sonnets: [Sonnet] = []
+    package var catalogFiles: [CatalogSourceFile] = []
     /// Whether `content/sonnets/` exists (a catalogs-only content directory has none).
-    var hasSonnets = false
-    var catalogs: CatalogOutput?
-    var artifacts: [Artifact] = []
-    var session: PublishSession?
-    var result: PublishResult?
+    package var hasSonnets = false
+    package var catalogs: CatalogOutput?
+    package var artifacts: [Artifact] = []
+    package var session: PublishSession?
+    package var result: PublishResult?
 
-    init(config: BuildConfiguration) {
+    package init(config: BuildConfiguration) {
         self.config = config
         diagnostics.strict = config.strict
     }
 }
 
 /// One named step of the build.
-struct Step: Sendable {
-    var name: String
-    var run: @Sendable (inout BuildContext) throws -> Void
+package struct Step: Sendable {
+    package var name: String
+    package var run: @Sendable (inout BuildContext) throws -> Void
 }
 
 /// The build as a list of named steps, printed as `[i/n] step` while they run.
-struct Pipeline: Sendable {
-    var steps: [Step]
+package struct Pipeline: Sendable {
+    package var steps: [Step]
 
-    static let standard = Pipeline(steps: [
+    package static let standard = Pipeline(steps: [
         Step(name: "load", run: Steps.load),
         Step(name: "parse", run: Steps.parse),
         Step(name: "check + compile", run: Steps.checkAndCompile),
@@ -59,7 +59,9 @@ struct Pipeline: Sendable {
     ])
 
     /// Runs every step; prints diagnostics and the summary. Returns false when the build failed.
-    func run(_ config: BuildConfiguration) -> Bool {
+    /// The output's lock is released on return. With `keepUntilExit` (a process that exits right
+    /// after), the parsed content is not torn down.
+    package func run(_ config: BuildConfiguration, keepUntilExit: Bool = false) -> Bool {
         var context = BuildContext(config: config)
         let start = ContinuousClock.now
         for (i, step) in steps.enumerated() {
@@ -78,10 +80,11 @@ struct Pipeline: Sendable {
         }
         printDiagnostics(context.diagnostics, quiet: config.quiet)
         if let r = context.result { print(r.summary(elapsedMilliseconds: Self.milliseconds(since: start))) }
-        // The process ends right after a build: tearing down every parsed string and plist would
-        // only cost time (a few ms for a large catalog), so the context is deliberately kept, as
-        // compilers do with -disable-free.
-        Self.retained.append(context)
+        context.session = nil  // releases the output's lock
+        // A process that ends right after a build need not tear down every parsed string and
+        // plist (a few ms for a large catalog): the context is kept, as compilers do with
+        // -disable-free.
+        if keepUntilExit { Self.retained.append(context) }
         return true
     }
 
@@ -93,30 +96,30 @@ struct Pipeline: Sendable {
         }
     }
 
-    /// Finished build contexts, kept until the process exits (see `run`); only `run` touches it,
-    /// once per process, from the command's one task.
+    /// Finished build contexts, kept until the process exits (see `run`); only `run` with
+    /// `keepUntilExit` touches it, once per process, from folio-build's one task.
     nonisolated(unsafe) private static var retained: [BuildContext] = []
 
-    static func milliseconds(since start: ContinuousClock.Instant) -> String {
+    package static func milliseconds(since start: ContinuousClock.Instant) -> String {
         let d = ContinuousClock.now - start
         let ms = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
         return String(format: "%.1f", ms)
     }
 }
 
-func printErr(_ s: String) {
+package func printErr(_ s: String) {
     FileHandle.standardError.write(Data((s + "\n").utf8))
 }
 
 /// The content failed validation; the diagnostics say where.
-struct ValidationFailed: Error, CustomStringConvertible {
-    var errors: Int
-    var description: String { "\(errors) error(s) in the content; nothing was published" }
+package struct ValidationFailed: Error, CustomStringConvertible {
+    package var errors: Int
+    package var description: String { "\(errors) error(s) in the content; nothing was published" }
 }
 
 /// The steps themselves.
-enum Steps {
-    static func load(_ ctx: inout BuildContext) throws {
+package enum Steps {
+    package static func load(_ ctx: inout BuildContext) throws {
         let dir = ctx.config.contentDir + "/sonnets"
         guard FileIO.exists(ctx.config.contentDir) else {
             throw BuildError("content directory \(ctx.config.contentDir) does not exist; pass --content DIR")
@@ -139,7 +142,7 @@ enum Steps {
 
     /// Parses the sonnets and the catalogs and compiles the catalogs. When that finds errors, the
     /// catalogs' checks run too, so that one run reports every problem, and the build stops.
-    static func parse(_ ctx: inout BuildContext) throws {
+    package static func parse(_ ctx: inout BuildContext) throws {
         for file in ctx.sonnetFiles {
             if let s = SonnetSource.parse(path: file.path, fileNumber: file.number, bytes: file.bytes, into: &ctx.diagnostics) {
                 ctx.sonnets.append(s)
@@ -160,7 +163,7 @@ enum Steps {
 
     /// Runs the catalogs' format and plural checks and, at the same time, encodes and compresses
     /// every object: the bytes do not depend on the checks, which only decide whether to publish.
-    static func checkAndCompile(_ ctx: inout BuildContext) throws {
+    package static func checkAndCompile(_ ctx: inout BuildContext) throws {
         let catalogs = ctx.catalogs
         let (sonnets, root) = (ctx.sonnets, ctx.config.outputDir)
         let (found, artifacts) = Parallel.both(
@@ -173,11 +176,11 @@ enum Steps {
 
     /// The gzip level for an object of `size` bytes: 9 for the usual small objects; above 128 KB
     /// 6, about 3x faster for ~1% more bytes (libdeflate's 6 is still smaller than zlib's 9).
-    static func gzipLevel(_ size: Int) -> Int32 { size > 128 * 1024 ? 6 : 9 }
+    package static func gzipLevel(_ size: Int) -> Int32 { size > 128 * 1024 ? 6 : 9 }
 
     /// Every object's plist bytes and hash. A large object's first gzip chunks are compressed
     /// on another core while the rest of it is encoded.
-    static func compile(sonnets: [Sonnet], catalogs: CatalogOutput?) -> [Artifact] {
+    package static func compile(sonnets: [Sonnet], catalogs: CatalogOutput?) -> [Artifact] {
         var artifacts: [Artifact] = []
         func add(_ path: String, _ value: PlistValue, locale: String? = nil) {
             var stream: GzipChunkStream?
@@ -208,7 +211,7 @@ enum Steps {
     /// An object already published keeps its gzip variant: the manifest must describe the bytes on
     /// disk (another compressor or level would compress differently), and it saves the work.
     /// One that does not inflate to the object (damaged on disk) is compressed again and replaced.
-    static func compress(_ artifacts: [Artifact], root: String) throws(GzipError) -> [Artifact] {
+    package static func compress(_ artifacts: [Artifact], root: String) throws(GzipError) -> [Artifact] {
         let compressed = Parallel.map(artifacts.map { ($0.bytes, PublishedLayout.path(root, PublishedLayout.gzipObject($0.sha256)), $0.gzipStream) }) { bytes, gzPath, stream in
             let existing = try? FileIO.read(gzPath)
             if let existing, (try? Gzip.decompress(existing, maxSize: bytes.count)) == bytes {
@@ -230,13 +233,13 @@ enum Steps {
         return artifacts
     }
 
-    static func writeObjects(_ ctx: inout BuildContext) throws {
+    package static func writeObjects(_ ctx: inout BuildContext) throws {
         let session = try PublishSession(root: ctx.config.outputDir)
         try session.writeObjects(ctx.artifacts)
         ctx.session = session
     }
 
-    static func writeManifest(_ ctx: inout BuildContext) throws {
+    package static func writeManifest(_ ctx: inout BuildContext) throws {
         guard let session = ctx.session else { return }
         ctx.result = try session.publish(
             ctx.artifacts, createdAt: try ctx.config.creationDate(),

@@ -4,18 +4,18 @@ import FolioSupport
 import Foundation
 
 /// What a publish did, for the closing summary.
-struct PublishResult: Sendable {
-    var previousVersion: Int?
-    var version: Int
-    var changed: Bool
-    var added = 0
-    var modified = 0
-    var removed = 0
-    var objectsWritten = 0
-    var rawBytes = 0
-    var gzipBytes = 0
+package struct PublishResult: Sendable {
+    package var previousVersion: Int?
+    package var version: Int
+    package var changed: Bool
+    package var added = 0
+    package var modified = 0
+    package var removed = 0
+    package var objectsWritten = 0
+    package var rawBytes = 0
+    package var gzipBytes = 0
 
-    func summary(elapsedMilliseconds: String) -> String {
+    package func summary(elapsedMilliseconds: String) -> String {
         let head = changed
             ? "published version \(version)" + (previousVersion.map { " (was \($0))" } ?? "")
             : "up to date at version \(version): nothing changed, no new version"
@@ -29,21 +29,21 @@ struct PublishResult: Sendable {
 /// Order: objects (then one file-system sync), the versioned manifest, `manifest.plist` by rename
 /// (the commit point), then its mirrors `manifest.plist.gz` and `manifest.json`. Killed at any
 /// instant, the root's `manifest.plist` names only objects that are complete on disk.
-final class PublishSession {
-    let root: String
+package final class PublishSession {
+    package let root: String
     private let lockFD: Int32
     /// `manifest.plist` as found, if any.
-    let current: Manifest?
+    package let current: Manifest?
     /// The highest version ever published here (current or under `manifests/`).
-    let highestVersion: Int
+    package let highestVersion: Int
     private var objectsWritten = 0
     /// New entries in `objects/` not yet made durable: its fsync is paired with the manifests
     /// directory's, before the commit point.
     private var objectsDirectoryDirty = false
 
-    static let lockName = ".folio-build.lock"
+    package static let lockName = ".folio-build.lock"
 
-    init(root: String) throws {
+    package init(root: String) throws {
         self.root = root
         try FileIO.makeDirectory(PublishedLayout.path(root, PublishedLayout.objects))
         try FileIO.makeDirectory(PublishedLayout.path(root, PublishedLayout.manifests))
@@ -78,11 +78,11 @@ final class PublishSession {
     deinit { close(lockFD) }
 
     /// Above this many new files one `syncfs` is cheaper than an fsync each.
-    static let perFileSyncLimit = 16
+    package static let perFileSyncLimit = 16
 
     /// Writes every object (and gzip variant) not already present, then makes them durable: an
     /// fsync each for a few files, one file-system sync for many.
-    func writeObjects(_ artifacts: [Artifact]) throws {
+    package func writeObjects(_ artifacts: [Artifact]) throws {
         var seen = Set<String>()
         var pending: [(path: String, bytes: [UInt8])] = []
         for a in artifacts where seen.insert(a.sha256).inserted {
@@ -116,7 +116,7 @@ final class PublishSession {
 
     /// Publishes a manifest for `artifacts` unless it would equal the current one; always
     /// repairs the current manifest's mirrors.
-    func publish(_ artifacts: [Artifact], createdAt: Date, sourceRevision: String?, reproducible: Bool) throws -> PublishResult {
+    package func publish(_ artifacts: [Artifact], createdAt: Date, sourceRevision: String?, reproducible: Bool) throws -> PublishResult {
         let entries = artifacts.map {
             Manifest.Entry(
                 path: $0.path, sha256: $0.sha256, size: $0.bytes.count, gzipSize: $0.gzip?.count,

@@ -3,21 +3,21 @@ import FolioPlist
 import FolioPublished
 
 /// One sonnet as authored in `content/sonnets/NNN.txt`.
-struct Sonnet: Sendable, Equatable {
-    var number: Int
-    var lines: [String]
+package struct Sonnet: Sendable, Equatable {
+    package var number: Int
+    package var lines: [String]
     /// Where it came from, for diagnostics.
-    var path: String
+    package var path: String
 
-    var roman: String { RomanNumeral.format(number) }
+    package var roman: String { RomanNumeral.format(number) }
 
     /// The sonnet as its own object: `number`, `roman`, `lines`.
-    var plist: PlistValue {
+    package var plist: PlistValue {
         .dict(["number": .int(Int64(number)), "roman": .string(roman), "lines": .array(lines.map { .string($0) })])
     }
 
     /// The light entry a reading screen lists first.
-    var indexPlist: PlistValue {
+    package var indexPlist: PlistValue {
         .dict([
             "number": .int(Int64(number)), "roman": .string(roman),
             "firstLine": .string(lines.first ?? ""),
@@ -27,11 +27,11 @@ struct Sonnet: Sendable, Equatable {
 }
 
 /// Parses and checks sonnet files; every problem becomes a diagnostic with its position.
-enum SonnetSource {
-    static let howToFormat = "a sonnet file is its Roman numeral, a blank line, then the poem's lines"
+package enum SonnetSource {
+    package static let howToFormat = "a sonnet file is its Roman numeral, a blank line, then the poem's lines"
 
     /// Parses one file. Returns nil (with diagnostics) when it cannot be used.
-    static func parse(path: String, fileNumber: Int, bytes: [UInt8], into diags: inout Diagnostics) -> Sonnet? {
+    package static func parse(path: String, fileNumber: Int, bytes: [UInt8], into diags: inout Diagnostics) -> Sonnet? {
         if let bad = UTF8Validation.firstInvalidOffset(bytes) {
             let (line, col) = UTF8Validation.position(of: bad, in: bytes)
             let hex = String(bytes[bad], radix: 16, uppercase: true)
@@ -89,7 +89,7 @@ enum SonnetSource {
     }
 
     /// Checks the set of sonnets as a whole: no duplicates, no gaps.
-    static func checkSequence(_ sonnets: [Sonnet], into diags: inout Diagnostics) {
+    package static func checkSequence(_ sonnets: [Sonnet], into diags: inout Diagnostics) {
         var seen: [Int: String] = [:]
         for s in sonnets.sorted(by: { $0.path < $1.path }) {
             if let first = seen[s.number] {
@@ -107,7 +107,7 @@ enum SonnetSource {
 }
 
 /// A sonnet number padded to three digits, as sonnet file names are.
-func threeDigits(_ n: Int) -> String {
+package func threeDigits(_ n: Int) -> String {
     let digits = String(n)
     return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
 }

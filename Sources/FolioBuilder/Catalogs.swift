@@ -3,11 +3,11 @@ import FolioSupport
 import Foundation
 
 /// A source format the Builder reads under `content/catalogs/`.
-enum CatalogFormat: String, Sendable, CaseIterable {
+package enum CatalogFormat: String, Sendable, CaseIterable {
     case strings, stringsdict, po, xcstrings, xliff
 
     /// The format of a file name's extension, if it is a catalog.
-    init?(fileName: String) {
+    package init?(fileName: String) {
         guard let dot = fileName.lastIndex(of: ".") else { return nil }
         switch fileName[fileName.index(after: dot)...].lowercased() {
         case "strings": self = .strings
@@ -20,9 +20,9 @@ enum CatalogFormat: String, Sendable, CaseIterable {
     }
 
     /// Whether one file carries several locales (and so sits directly in `catalogs/`).
-    var isMultiLocale: Bool { self == .xcstrings || self == .xliff }
+    package var isMultiLocale: Bool { self == .xcstrings || self == .xliff }
 
-    func parse(_ bytes: [UInt8]) -> ParsedCatalogFile {
+    package func parse(_ bytes: [UInt8]) -> ParsedCatalogFile {
         switch self {
         case .strings: StringsFile.parseCatalog(bytes)
         case .stringsdict: StringsDictFile.parse(bytes)
@@ -34,26 +34,26 @@ enum CatalogFormat: String, Sendable, CaseIterable {
 }
 
 /// One catalog source file as found on disk.
-struct CatalogSourceFile: Sendable {
-    var path: String
-    var format: CatalogFormat
+package struct CatalogSourceFile: Sendable {
+    package var path: String
+    package var format: CatalogFormat
     /// The table: the file name up to its first dot.
-    var table: String
+    package var table: String
     /// The locale of its folder (single-locale formats).
-    var folderLocale: LocaleTag?
-    var bytes: [UInt8]
+    package var folderLocale: LocaleTag?
+    package var bytes: [UInt8]
 }
 
 /// What the catalog steps produce: the compiled catalogs, and the format and plural checks on
 /// their messages, which the Builder runs while it encodes and compresses the catalogs (the
 /// published bytes do not depend on them; a failed check only stops the publish).
-struct CatalogOutput: Sendable {
-    var catalogs: [CompiledCatalog]
-    var index: CatalogIndex
-    var checks: [CatalogCheck]
+package struct CatalogOutput: Sendable {
+    package var catalogs: [CompiledCatalog]
+    package var index: CatalogIndex
+    package var checks: [CatalogCheck]
 
     /// Runs every check; large tables are checked in parts on all cores when `parallel`.
-    func check(parallel: Bool) -> Diagnostics {
+    package func check(parallel: Bool) -> Diagnostics {
         let parts = checks.flatMap { $0.parts(parallel ? Parallel.cores : 1) }
         var diags = Diagnostics()
         for found in Parallel.map(parts, { $0.run() }) { diags.append(found) }
@@ -62,16 +62,16 @@ struct CatalogOutput: Sendable {
 }
 
 /// The checks on one table in one locale (or a part of it): each message against its source.
-struct CatalogCheck: Sendable {
-    var table: String
-    var locale: LocaleTag
-    var isDevelopment: Bool
-    var reference: CatalogSources.LocaleTable?
-    var rules: PluralRules
-    var messages: ArraySlice<CatalogSources.Located>
+package struct CatalogCheck: Sendable {
+    package var table: String
+    package var locale: LocaleTag
+    package var isDevelopment: Bool
+    package var reference: CatalogSources.LocaleTable?
+    package var rules: PluralRules
+    package var messages: ArraySlice<CatalogSources.Located>
 
     /// This check cut into up to `count` parts of at least 1,024 messages.
-    func parts(_ count: Int) -> [CatalogCheck] {
+    package func parts(_ count: Int) -> [CatalogCheck] {
         let size = max(1024, (messages.count + count - 1) / max(count, 1))
         guard messages.count > size else { return [self] }
         return stride(from: messages.startIndex, to: messages.endIndex, by: size).map { start in
@@ -81,7 +81,7 @@ struct CatalogCheck: Sendable {
         }
     }
 
-    func run() -> Diagnostics {
+    package func run() -> Diagnostics {
         var found = Diagnostics()
         for located in messages {
             guard let value = located.message.value else { continue }
@@ -104,24 +104,24 @@ struct CatalogCheck: Sendable {
 }
 
 /// Finding, validating and compiling `content/catalogs/`.
-enum CatalogSources {
-    static let folder = "catalogs"
+package enum CatalogSources {
+    package static let folder = "catalogs"
 
     /// Table names: letters, digits, `_` and `-`, starting with a letter or digit.
-    static func isValidTable(_ name: String) -> Bool {
+    package static func isValidTable(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || ("0"..."9").contains(first) else {
             return false
         }
         return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var isDir: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
     }
 
     /// Reads every catalog file; problems with names and places become diagnostics.
-    static func load(contentDir: String, into diags: inout Diagnostics) throws -> [CatalogSourceFile] {
+    package static func load(contentDir: String, into diags: inout Diagnostics) throws -> [CatalogSourceFile] {
         let root = contentDir + "/" + folder
         guard isDirectory(root) else { return [] }
         var files: [CatalogSourceFile] = []
@@ -161,37 +161,37 @@ enum CatalogSources {
     }
 
     /// One key of one locale's table, with where it came from.
-    struct Located: Sendable {
-        var message: CatalogMessage
-        var path: String
-        var position: String { "\(path):\(message.line):\(message.column)" }
+    package struct Located: Sendable {
+        package var message: CatalogMessage
+        package var path: String
+        package var position: String { "\(path):\(message.line):\(message.column)" }
     }
 
     /// Everything known about one table in one locale.
-    struct LocaleTable: Sendable {
-        var locale: LocaleTag
-        var table: String
+    package struct LocaleTable: Sendable {
+        package var locale: LocaleTag
+        package var table: String
         /// The messages in the order they were read (files in path order, then file order).
-        var messages: [Located] = []
+        package var messages: [Located] = []
         /// Where each key stands in `messages`.
-        var positions: [String: Int] = [:]
-        var pluralForms: PluralFormsExpression?
-        var pluralFormsPath: String?
-        var firstPath: String
+        package var positions: [String: Int] = [:]
+        package var pluralForms: PluralFormsExpression?
+        package var pluralFormsPath: String?
+        package var firstPath: String
 
-        func message(_ key: String) -> Located? { positions[key].map { messages[$0] } }
+        package func message(_ key: String) -> Located? { positions[key].map { messages[$0] } }
     }
 
-    struct TableKey: Hashable, Comparable {
-        var locale: String
-        var table: String
-        static func < (a: TableKey, b: TableKey) -> Bool { (a.table, a.locale) < (b.table, b.locale) }
+    package struct TableKey: Hashable, Comparable {
+        package var locale: String
+        package var table: String
+        package static func < (a: TableKey, b: TableKey) -> Bool { (a.table, a.locale) < (b.table, b.locale) }
     }
 
     /// Parses, merges and compiles, reporting what the files and their coverage show; the format
     /// and plural checks are left to ``CatalogOutput/check(parallel:)``. nil when there are no
     /// catalogs; the output is only to be published when no error was reported.
-    static func compile(_ files: [CatalogSourceFile], developmentLanguage devText: String, into diags: inout Diagnostics) -> CatalogOutput? {
+    package static func compile(_ files: [CatalogSourceFile], developmentLanguage devText: String, into diags: inout Diagnostics) -> CatalogOutput? {
         guard !files.isEmpty else { return nil }
         guard let dev = LocaleTag(devText) else {
             diags.error(files[0].path, 1, 1, "the development language '\(devText)' is not a valid locale tag")
@@ -332,8 +332,8 @@ enum CatalogSources {
 /// argument as another type than the source passes it, reading one it does not pass, a malformed
 /// specifier, a plural without `other` are errors; leaving an argument out is a warning (Xcode,
 /// `String(localized:)` and gettext accept it). gettext entries are checked by their format flag.
-enum Validation {
-    static func usesGettext(_ value: CatalogValue) -> Bool {
+package enum Validation {
+    package static func usesGettext(_ value: CatalogValue) -> Bool {
         switch value {
         case .gettextPlural: true
         case .device(let d): d.values.contains(where: usesGettext)
@@ -343,7 +343,7 @@ enum Validation {
 
     /// The text whose specifiers stand for the value's arguments: the `other` form of a plural,
     /// and a substitution format with each `%#@name@` replaced by its count's specifier.
-    static func referenceText(_ value: CatalogValue) -> String? {
+    package static func referenceText(_ value: CatalogValue) -> String? {
         switch value {
         case .string(let s): return s
         case .plural(let v): return v[.other]
@@ -356,7 +356,7 @@ enum Validation {
     /// A substitution format with each `%#@name@` (or positional `%2$#@name@`) token replaced by
     /// `%<specifier>`, positional when the token or the variable says. A format that does not parse
     /// is returned as it is.
-    static func expandTokens(_ format: String, _ variables: [String: PluralSubstitution]) -> String {
+    package static func expandTokens(_ format: String, _ variables: [String: PluralSubstitution]) -> String {
         guard let specs = try? FormatSpecifier.parse(format) else { return format }
         var out = ""
         var rest = Substring(format)
@@ -377,7 +377,7 @@ enum Validation {
 
     /// Whether `a` and `b` have the same specifiers as written, in the same order (`%%` left
     /// out): a cheap test for compatibility before the full comparison, made without allocating.
-    static func sameSpecifiers(_ a: String, _ b: String) -> Bool {
+    package static func sameSpecifiers(_ a: String, _ b: String) -> Bool {
         var x = SpecifierBytes(a.utf8.makeIterator())
         var y = SpecifierBytes(b.utf8.makeIterator())
         while true {
@@ -389,18 +389,18 @@ enum Validation {
 
     /// The specifiers of a string as a stream of bytes: each one as written from its `%`, then a
     /// 0 after its conversion character; a dangling `%` or unfinished specifier ends it with `!`.
-    struct SpecifierBytes: IteratorProtocol {
-        var bytes: String.UTF8View.Iterator
-        var inSpec = false
-        var afterPercent = false
+    package struct SpecifierBytes: IteratorProtocol {
+        package var bytes: String.UTF8View.Iterator
+        package var inSpec = false
+        package var afterPercent = false
         /// Bytes decided but not yet returned (a specifier's byte, its closing 0).
-        var first: UInt8?
-        var second: UInt8?
-        var finished = false
+        package var first: UInt8?
+        package var second: UInt8?
+        package var finished = false
 
-        init(_ bytes: String.UTF8View.Iterator) { self.bytes = bytes }
+        package init(_ bytes: String.UTF8View.Iterator) { self.bytes = bytes }
 
-        mutating func next() -> UInt8? {
+        package mutating func next() -> UInt8? {
             if let q = first {
                 first = second
                 second = nil
@@ -445,10 +445,10 @@ enum Validation {
 
     /// One argument a text reads: its 1-based index among the call's arguments, its kind, and how it
     /// is written (for messages).
-    struct Use {
-        var index: Int
-        var kind: FormatSpecifier.Kind
-        var described: String
+    package struct Use {
+        package var index: Int
+        package var kind: FormatSpecifier.Kind
+        package var described: String
     }
 
     /// The arguments `text` reads, by index among the call's arguments. Positional specifiers name
@@ -456,7 +456,7 @@ enum Validation {
     /// variable's own argument inside its variants, as the variants are formatted). A `%#@name@`
     /// token reads its variable's argument (the token's position, else the variable's `argNum`,
     /// else the next) as the variable's specifier.
-    static func uses(
+    package static func uses(
         _ text: String, variables: [String: PluralSubstitution] = [:], base: Int = 1
     ) throws(FormatSpecifierError) -> [Use] {
         let specs = try FormatSpecifier.parse(text)
@@ -492,7 +492,7 @@ enum Validation {
     }
 
     /// Each variable's argument index in `format` (as ``uses(_:variables:base:)`` reads it).
-    static func variableArguments(_ format: String, _ variables: [String: PluralSubstitution]) -> [String: Int] {
+    package static func variableArguments(_ format: String, _ variables: [String: PluralSubstitution]) -> [String: Int] {
         guard let specs = try? FormatSpecifier.parse(format) else { return [:] }
         var next = 1
         var found: [String: Int] = [:]
@@ -505,7 +505,7 @@ enum Validation {
     }
 
     /// Every text of a value with the variables and base its specifiers are read with.
-    static func texts(_ value: CatalogValue) -> [(text: String, variables: [String: PluralSubstitution], base: Int)] {
+    package static func texts(_ value: CatalogValue) -> [(text: String, variables: [String: PluralSubstitution], base: Int)] {
         switch value {
         case .string(let s): return [(s, [:], 1)]
         case .plural(let v): return PluralCategory.allCases.compactMap { v[$0] }.map { ($0, [:], 1) }
@@ -527,7 +527,7 @@ enum Validation {
     /// Xcode String Catalog, the key, which Xcode writes from the code's interpolations) read. nil
     /// when a source text is malformed or reads one argument as two types: then, as `msgfmt -c`
     /// does, the translation is not compared.
-    static func signature(of source: CatalogValue?, keyFormat: String?) -> [Int: Use]? {
+    package static func signature(of source: CatalogValue?, keyFormat: String?) -> [Int: Use]? {
         var signature: [Int: Use] = [:]
         var sources = source.map(texts) ?? []
         if let keyFormat, let keyUses = try? uses(keyFormat), !keyUses.isEmpty { sources.append((keyFormat, [:], 1)) }
@@ -548,7 +548,7 @@ enum Validation {
 
     // MARK: - Checking
 
-    static func check(
+    package static func check(
         _ value: CatalogValue, source: CatalogValue?, keyFormat: String?, format: FormatLanguage, locale: LocaleTag,
         rules: PluralRules, at place: CatalogSources.Located, into diags: inout Diagnostics
     ) {
@@ -624,7 +624,7 @@ enum Validation {
     }
 
     /// The Apple/C comparison of every text of `value` against the arguments the source passes.
-    static func checkArguments(
+    package static func checkArguments(
         _ value: CatalogValue, signature: [Int: Use], error: (String) -> Void, warning: (String) -> Void
     ) {
         if case .device(let d) = value {
@@ -688,7 +688,7 @@ enum Validation {
 
     /// `value` without plural variants for categories `rules` does not use (Xcode ignores them at
     /// run time), and the categories left out. `zero` stays: Foundation uses it for 0 in any language.
-    static func pruned(_ value: CatalogValue, rules: PluralRules) -> (CatalogValue, [PluralCategory]) {
+    package static func pruned(_ value: CatalogValue, rules: PluralRules) -> (CatalogValue, [PluralCategory]) {
         let allowed = Set(rules.categories).union([.zero, .other])
         func prune(_ variants: PluralVariants) -> (PluralVariants, [PluralCategory]) {
             let dropped = PluralCategory.allCases.filter { variants[$0] != nil && !allowed.contains($0) }
@@ -723,5 +723,5 @@ enum Validation {
 
 extension PluralCategory {
     /// The category's place in CLDR's order (zero, one, two, few, many, other).
-    var order: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+    package var order: Int { Self.allCases.firstIndex(of: self) ?? 0 }
 }
