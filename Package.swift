@@ -101,11 +101,16 @@ let package = Package(
             dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore", .product(name: "NIOHTTP1", package: "swift-nio")],
             path: "Fuzz/Targets"),
         .executableTarget(name: "folio-fuzz", dependencies: ["FolioFuzzTargets"], path: "Fuzz/Driver"),
-        .testTarget(name: "FolioLibraryTests", dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"]),
-        .testTarget(name: "EdgeTests", dependencies: ["Edge", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport"]),
+        // Shared by the test targets: the harness that finds and runs the built programs, a seeded
+        // random generator.
+        .target(name: "FolioTestSupport", dependencies: ["FolioPublished", "FolioSupport"], path: "Tests/Support"),
+        .testTarget(name: "FolioLibraryTests", dependencies: ["FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"]),
+        .testTarget(name: "EdgeTests", dependencies: ["Edge", "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit", "FolioBuilder"],
+            dependencies: [
+                "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit", "FolioBuilder",
+            ],
             exclude: ["Golden"]),
         .testTarget(name: "FuzzTargetTests", dependencies: ["FolioFuzzTargets", "FolioHTTPCore"]),
     ],

@@ -437,13 +437,13 @@ final class ProgressCounter: Sendable {
         handler(SyncProgress(objectsDone: 0, objectsTotal: total, bytesReceived: 0))
     }
 
+    /// Reports under the lock, so that the handler sees the steps in order from any thread.
     func advance(bytes: Int) {
-        let (done, sum) = state.withLock { s in
+        state.withLock { s in
             s.done += 1
             s.bytes += bytes
-            return (s.done, s.bytes)
+            handler(SyncProgress(objectsDone: s.done, objectsTotal: total, bytesReceived: s.bytes))
         }
-        handler(SyncProgress(objectsDone: done, objectsTotal: total, bytesReceived: sum))
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import FolioTestSupport
 import Testing
 
 @testable import Edge
@@ -135,7 +136,7 @@ struct HTTPDateTests {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        var rng = SeededGenerator(seed: 0x5EED_DA7E)
+        var rng = SplitMix64(seed: 0x5EED_DA7E)
         for _ in 0..<500 {
             let seconds = Int64.random(in: 0...253_402_300_799, using: &rng)
             let text = HTTPDate.format(seconds)
@@ -178,20 +179,5 @@ struct HTTPDateTests {
     ])
     func rejects(_ text: String) {
         #expect(HTTPDate.parse(HeaderValue(text)) == nil)
-    }
-}
-
-/// SplitMix64: a tiny seeded generator, so every run sees the same "random" inputs.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import FolioTestSupport
 import Testing
 
 @testable import Edge
@@ -387,7 +388,7 @@ struct RequestParserTests {
             "GET /x HTTP/1.1\r\nHost: a\r\nGET /y HTTP/1.1\r\nHost: b\r\n\r\n",
         ].map { Array($0.utf8) }
         let interesting: [UInt8] = [0x0D, 0x0A, 0x20, 0x09, 0x3A, 0x00, 0x7F, 0xFF, 0x2C, 0x22]
-        var rng = SeededGenerator(seed: 0xF00D_CAFE)
+        var rng = SplitMix64(seed: 0xF00D_CAFE)
         var outcomes = (requests: 0, incomplete: 0, failures: 0)
         for iteration in 0..<2000 {
             var bytes = seeds[Int.random(in: 0..<seeds.count, using: &rng)]

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import FolioTestSupport
 import Testing
 
 @testable import FolioLocalization

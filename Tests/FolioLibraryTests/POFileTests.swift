@@ -1,3 +1,4 @@
+import FolioTestSupport
 import Testing
 
 @testable import FolioLocalization

@@ -1,3 +1,4 @@
+import FolioTestSupport
 import Foundation
 import Testing
 
@@ -47,18 +48,6 @@ private let everything = Everything(
     byNumber: [1: "one", 20: "twenty", -3: "minus three"], optionals: [1, nil, 3],
     sonnets: [CodableSonnet(number: 18, roman: "XVIII", lines: ["Shall I compare thee to a summer’s day?", "Thou art more lovely and more temperate:"])])
 
-/// SplitMix64, a tiny seeded generator so failures reproduce (named apart from TestSupport's).
-private struct CodableSplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A random record: scalars of every kind, nested arrays and dictionaries, optionals.
 private struct RandomRecord: Codable, Equatable {
     var name: String
@@ -75,13 +64,13 @@ private struct RandomRecord: Codable, Equatable {
     var children: [RandomRecord]
 }
 
-private func randomString(_ rng: inout CodableSplitMix64) -> String {
+private func randomString(_ rng: inout SplitMix64) -> String {
     let alphabet: [Character] = ["a", "b", "Z", " ", "’", "é", "ß", "Ω", "中", "🌞", "\u{301}", "0", "$", "<", "&"]
     let n = Int(rng.next() % 24)
     return String((0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
 }
 
-private func randomRecord(_ rng: inout CodableSplitMix64, depth: Int) -> RandomRecord {
+private func randomRecord(_ rng: inout SplitMix64, depth: Int) -> RandomRecord {
     var scores: [String: Int] = [:]
     for _ in 0..<Int(rng.next() % 5) { scores[randomString(&rng)] = Int(truncatingIfNeeded: rng.next()) }
     let children = depth < 2 ? (0..<Int(rng.next() % 3)).map { _ in randomRecord(&rng, depth: depth + 1) } : []
@@ -133,7 +122,7 @@ private func decodingPath(_ error: any Error) -> String? {
     }
 
     @Test func randomValuesAgreeAcrossPathsAndWithFoundation() throws {
-        var rng = CodableSplitMix64(state: 0x5EED_F011_0000_0001)
+        var rng = SplitMix64(seed: 0x5EED_F011_0000_0001)
         let foundation = PropertyListEncoder()
         foundation.outputFormat = .binary
         for round in 0..<200 {
@@ -327,7 +316,7 @@ private func decodingPath(_ error: any Error) -> String? {
         for cut in stride(from: 0, to: good.count, by: 7) {
             #expect(throws: DecodingError.self) { try PlistDecoder().decode(Everything.self, from: Array(good[0..<cut])) }
         }
-        var rng = CodableSplitMix64(state: 77)
+        var rng = SplitMix64(seed: 77)
         for _ in 0..<300 {
             var bad = good
             bad[8 + Int(rng.next() % UInt64(bad.count - 8))] ^= UInt8(truncatingIfNeeded: rng.next() | 1)

@@ -1,3 +1,4 @@
+import FolioTestSupport
 import FolioBuilder
 import FolioPublished
 import FolioSupport

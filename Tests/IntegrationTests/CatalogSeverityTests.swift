@@ -1,3 +1,4 @@
+import FolioTestSupport
 import FolioLocalization
 import FolioSupport
 import Foundation

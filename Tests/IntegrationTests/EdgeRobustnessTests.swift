@@ -1,3 +1,4 @@
+import FolioTestSupport
 import FolioPublished
 import Foundation
 import Testing

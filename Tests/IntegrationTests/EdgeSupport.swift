@@ -1,3 +1,4 @@
+import FolioTestSupport
 import FolioPublished
 import FolioSupport
 import Foundation

@@ -1,3 +1,4 @@
+import FolioTestSupport
 import FolioKit
 import FolioSupport
 import Foundation

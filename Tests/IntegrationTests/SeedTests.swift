@@ -1,3 +1,4 @@
+import FolioTestSupport
 import FolioPlist
 import FolioPublished
 import FolioSupport

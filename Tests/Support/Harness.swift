@@ -1,19 +1,18 @@
 import FolioPublished
 import FolioSupport
 import Foundation
-import Testing
 
 /// Paths and process helpers shared by the integration tests, which run the real binaries.
-enum Harness {
+package enum Harness {
     /// The repository root (this file is Tests/IntegrationTests/Support.swift).
-    static let repoRoot: String = {
+    package static let repoRoot: String = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.path
     }()
 
     /// The directory holding the built products (the test bundle sits beside them).
-    static let binDir: String = {
+    package static let binDir: String = {
         if let dir = ProcessInfo.processInfo.environment["FOLIO_BIN_DIR"] { return dir }
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
@@ -24,36 +23,43 @@ enum Harness {
         return url.path
     }()
 
-    static func binary(_ name: String) -> String { binDir + "/" + name }
+    package static func binary(_ name: String) -> String { binDir + "/" + name }
 
     /// A fresh empty directory, removed by the caller with `cleanup`.
-    static func tempDir(_ label: String = "folio") -> String {
+    package static func tempDir(_ label: String = "folio") -> String {
         let path = NSTemporaryDirectory() + "\(label)-\(getpid())-\(UUID().uuidString.prefix(8))"
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
 
-    static func cleanup(_ path: String) {
+    package static func cleanup(_ path: String) {
         try? FileManager.default.removeItem(atPath: path)
     }
 
     /// A copy of the repository's content/ to edit freely.
-    static func copyContent(to dir: String) -> String {
+    package static func copyContent(to dir: String) -> String {
         let dest = dir + "/content"
         try! FileManager.default.copyItem(atPath: repoRoot + "/content", toPath: dest)
         return dest
     }
 
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var stdoutBytes: [UInt8]
+    package struct Output {
+        package var status: Int32
+        package var stdout: String
+        package var stderr: String
+        package var stdoutBytes: [UInt8]
+
+        package init(status: Int32, stdout: String, stderr: String, stdoutBytes: [UInt8]) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+            self.stdoutBytes = stdoutBytes
+        }
     }
 
     /// Runs a program to completion, capturing its output through files (no pipe deadlocks).
     @discardableResult
-    static func run(
+    package static func run(
         _ program: String, _ args: [String], env: [String: String] = [:], stdin: [UInt8]? = nil, cwd: String? = nil
     ) throws -> Output {
         let dir = tempDir("run")
@@ -87,7 +93,7 @@ enum Harness {
     }
 
     /// Every regular file under `dir` (relative path → bytes), for before/after comparisons.
-    static func snapshot(_ dir: String) -> [String: [UInt8]] {
+    package static func snapshot(_ dir: String) -> [String: [UInt8]] {
         var out: [String: [UInt8]] = [:]
         guard let e = FileManager.default.enumerator(atPath: dir) else { return out }
         while let rel = e.nextObject() as? String {
@@ -101,7 +107,7 @@ enum Harness {
 
     /// Checks that `root` is a complete published version: the manifest decodes and names
     /// only objects present with the right size and hash (and gzip variants that inflate to them).
-    static func verifyPublished(_ root: String) throws -> Manifest {
+    package static func verifyPublished(_ root: String) throws -> Manifest {
         let manifest = try Manifest(bytes: try FileIO.read(root + "/manifest.plist"))
         for e in manifest.entries {
             let bytes = try FileIO.read(root + "/" + e.objectPath)
@@ -121,7 +127,7 @@ enum Harness {
     }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
+package struct HarnessError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ d: String) { description = d }
 }
