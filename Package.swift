@@ -105,7 +105,12 @@ let package = Package(
         // random generator.
         .target(name: "FolioTestSupport", dependencies: ["FolioPublished", "FolioSupport"], path: "Tests/Support"),
         .testTarget(name: "FolioLibraryTests", dependencies: ["FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"]),
-        .testTarget(name: "EdgeTests", dependencies: ["Edge", "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport"]),
+        .testTarget(
+            name: "EdgeTests",
+            dependencies: [
+                "Edge", "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
