@@ -17,20 +17,7 @@ func runCodableBench(allPlistPath: String, iterations: Int = 300) {
         fatalError("cannot read \(allPlistPath)")
     }
     func time(_ body: () throws -> Void) -> (median: Double, best: Double) {
-        do {
-            for _ in 0..<max(3, iterations / 10) { try body() }
-            var samples: [Double] = []
-            samples.reserveCapacity(iterations)
-            let clock = ContinuousClock()
-            for _ in 0..<iterations {
-                let d = try clock.measure(body)
-                samples.append(Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1e3)
-            }
-            samples.sort()
-            return (samples[samples.count / 2], samples[0])
-        } catch {
-            fatalError("codable bench: \(error)")
-        }
+        do { return try measure(iterations, body) } catch { fatalError("codable bench: \(error)") }
     }
     func ms(_ t: Double) -> String { String(format: "%8.3f ms", t) }
 

@@ -3,34 +3,11 @@ import FolioSupport
 import Foundation
 
 /// A source format the Builder reads under `content/catalogs/`.
-package enum CatalogFormat: String, Sendable, CaseIterable {
-    case strings, stringsdict, po, xcstrings, xliff
+package typealias CatalogFormat = CatalogFileFormat
 
-    /// The format of a file name's extension, if it is a catalog.
-    package init?(fileName: String) {
-        guard let dot = fileName.lastIndex(of: ".") else { return nil }
-        switch fileName[fileName.index(after: dot)...].lowercased() {
-        case "strings": self = .strings
-        case "stringsdict": self = .stringsdict
-        case "po": self = .po
-        case "xcstrings": self = .xcstrings
-        case "xliff", "xlf": self = .xliff
-        default: return nil
-        }
-    }
-
+extension CatalogFileFormat {
     /// Whether one file carries several locales (and so sits directly in `catalogs/`).
     package var isMultiLocale: Bool { self == .xcstrings || self == .xliff }
-
-    package func parse(_ bytes: [UInt8]) -> ParsedCatalogFile {
-        switch self {
-        case .strings: StringsFile.parseCatalog(bytes)
-        case .stringsdict: StringsDictFile.parse(bytes)
-        case .po: POFile.parseCatalog(bytes)
-        case .xcstrings: XCStringsFile.parse(bytes)
-        case .xliff: XLIFFFile.parse(bytes)
-        }
-    }
 }
 
 /// One catalog source file as found on disk.

@@ -273,42 +273,38 @@ public struct LocalizedStrings: Sendable {
 
 /// The continuations of the store's streams.
 private final class Listeners: Sendable {
-    private let state = Mutex<(progress: [UInt64: AsyncStream<SyncProgress>.Continuation], changes: [UInt64: AsyncStream<ContentChange>.Continuation], next: UInt64)>(([:], [:], 0))
+    private let progressListeners = Subscribers<SyncProgress>(buffer: 64)
+    private let changeListeners = Subscribers<ContentChange>(buffer: 16)
 
-    func progressStream() -> AsyncStream<SyncProgress> {
-        let (stream, continuation) = AsyncStream<SyncProgress>.makeStream(bufferingPolicy: .bufferingNewest(64))
+    func progressStream() -> AsyncStream<SyncProgress> { progressListeners.stream() }
+    func changeStream() -> AsyncStream<ContentChange> { changeListeners.stream() }
+    func progress(_ p: SyncProgress) { progressListeners.yield(p) }
+    func change(_ c: ContentChange) { changeListeners.yield(c) }
+}
+
+/// Streams of one element type, each keeping the newest `buffer` elements not yet read.
+private final class Subscribers<Element: Sendable>: Sendable {
+    private let buffer: Int
+    private let state = Mutex<(continuations: [UInt64: AsyncStream<Element>.Continuation], next: UInt64)>(([:], 0))
+
+    init(buffer: Int) { self.buffer = buffer }
+
+    func stream() -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(buffer))
         let id = state.withLock { s in
             s.next += 1
-            s.progress[s.next] = continuation
+            s.continuations[s.next] = continuation
             return s.next
         }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.progress.removeValue(forKey: id) } }
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.continuations.removeValue(forKey: id) } }
         return stream
     }
 
-    func changeStream() -> AsyncStream<ContentChange> {
-        let (stream, continuation) = AsyncStream<ContentChange>.makeStream(bufferingPolicy: .bufferingNewest(16))
-        let id = state.withLock { s in
-            s.next += 1
-            s.changes[s.next] = continuation
-            return s.next
-        }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.changes.removeValue(forKey: id) } }
-        return stream
-    }
-
-    func progress(_ p: SyncProgress) {
-        for c in state.withLock({ Array($0.progress.values) }) { c.yield(p) }
-    }
-
-    func change(_ c: ContentChange) {
-        for k in state.withLock({ Array($0.changes.values) }) { k.yield(c) }
+    func yield(_ element: Element) {
+        for c in state.withLock({ Array($0.continuations.values) }) { c.yield(element) }
     }
 
     deinit {
-        state.withLock { s in
-            for c in s.progress.values { c.finish() }
-            for c in s.changes.values { c.finish() }
-        }
+        state.withLock { s in for c in s.continuations.values { c.finish() } }
     }
 }
