@@ -1,4 +1,5 @@
 import FolioPublished
+import FolioSupport
 import Foundation
 import Logging
 import Synchronization
@@ -34,20 +35,7 @@ actor SiteReloader {
     }
 
     /// What identifies one `manifest.plist` on disk: a rename gives a new inode.
-    struct ManifestStamp: Equatable {
-        var inode: UInt64
-        var size: Int64
-        var mtimeSeconds: Int
-        var mtimeNanos: Int
-
-        static func read(_ path: String) -> ManifestStamp? {
-            var st = stat()
-            guard stat(path, &st) == 0 else { return nil }
-            return ManifestStamp(
-                inode: UInt64(st.st_ino), size: Int64(st.st_size),
-                mtimeSeconds: st.st_mtim.tv_sec, mtimeNanos: st.st_mtim.tv_nsec)
-        }
-    }
+    typealias ManifestStamp = FileStamp
 
     private let store: SiteStore
     private let loader: SiteLoader

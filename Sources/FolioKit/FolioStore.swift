@@ -23,6 +23,10 @@ public final class FolioStore: Sendable {
 
     private let cache: ContentCache
     private let listeners = Listeners()
+    /// The last view read from disk and the stamp of the cache state it was read under: every
+    /// switch replaces `state.plist` by rename, so an equal stamp means the same version and
+    /// reads skip re-reading and re-hashing the manifest.
+    private let resolved = Mutex<(stamp: FileStamp?, view: ContentView?)>((nil, nil))
 
     /// Opens a store; nothing is read or fetched until asked.
     public init(edge: String, cacheDirectory: String, seed: FolioSeed? = nil) throws(FolioError) {
@@ -135,7 +139,12 @@ public final class FolioStore: Sendable {
     }
 
     private func view() -> ContentView? {
-        ContentView.local(cache: cache, seed: seed)
+        let stamp = FileStamp.read(cache.statePath)
+        return resolved.withLock { r in
+            if let view = r.view, r.stamp == stamp { return view }
+            r = (stamp, ContentView.local(cache: cache, seed: seed))
+            return r.view
+        }
     }
 
     private func requireView() throws(FolioError) -> ContentView {

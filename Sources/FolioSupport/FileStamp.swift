@@ -1,0 +1,20 @@
+import Foundation
+
+/// What `stat` says of a file that changes when it is replaced or rewritten: inode, size and
+/// modification time. Equal stamps mean the file was not touched in between (files here are
+/// replaced by rename, which always gives a new inode).
+package struct FileStamp: Equatable, Sendable {
+    package var inode: UInt64
+    package var size: Int64
+    package var mtimeSeconds: Int
+    package var mtimeNanos: Int
+
+    /// The stamp of `path`, or nil when it cannot be stat'ed.
+    package static func read(_ path: String) -> FileStamp? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return FileStamp(
+            inode: UInt64(st.st_ino), size: Int64(st.st_size),
+            mtimeSeconds: st.st_mtim.tv_sec, mtimeNanos: st.st_mtim.tv_nsec)
+    }
+}
