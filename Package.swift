@@ -66,12 +66,12 @@ let package = Package(
         .target(
             name: "FolioHTTPCore",
             dependencies: [.product(name: "NIOHTTP1", package: "swift-nio")]),
-        .executableTarget(
-            name: "Edge",
+        // The edge: its connection handler, sites, negotiation and server, under folio-edge.
+        .target(
+            name: "FolioEdge",
             dependencies: [
                 "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
                 "FolioHTTPCore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -80,6 +80,13 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]),
+        .executableTarget(
+            name: "Edge",
+            dependencies: [
+                "FolioEdge", "FolioPublished", "FolioSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .executableTarget(
             name: "Client",
@@ -101,20 +108,24 @@ let package = Package(
             dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore", .product(name: "NIOHTTP1", package: "swift-nio")],
             path: "Fuzz/Targets"),
         .executableTarget(name: "folio-fuzz", dependencies: ["FolioFuzzTargets"], path: "Fuzz/Driver"),
-        // Shared by the test targets: the harness that finds and runs the built programs, a seeded
-        // random generator.
+        // Shared by the test targets: the harness that finds and runs the built programs, the one
+        // way to start an edge, the one raw HTTP client, Python test servers, a seeded random
+        // generator.
         .target(name: "FolioTestSupport", dependencies: ["FolioPublished", "FolioSupport"], path: "Tests/Support"),
         .testTarget(name: "FolioLibraryTests", dependencies: ["FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"]),
         .testTarget(
             name: "EdgeTests",
             dependencies: [
-                "Edge", "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                "FolioEdge", "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             ]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit", "FolioBuilder",
+                "FolioHTTPCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             exclude: ["Golden"]),
         .testTarget(name: "FuzzTargetTests", dependencies: ["FolioFuzzTargets", "FolioHTTPCore"]),

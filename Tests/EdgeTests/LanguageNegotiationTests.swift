@@ -3,7 +3,7 @@ import FolioLocalization
 import Foundation
 import Testing
 
-@testable import Edge
+@testable import FolioEdge
 
 /// `Accept-Language` parsing (RFC 9110 §12.5.4) and the choice of a catalog locale
 /// (RFC 4647 lookup through CLDR parent locales, `q=0` exclusions, the development language).

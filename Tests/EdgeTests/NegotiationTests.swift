@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Edge
+@testable import FolioEdge
 
 /// `Accept-Encoding` negotiation (RFC 9110 §12.5.3) and the header-text helpers it uses.
 @Suite("Accept-Encoding negotiation")

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Edge
+@testable import FolioEdge
 
 /// Conditional requests (RFC 9110 §13): entity-tag lists, the precondition order, If-Range.
 @Suite("Preconditions")

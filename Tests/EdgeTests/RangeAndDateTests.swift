@@ -2,7 +2,7 @@ import Foundation
 import FolioTestSupport
 import Testing
 
-@testable import Edge
+@testable import FolioEdge
 
 /// Single byte ranges (RFC 9110 §14.1).
 @Suite("Byte ranges")

@@ -4,7 +4,7 @@ import NIOEmbedded
 import NIOHTTP1
 import Testing
 
-@testable import Edge
+@testable import FolioEdge
 
 /// The edge's own request-head parser (its fast path) against SwiftNIO's general one
 /// (`HTTPRequestDecoder`, llhttp) on seeded random requests: where both read a head they must

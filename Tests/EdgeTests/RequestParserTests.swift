@@ -1,7 +1,7 @@
 import FolioTestSupport
 import Testing
 
-@testable import Edge
+@testable import FolioEdge
 
 /// The strict request-head parser (RFC 9112 §2–§5) with small limits.
 @Suite("Request parser")

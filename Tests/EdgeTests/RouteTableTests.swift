@@ -1,7 +1,7 @@
 import NIOCore
 import Testing
 
-@testable import Edge
+@testable import FolioEdge
 
 /// The byte-keyed route table the edge looks request targets up in.
 @Suite("Route table")

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Edge
+@testable import FolioEdge
 
 /// `EdgeHandler.path(of:)`: the decoded path of an origin-form request target.
 @Suite("Request target path")

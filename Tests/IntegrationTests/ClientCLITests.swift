@@ -10,28 +10,28 @@ struct ClientCLITests {
     func fastPathAgreesWithParser() throws {
         let root = try ClientRoot.make("client-cli")
         defer { root.cleanup() }
-        let edge = try ClientEdge.start(root: root.root)
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
         defer { edge.stop() }
         let cache = root.dir + "/cache"
         // Options after the subcommand: the fast path.
-        let first = try ClientTest.json(try ClientTest.folio(["sync", "--json"], cache: cache, edge: edge.url))
+        let first = try ClientTest.json(try ClientTest.folio(["sync", "--json"], cache: cache, edge: edge.baseURL))
         #expect(first["result"] == .string("updated"))
         // Options before the subcommand (full parser), same cache: a revalidation.
-        let full = try Harness.run(ClientTest.folioPath, ["--cache-dir", cache, "--edge", edge.url, "sync", "--force", "--json"],
+        let full = try Harness.run(ClientTest.folioPath, ["--cache-dir", cache, "--edge", edge.baseURL, "sync", "--force", "--json"],
                                    env: ["FOLIO_EDGE": "", "FOLIO_CACHE_DIR": ""])
         #expect(full.status == 0, "\(full.stderr)")
-        let fast = try ClientTest.json(try ClientTest.folio(["sync", "--force", "--json", "--no-wait"], cache: cache, edge: edge.url))
+        let fast = try ClientTest.json(try ClientTest.folio(["sync", "--force", "--json", "--no-wait"], cache: cache, edge: edge.baseURL))
         let viaParser = try ClientTest.json(full)
         for key in ["result", "versionBefore", "versionAfter", "requests", "objectsFetched"] {
             #expect(fast[key] == viaParser[key], "\(key): \(String(describing: fast[key])) vs \(String(describing: viaParser[key]))")
         }
         #expect(fast["requests"] == .int(1))
         // Options before the subcommand are read straight from argv too.
-        let before = try Harness.run(ClientTest.folioPath, ["--edge", edge.url, "--cache-dir", cache, "sync", "--force", "--json"],
+        let before = try Harness.run(ClientTest.folioPath, ["--edge", edge.baseURL, "--cache-dir", cache, "sync", "--force", "--json"],
                                      env: ["FOLIO_EDGE": "", "FOLIO_CACHE_DIR": ""])
         #expect(try ClientTest.json(before)["requests"] == .int(1))
         // A misspelt flag is the parser's usage error, not a sync.
-        let typo = try ClientTest.folio(["sync", "--forc"], cache: cache, edge: edge.url)
+        let typo = try ClientTest.folio(["sync", "--forc"], cache: cache, edge: edge.baseURL)
         #expect(typo.status == 64, "\(typo.status) \(typo.stderr)")
         #expect(typo.stderr.contains("--forc"))
         // A bad edge URL is still refused with the parser's message.

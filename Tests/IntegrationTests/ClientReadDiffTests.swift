@@ -10,13 +10,13 @@ struct ClientReadDiffTests {
     static let winterLine = "Shall I compare thee to a winter’s night?"
 
     /// A published root, its edge, and a cache synced from it.
-    func withSyncedCache(_ label: String, _ body: (ClientRoot, ClientEdge, ClientCache) throws -> Void) throws {
+    func withSyncedCache(_ label: String, _ body: (ClientRoot, EdgeProcess, ClientCache) throws -> Void) throws {
         let root = try ClientRoot.make(label)
         defer { root.cleanup() }
-        let edge = try ClientEdge.start(root: root.root)
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
         defer { edge.stop() }
         let cache = ClientCache(dir: root.dir + "/cache")
-        let sync = try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.url)
+        let sync = try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.baseURL)
         try #require(sync.status == 0, "\(sync.stderr)")
         try body(root, edge, cache)
     }
@@ -34,7 +34,7 @@ struct ClientReadDiffTests {
     func readSonnet() throws {
         try withSyncedCache("client-read") { _, edge, cache in
             func read(_ n: String) throws -> Harness.Output {
-                try ClientTest.folio(["read", "sonnet", n], cache: cache.dir, edge: edge.url)
+                try ClientTest.folio(["read", "sonnet", n], cache: cache.dir, edge: edge.baseURL)
             }
             let arabic = try read("18")
             let roman = try read("XVIII")
@@ -78,7 +78,7 @@ struct ClientReadDiffTests {
         // 4294967314 = 2^32 + 18: no such sonnet. Formatting it for the path with a 32-bit
         // conversion would turn it into sonnets/018.plist.
         try withSyncedCache("client-readhuge") { _, edge, cache in
-            let out = try ClientTest.folio(["read", "sonnet", "4294967314"], cache: cache.dir, edge: edge.url)
+            let out = try ClientTest.folio(["read", "sonnet", "4294967314"], cache: cache.dir, edge: edge.baseURL)
             #expect(out.status != 0, "printed: \(out.stdout)")
             #expect(!out.stdout.contains("XVIII"))
             #expect(out.stderr.contains("4294967314"), "\(out.stderr)")
@@ -105,33 +105,33 @@ struct ClientReadDiffTests {
         let root = try ClientRoot.make("client-seedroot", floor: 1)
         defer { root.cleanup() }
         #expect(try root.manifest().version == 1)
-        let edge = try ClientEdge.start(root: root.root)
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
         defer { edge.stop() }
         let cache = root.dir + "/cache"
-        #expect(try ClientTest.folio(["sync"], cache: cache, edge: edge.url).status == 0)
-        let after = try ClientTest.folio(["read", "sonnet", "18", "--verbose"], cache: cache, edge: edge.url)
+        #expect(try ClientTest.folio(["sync"], cache: cache, edge: edge.baseURL).status == 0)
+        let after = try ClientTest.folio(["read", "sonnet", "18", "--verbose"], cache: cache, edge: edge.baseURL)
         #expect(after.status == 0)
         #expect(after.stderr.contains("from the cache"), "\(after.stderr)")
-        let reading = try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: cache, edge: edge.url))["reading"]?.stringValue
+        let reading = try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: cache, edge: edge.baseURL))["reading"]?.stringValue
         #expect(reading == "cache")
     }
 
     @Test("list sonnets prints 154 lines; show prints an entry or a plist file as text or JSON")
     func listAndShow() throws {
         try withSyncedCache("client-show") { root, edge, cache in
-            let list = try ClientTest.folio(["list", "sonnets"], cache: cache.dir, edge: edge.url)
+            let list = try ClientTest.folio(["list", "sonnets"], cache: cache.dir, edge: edge.baseURL)
             #expect(list.status == 0, "\(list.stderr)")
             let lines = list.stdout.split(separator: "\n")
             #expect(lines.count == 154)
             #expect(lines.count >= 18 && lines[17].contains("18") && lines[17].contains("XVIII") && lines[17].contains(Self.summerLine))
             #expect(lines.first?.contains("From fairest creatures we desire increase") == true)
 
-            let show = try ClientTest.folio(["show", "sonnets/018.plist"], cache: cache.dir, edge: edge.url)
+            let show = try ClientTest.folio(["show", "sonnets/018.plist"], cache: cache.dir, edge: edge.baseURL)
             #expect(show.status == 0, "\(show.stderr)")
             #expect(show.stdout.contains("XVIII"))
             #expect(show.stdout.contains(Self.summerLine))
 
-            let json = try ClientTest.folio(["show", "sonnets/018.plist", "--json"], cache: cache.dir, edge: edge.url)
+            let json = try ClientTest.folio(["show", "sonnets/018.plist", "--json"], cache: cache.dir, edge: edge.baseURL)
             #expect(json.status == 0, "\(json.stderr)")
             let value = try ClientTest.json(json)
             #expect(value["number"]?.intValue == 18)
@@ -140,16 +140,16 @@ struct ClientReadDiffTests {
 
             // A plist file given by path: the published object, and the manifest.
             let entry = try #require(try root.manifest().entry("sonnets/018.plist"))
-            let file = try ClientTest.folio(["show", root.root + "/" + entry.objectPath], cache: cache.dir, edge: edge.url)
+            let file = try ClientTest.folio(["show", root.root + "/" + entry.objectPath], cache: cache.dir, edge: edge.baseURL)
             #expect(file.status == 0, "\(file.stderr)")
             #expect(file.stdout == show.stdout)
-            let fileJSON = try ClientTest.folio(["show", root.root + "/" + entry.objectPath, "--json"], cache: cache.dir, edge: edge.url)
+            let fileJSON = try ClientTest.folio(["show", root.root + "/" + entry.objectPath, "--json"], cache: cache.dir, edge: edge.baseURL)
             #expect(try ClientTest.json(fileJSON) == value)
-            let manifest = try ClientTest.folio(["show", root.root + "/manifest.plist"], cache: cache.dir, edge: edge.url)
+            let manifest = try ClientTest.folio(["show", root.root + "/manifest.plist"], cache: cache.dir, edge: edge.baseURL)
             #expect(manifest.status == 0)
             #expect(manifest.stdout.contains("sonnets/018.plist"))
 
-            let missing = try ClientTest.folio(["show", "sonnets/999.plist"], cache: cache.dir, edge: edge.url)
+            let missing = try ClientTest.folio(["show", "sonnets/999.plist"], cache: cache.dir, edge: edge.baseURL)
             #expect(missing.status != 0)
             #expect(missing.stderr.contains("sonnets/999.plist"), "\(missing.stderr)")
         }
@@ -160,7 +160,7 @@ struct ClientReadDiffTests {
         try withSyncedCache("client-status") { root, edge, cache in
             let version = try root.manifest().version
             func status() throws -> PlistValue {
-                try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: cache.dir, edge: edge.url))
+                try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: cache.dir, edge: edge.baseURL))
             }
             let s = try status()
             #expect(s["version"]?.intValue == version)
@@ -168,10 +168,10 @@ struct ClientReadDiffTests {
             #expect(s["fresh"]?.boolValue == true)
             #expect((s["cacheBytes"]?.intValue ?? 0) > 0)
             #expect(s["reading"]?.stringValue == "cache")
-            #expect(s["edge"]?.stringValue == edge.url)
+            #expect(s["edge"]?.stringValue == edge.baseURL)
             #expect(s["cacheDir"]?.stringValue == cache.dir)
 
-            #expect(try ClientTest.folio(["sync", "--force"], cache: cache.dir, edge: edge.url).status == 0)
+            #expect(try ClientTest.folio(["sync", "--force"], cache: cache.dir, edge: edge.baseURL).status == 0)
             #expect(try status()["lastResult"]?.stringValue == "notModified")
 
             try cache.age(by: 3600)
@@ -179,7 +179,7 @@ struct ClientReadDiffTests {
             #expect(stale["fresh"]?.boolValue == false)
             #expect(stale["version"]?.intValue == version)
 
-            let text = try ClientTest.folio(["status"], cache: cache.dir, edge: edge.url)
+            let text = try ClientTest.folio(["status"], cache: cache.dir, edge: edge.baseURL)
             #expect(text.status == 0)
             #expect(text.stdout.contains("version:     \(version)"))
             #expect(text.stdout.contains("stale"))
@@ -260,46 +260,46 @@ struct ClientReadDiffTests {
     func diffVersionsAndEdge() throws {
         let root = try ClientRoot.make("client-diffN")
         defer { root.cleanup() }
-        let edge = try ClientEdge.start(root: root.root)
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
         defer { edge.stop() }
         let cache = root.dir + "/cache"
         let v1 = try root.manifest().version
-        #expect(try ClientTest.folio(["sync"], cache: cache, edge: edge.url).status == 0)
+        #expect(try ClientTest.folio(["sync"], cache: cache, edge: edge.baseURL).status == 0)
         try root.replace(in: 18, Self.summerLine, with: Self.winterLine)
         try root.publish()
         let v2 = try root.manifest().version
         try #require(v2 == v1 + 1)
-        try edge.waitForVersion(v2)
-        #expect(try ClientTest.folio(["sync", "--force"], cache: cache, edge: edge.url).status == 0)
+        try edge.requireVersion(v2)
+        #expect(try ClientTest.folio(["sync", "--force"], cache: cache, edge: edge.baseURL).status == 0)
 
         // The edge's history, with an empty cache: /manifests/N.plist and the objects.
         let empty = root.dir + "/empty-cache"
-        let history = try ClientTest.folio(["diff", "@\(v1)", "@\(v2)"], cache: empty, edge: edge.url)
+        let history = try ClientTest.folio(["diff", "@\(v1)", "@\(v2)"], cache: empty, edge: edge.baseURL)
         #expect(history.status == 1, "\(history.stderr)")
         #expect(history.stdout.contains("sonnets/018.plist"))
         #expect(history.stdout.contains("+ " + Self.winterLine))
-        #expect(history.stdout.contains(edge.url))
+        #expect(history.stdout.contains(edge.baseURL))
 
         // An edge URL side (its current manifest), with and without /manifest.plist.
-        let url = try ClientTest.folio(["diff", "@\(v1)", edge.url, "--format", "json"], cache: empty, edge: edge.url)
+        let url = try ClientTest.folio(["diff", "@\(v1)", edge.baseURL, "--format", "json"], cache: empty, edge: edge.baseURL)
         #expect(url.status == 1, "\(url.stderr)")
         #expect(try ClientTest.json(url)["to"]?["version"]?.intValue == v2)
-        let sameAsEdge = try ClientTest.folio(["diff", "@\(v2)", edge.url + "/manifest.plist"], cache: empty, edge: edge.url)
+        let sameAsEdge = try ClientTest.folio(["diff", "@\(v2)", edge.baseURL + "/manifest.plist"], cache: empty, edge: edge.baseURL)
         #expect(sameAsEdge.status == 0, "\(sameAsEdge.stdout)\(sameAsEdge.stderr)")
 
         // The cache alone: stop the edge; both versions and their objects are on disk.
         edge.stop()
-        let cached = try ClientTest.folio(["diff", "@\(v1)", "@\(v2)", "--format", "json"], cache: cache, edge: edge.url)
+        let cached = try ClientTest.folio(["diff", "@\(v1)", "@\(v2)", "--format", "json"], cache: cache, edge: edge.baseURL)
         #expect(cached.status == 1, "\(cached.stderr)")
         let value = try ClientTest.json(cached)
         #expect(value["from"]?["label"]?.stringValue?.contains("cache") == true)
         #expect(Set((value["changed"]?.arrayValue ?? []).compactMap { $0["path"]?.stringValue }) == ["sonnets/018.plist", "sonnets/index.plist", "sonnets/all.plist"])
 
         // A version neither in the cache nor reachable: exit 2 with a message.
-        let gone = try ClientTest.folio(["diff", "@\(v2 + 50)", "@\(v2)"], cache: cache, edge: edge.url)
+        let gone = try ClientTest.folio(["diff", "@\(v2 + 50)", "@\(v2)"], cache: cache, edge: edge.baseURL)
         #expect(gone.status == 2)
         #expect(!gone.stderr.isEmpty)
-        let badSpec = try ClientTest.folio(["diff", "@x", "@\(v2)"], cache: cache, edge: edge.url)
+        let badSpec = try ClientTest.folio(["diff", "@x", "@\(v2)"], cache: cache, edge: edge.baseURL)
         #expect(badSpec.status == 2)
         #expect(badSpec.stderr.contains("@x"), "\(badSpec.stderr)")
     }

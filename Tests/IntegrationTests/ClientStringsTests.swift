@@ -16,12 +16,12 @@ struct ClientStringsTests {
     static func synced(_ body: (_ cache: String, _ edge: String) throws -> Void) throws {
         let root = try ClientRoot.make("client-strings")
         defer { root.cleanup() }
-        let edge = try ClientEdge.start(root: root.root)
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
         defer { edge.stop() }
         let cache = root.dir + "/cache"
-        let sync = try folio(["sync"], cache: cache, edge: edge.url)
+        let sync = try folio(["sync"], cache: cache, edge: edge.baseURL)
         #expect(sync.status == 0, "\(sync.stderr)")
-        try body(cache, edge.url)
+        try body(cache, edge.baseURL)
     }
 
     @Test("a key with --count prints the plural form the locale's rules pick (gettext for ru, CLDR for pl and cy)")
@@ -141,9 +141,9 @@ struct ClientStringsTests {
         defer { root.cleanup() }
         let cache = root.dir + "/cache"
         do {
-            let edge = try ClientEdge.start(root: root.root)
+            let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
             defer { edge.stop() }
-            #expect(try Self.folio(["sync"], cache: cache, edge: edge.url).status == 0)
+            #expect(try Self.folio(["sync"], cache: cache, edge: edge.baseURL).status == 0)
         }
         // Age the cache past its max-age so read tries the (now unreachable) edge first.
         let state = cache + "/state.plist"

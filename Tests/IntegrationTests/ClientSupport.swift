@@ -18,6 +18,10 @@ import Testing
 
 /// Running the client, the repository's sonnet sources, and small utilities.
 enum ClientTest {
+    /// How the client tests start `folio-edge` (`EdgeProcess.start(root:args:)`): one thread,
+    /// and a new version noticed within 100 ms.
+    static let edgeArgs = ["--threads", "1", "--watch-interval-ms", "100"]
+
     static let folioPath = Harness.binary("folio")
     static let buildEnv = ["SOURCE_DATE_EPOCH": "1700000000", "FOLIO_SOURCE_REVISION": "client-tests"]
 
@@ -126,145 +130,6 @@ struct ClientRoot: Sendable {
     }
 
     func cleanup() { Harness.cleanup(dir) }
-}
-
-// MARK: - The real folio-edge
-
-/// `folio-edge --root ROOT --port 0 --no-access-log`, its port read from the
-/// `listening on http://127.0.0.1:PORT` line. Always `stop()` it (defer).
-final class ClientEdge: @unchecked Sendable {
-    let port: Int
-    private let process: Process
-    private let logDir: String
-
-    var url: String { "http://127.0.0.1:\(port)" }
-    var pid: pid_t { process.processIdentifier }
-
-    private init(port: Int, process: Process, logDir: String) {
-        self.port = port
-        self.process = process
-        self.logDir = logDir
-    }
-
-    static func start(root: String, args: [String] = []) throws -> ClientEdge {
-        let logDir = Harness.tempDir("client-edge")
-        _ = FileManager.default.createFile(atPath: logDir + "/out", contents: nil)
-        _ = FileManager.default.createFile(atPath: logDir + "/err", contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Harness.binary("folio-edge"))
-        p.arguments = ["--root", root, "--port", "0", "--no-access-log", "--threads", "1", "--watch-interval-ms", "100"] + args
-        p.standardOutput = FileHandle(forWritingAtPath: logDir + "/out")!
-        p.standardError = FileHandle(forWritingAtPath: logDir + "/err")!
-        p.standardInput = FileHandle.nullDevice
-        do { try p.run() } catch {
-            Harness.cleanup(logDir)
-            throw error
-        }
-        let prefix = "listening on http://127.0.0.1:"
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            let text = String(decoding: (try? FileIO.read(logDir + "/out")) ?? [], as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }),
-                let port = Int(line.dropFirst(prefix.count).prefix { $0.isNumber })
-            {
-                return ClientEdge(port: port, process: p, logDir: logDir)
-            }
-            if !p.isRunning { break }
-            ClientTest.sleep(ms: 20)
-        }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
-        let err = String(decoding: (try? FileIO.read(logDir + "/err")) ?? [], as: UTF8.self)
-        Harness.cleanup(logDir)
-        throw HarnessError("folio-edge did not start on \(root): \(err)")
-    }
-
-    /// SIGTERM (SIGKILL after 5 s), then waits; safe to call twice.
-    func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning, Date() < deadline { ClientTest.sleep(ms: 10) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
-        Harness.cleanup(logDir)
-    }
-
-    /// Waits (10 s at most) until `/healthz` says the edge serves `version`.
-    func waitForVersion(_ version: Int) throws {
-        let deadline = Date().addingTimeInterval(10)
-        var last = ""
-        while Date() < deadline {
-            if let r = try? ClientHTTP.get(port: port, "/healthz") {
-                last = r.body
-                if r.status == 200, r.body.trimmingCharacters(in: .whitespacesAndNewlines) == "ok version \(version)" { return }
-            }
-            ClientTest.sleep(ms: 50)
-        }
-        throw HarnessError("the edge on port \(port) did not reach version \(version) (last /healthz: \(last))")
-    }
-}
-
-// MARK: - A minimal HTTP/1.1 GET over a loopback socket
-
-enum ClientHTTP {
-    struct Response {
-        var status: Int
-        var head: String
-        var bodyBytes: [UInt8]
-        var body: String { String(decoding: bodyBytes, as: UTF8.self) }
-    }
-
-    /// `GET path` from 127.0.0.1:port with `Connection: close`, read to EOF (5 s timeout).
-    static func get(port: Int, _ path: String, headers: [String] = []) throws -> Response {
-        #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw HarnessError("socket failed (errno \(errno))") }
-        defer { close(fd) }
-        var tv = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0 else { throw HarnessError("connect to 127.0.0.1:\(port) failed (errno \(errno))") }
-        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        for h in headers { request += h + "\r\n" }
-        request += "\r\n"
-        let bytes = Array(request.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, 0) }
-            guard n > 0 else { throw HarnessError("send failed (errno \(errno))") }
-            sent += n
-        }
-        var data: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-            if n == 0 { break }
-            guard n > 0 else {
-                if errno == EINTR { continue }
-                throw HarnessError("recv failed (errno \(errno))")
-            }
-            data += buf[0..<n]
-        }
-        let separator: [UInt8] = [13, 10, 13, 10]
-        guard let end = (0..<max(0, data.count - 3)).first(where: { Array(data[$0..<$0 + 4]) == separator }) else {
-            throw HarnessError("no response head from 127.0.0.1:\(port)\(path)")
-        }
-        let head = String(decoding: data[0..<end], as: UTF8.self)
-        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-        return Response(status: status, head: head, bodyBytes: Array(data[(end + 4)...]))
-    }
 }
 
 // MARK: - A folio process in the background

@@ -18,11 +18,11 @@ struct ClientSyncTests {
 
     /// A published root, its edge, and an empty cache dir (inside the root's temp dir).
     func withEdge(
-        _ label: String, edgeArgs: [String] = [], _ body: (ClientRoot, ClientEdge, ClientCache) throws -> Void
+        _ label: String, edgeArgs: [String] = [], _ body: (ClientRoot, EdgeProcess, ClientCache) throws -> Void
     ) throws {
         let root = try ClientRoot.make(label)
         defer { root.cleanup() }
-        let edge = try ClientEdge.start(root: root.root, args: edgeArgs)
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs + edgeArgs)
         defer { edge.stop() }
         try body(root, edge, ClientCache(dir: root.dir + "/cache"))
     }
@@ -34,7 +34,7 @@ struct ClientSyncTests {
             let distinct = Set(manifest.entries.map(\.sha256))
             #expect(distinct.count > 150)
 
-            let out = try ClientTest.folio(["sync", "--json"], cache: cache.dir, edge: edge.url)
+            let out = try ClientTest.folio(["sync", "--json"], cache: cache.dir, edge: edge.baseURL)
             #expect(out.status == 0, "\(out.stderr)")
             let s = try ClientSyncSummary(out)
             #expect(s.result == "updated")
@@ -59,10 +59,10 @@ struct ClientSyncTests {
     func freshThenForced() throws {
         try withEdge("client-fresh") { root, edge, cache in
             let version = try root.manifest().version
-            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.url).status == 0)
+            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.baseURL).status == 0)
             let objectsBefore = Harness.snapshot(cache.objectsDir)
 
-            let again = try ClientTest.folio(["sync", "--json"], cache: cache.dir, edge: edge.url)
+            let again = try ClientTest.folio(["sync", "--json"], cache: cache.dir, edge: edge.baseURL)
             #expect(again.status == 0, "\(again.stderr)")
             let fresh = try ClientSyncSummary(again)
             #expect(fresh.result == "fresh")
@@ -70,7 +70,7 @@ struct ClientSyncTests {
             #expect(fresh.bytes == 0)
             #expect(fresh.versionAfter == version)
 
-            let forcedOut = try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: edge.url)
+            let forcedOut = try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: edge.baseURL)
             #expect(forcedOut.status == 0, "\(forcedOut.stderr)")
             let forced = try ClientSyncSummary(forcedOut)
             #expect(forced.result == "notModified")
@@ -88,7 +88,7 @@ struct ClientSyncTests {
     func republish() throws {
         try withEdge("client-republish") { root, edge, cache in
             let m1 = try root.manifest()
-            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.url).status == 0)
+            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.baseURL).status == 0)
 
             try root.replace(in: 18, Self.summerLine, with: Self.winterLine)
             try root.publish()
@@ -96,9 +96,9 @@ struct ClientSyncTests {
             #expect(m2.version == m1.version + 1)
             let changed = m2.entries.filter { m1.entry($0.path)?.sha256 != $0.sha256 }.map(\.path)
             #expect(Set(changed) == ["sonnets/018.plist", "sonnets/index.plist", "sonnets/all.plist"])
-            try edge.waitForVersion(m2.version)
+            try edge.requireVersion(m2.version)
 
-            let out = try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: edge.url)
+            let out = try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: edge.baseURL)
             #expect(out.status == 0, "\(out.stderr)")
             let s = try ClientSyncSummary(out)
             #expect(s.result == "updated")
@@ -109,7 +109,7 @@ struct ClientSyncTests {
             #expect(try cache.currentManifest() == m2)
             #expect(cache.badObjects().isEmpty)
 
-            let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edge.url)
+            let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edge.baseURL)
             #expect(read.status == 0, "\(read.stderr)")
             #expect(read.stdout.contains(Self.winterLine))
             #expect(!read.stdout.contains(Self.summerLine))
@@ -123,10 +123,10 @@ struct ClientSyncTests {
         try a.replace(in: 18, Self.summerLine, with: Self.winterLine)
         try a.publish()
         let ma = try a.manifest()
-        let edgeA = try ClientEdge.start(root: a.root)
+        let edgeA = try EdgeProcess.start(root: a.root, args: ClientTest.edgeArgs)
         defer { edgeA.stop() }
         let cache = ClientCache(dir: a.dir + "/cache")
-        let first = try ClientTest.folio(["sync", "--json"], cache: cache.dir, edge: edgeA.url)
+        let first = try ClientTest.folio(["sync", "--json"], cache: cache.dir, edge: edgeA.baseURL)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try ClientSyncSummary(first).versionAfter == ma.version)
 
@@ -134,11 +134,11 @@ struct ClientSyncTests {
         defer { b.cleanup() }
         let mb = try b.manifest()
         try #require(mb.version < ma.version)
-        let edgeB = try ClientEdge.start(root: b.root)
+        let edgeB = try EdgeProcess.start(root: b.root, args: ClientTest.edgeArgs)
         defer { edgeB.stop() }
 
         let stateBefore = try #require(try cache.state())
-        let refused = try ClientTest.folio(["sync", "--force"], cache: cache.dir, edge: edgeB.url)
+        let refused = try ClientTest.folio(["sync", "--force"], cache: cache.dir, edge: edgeB.baseURL)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("--allow-downgrade"), "\(refused.stderr)")
         // The current version is untouched; only the attempt is recorded.
@@ -148,14 +148,14 @@ struct ClientSyncTests {
         #expect(stateAfter.lastResult == "failed")
         #expect(try cache.currentManifest() == ma)
 
-        let allowed = try ClientTest.folio(["sync", "--force", "--allow-downgrade", "--json"], cache: cache.dir, edge: edgeB.url)
+        let allowed = try ClientTest.folio(["sync", "--force", "--allow-downgrade", "--json"], cache: cache.dir, edge: edgeB.baseURL)
         #expect(allowed.status == 0, "\(allowed.stderr)")
         let s = try ClientSyncSummary(allowed)
         #expect(s.result == "updated")
         #expect(s.versionBefore == ma.version)
         #expect(s.versionAfter == mb.version)
         #expect(try cache.currentManifest() == mb)
-        let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edgeB.url)
+        let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edgeB.baseURL)
         #expect(read.stdout.contains(Self.summerLine))
     }
 
@@ -163,10 +163,10 @@ struct ClientSyncTests {
     func offline() throws {
         try withEdge("client-offline") { root, edge, cache in
             let version = try root.manifest().version
-            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.url).status == 0)
+            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.baseURL).status == 0)
             edge.stop()
 
-            let out = try ClientTest.folio(["sync", "--force"], cache: cache.dir, edge: edge.url)
+            let out = try ClientTest.folio(["sync", "--force"], cache: cache.dir, edge: edge.baseURL)
             #expect(out.status == 3, "\(out.stdout)\(out.stderr)")
             let lines = (out.stdout + out.stderr).split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
             #expect(lines.count == 1, "\(lines)")
@@ -175,14 +175,14 @@ struct ClientSyncTests {
             #expect(try cache.currentManifest().version == version)
 
             let source = try ClientTest.sourceText(18)
-            let read = try ClientTest.folio(["read", "sonnet", "18", "--verbose"], cache: cache.dir, edge: edge.url)
+            let read = try ClientTest.folio(["read", "sonnet", "18", "--verbose"], cache: cache.dir, edge: edge.baseURL)
             #expect(read.status == 0, "\(read.stderr)")
             #expect(read.stdout == source)
             #expect(read.stderr.contains("from the cache"), "\(read.stderr)")
 
             // Stale: read tries the edge first, finds it gone, and still reads the cache.
             try cache.age(by: 3600)
-            let stale = try ClientTest.folio(["read", "sonnet", "18", "--verbose"], cache: cache.dir, edge: edge.url)
+            let stale = try ClientTest.folio(["read", "sonnet", "18", "--verbose"], cache: cache.dir, edge: edge.baseURL)
             #expect(stale.status == 0, "\(stale.stderr)")
             #expect(stale.stdout == source)
             #expect(stale.stderr.contains("from the cache"), "\(stale.stderr)")
@@ -245,34 +245,16 @@ struct ClientSyncTests {
                 if n % 3 == 0:
                     with lock: state["closed"] += 1
                     self.close_connection = True
-        class Server(socketserver.ThreadingTCPServer):
-            daemon_threads = True
-            allow_reuse_address = True
-        server = Server(("127.0.0.1", 0), Handler)
-        print("listening on http://127.0.0.1:%d" % server.server_address[1], flush=True)
-        server.serve_forever()
+        serve(Handler)
         """#
 
     @Test("an unreliable edge: keep-alive connections it drops are reopened, 503s are retried, every object arrives verified")
     func unreliableEdge() throws {
         let root = try ClientRoot.make("client-flaky")
         defer { root.cleanup() }
-        let script = root.dir + "/flaky.py"
-        try FileIO.writeAtomically(Array(Self.flakyServer.utf8), to: script)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", script, root.root]
-        let out = Pipe()
-        server.standardOutput = out
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
-        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        let url = try #require(line.split(separator: "\n").first.map { String($0.dropFirst("listening on ".count)) }, "\(line)")
-        let port = try #require(Int(url.split(separator: ":").last ?? ""))
+        let server = try PythonServer.start(Self.flakyServer, args: [root.root])
+        defer { server.stop() }
+        let (url, port) = (server.url, server.port)
 
         let cache = ClientCache(dir: root.dir + "/cache")
         let manifest = try root.manifest()
@@ -286,7 +268,7 @@ struct ClientSyncTests {
         #expect(try cache.state()?.version == manifest.version)
         // The server did drop connections and refuse requests (else this test proves nothing),
         // and each 503 cost exactly one more request.
-        let stats = try ClientHTTP.get(port: port, "/stats").body.split(separator: " ").compactMap { Int($0) }
+        let stats = try RawHTTPConnection.fetch(port: port, "/stats").text.split(separator: " ").compactMap { Int($0) }
         #expect(stats.count == 3)
         let (requests, dropped, busy) = (stats[0] - 1, stats[1], stats[2])
         #expect(dropped > 10 && busy > 5, "\(stats)")
@@ -303,12 +285,12 @@ struct ClientSyncTests {
         // from disk for each request, so bytes changed after the load are what it serves.
         try withEdge("client-tamper", edgeArgs: ["--memory-budget", "0"]) { root, edge, held in
             let m1 = try root.manifest()
-            #expect(try ClientTest.folio(["sync"], cache: held.dir, edge: edge.url).status == 0)
+            #expect(try ClientTest.folio(["sync"], cache: held.dir, edge: edge.baseURL).status == 0)
 
             try root.replace(in: 18, Self.summerLine, with: Self.winterLine)
             try root.publish()
             let m2 = try root.manifest()
-            try edge.waitForVersion(m2.version)
+            try edge.requireVersion(m2.version)
 
             // Tamper with the new sonnet 18 in both encodings, keeping every length.
             let entry = try #require(m2.entry("sonnets/018.plist"))
@@ -330,41 +312,41 @@ struct ClientSyncTests {
                 try FileIO.writeAtomically(z, to: root.root + "/" + gzPath)
             }
             // The edge now serves the wrong bytes (otherwise this test would prove nothing).
-            let identity = try ClientHTTP.get(port: edge.port, "/" + entry.objectPath)
+            let identity = try RawHTTPConnection.fetch(port: edge.port, "/" + entry.objectPath)
             #expect(identity.status == 200)
-            #expect(identity.bodyBytes == bad.plist)
+            #expect(identity.body == bad.plist)
             if let z = bad.gzip {
-                let gz = try ClientHTTP.get(port: edge.port, "/" + entry.objectPath, headers: ["Accept-Encoding: gzip"])
+                let gz = try RawHTTPConnection.fetch(port: edge.port, "/" + entry.objectPath, headers: [("Accept-Encoding", "gzip")])
                 #expect(gz.status == 200)
-                #expect(gz.head.lowercased().contains("content-encoding: gzip"))
-                #expect(gz.bodyBytes == z)
+                #expect(gz.header("Content-Encoding") == "gzip")
+                #expect(gz.body == z)
             }
 
             // A fresh cache: the sync fails and no version becomes current.
             let fresh = ClientCache(dir: root.dir + "/fresh-cache")
-            let out = try ClientTest.folio(["sync", "--json"], cache: fresh.dir, edge: edge.url)
+            let out = try ClientTest.folio(["sync", "--json"], cache: fresh.dir, edge: edge.baseURL)
             #expect(out.status == 1, "\(out.stdout)")
             #expect(out.stderr.contains("does not match the manifest"), "\(out.stderr)")
             #expect(out.stderr.contains("sonnets/018.plist"))
             #expect(!FileIO.exists(fresh.statePath))
-            let status = try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: fresh.dir, edge: edge.url))
+            let status = try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: fresh.dir, edge: edge.baseURL))
             #expect(status["version"] == nil)
             #expect(!FileIO.exists(fresh.objectPath(entry.sha256)))
             #expect(fresh.badObjects().isEmpty)
 
             // A cache at the previous version stays there.
-            let again = try ClientTest.folio(["sync", "--force"], cache: held.dir, edge: edge.url)
+            let again = try ClientTest.folio(["sync", "--force"], cache: held.dir, edge: edge.baseURL)
             #expect(again.status == 1)
             #expect(again.stderr.contains("does not match the manifest"), "\(again.stderr)")
             #expect(try held.state()?.version == m1.version)
             #expect(try held.currentManifest() == m1)
             #expect(held.badObjects().isEmpty)
             // status reports the failed attempt, and the version it still holds.
-            let afterFailure = try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: held.dir, edge: edge.url))
+            let afterFailure = try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: held.dir, edge: edge.baseURL))
             #expect(afterFailure["lastResult"]?.stringValue == "failed")
             #expect(afterFailure["lastError"]?.stringValue?.contains("does not match the manifest") == true)
             #expect(afterFailure["version"]?.intValue == m1.version)
-            let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: held.dir, edge: edge.url)
+            let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: held.dir, edge: edge.baseURL)
             #expect(read.status == 0)
             #expect(read.stdout.contains(Self.summerLine))
         }
@@ -373,7 +355,7 @@ struct ClientSyncTests {
     @Test("a damaged cache: read reports the corrupt object, sync repairs only what is damaged")
     func damagedCache() throws {
         try withEdge("client-damaged") { root, edge, cache in
-            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.url).status == 0)
+            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.baseURL).status == 0)
             let manifest = try cache.currentManifest()
             let e18 = try #require(manifest.entry("sonnets/018.plist"))
             let e30 = try #require(manifest.entry("sonnets/030.plist"))
@@ -387,12 +369,12 @@ struct ClientSyncTests {
             let untouched = Harness.snapshot(cache.objectsDir).filter { !damaged.contains($0.key) }
 
             for n in ["18", "30"] {
-                let read = try ClientTest.folio(["read", "sonnet", n, "--offline"], cache: cache.dir, edge: edge.url)
+                let read = try ClientTest.folio(["read", "sonnet", n, "--offline"], cache: cache.dir, edge: edge.baseURL)
                 #expect(read.status != 0, "sonnet \(n): \(read.stdout)")
                 #expect(read.stderr.contains("corrupt"), "sonnet \(n): \(read.stderr)")
             }
 
-            let out = try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: edge.url)
+            let out = try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: edge.baseURL)
             #expect(out.status == 0, "\(out.stderr)")
             let s = try ClientSyncSummary(out)
             #expect(s.result == "repaired")
@@ -404,10 +386,10 @@ struct ClientSyncTests {
             #expect(cache.mismatchedEntries(manifest).isEmpty)
             let after = Harness.snapshot(cache.objectsDir)
             #expect(after.filter { !damaged.contains($0.key) } == untouched)
-            #expect(try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edge.url).stdout == ClientTest.sourceText(18))
-            #expect(try ClientTest.folio(["read", "sonnet", "30", "--offline"], cache: cache.dir, edge: edge.url).stdout == ClientTest.sourceText(30))
+            #expect(try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edge.baseURL).stdout == ClientTest.sourceText(18))
+            #expect(try ClientTest.folio(["read", "sonnet", "30", "--offline"], cache: cache.dir, edge: edge.baseURL).stdout == ClientTest.sourceText(30))
             // Nothing left to repair: a plain sync is fresh again.
-            #expect(try ClientSyncSummary(try ClientTest.folio(["sync", "--json"], cache: cache.dir, edge: edge.url)).result == "fresh")
+            #expect(try ClientSyncSummary(try ClientTest.folio(["sync", "--json"], cache: cache.dir, edge: edge.baseURL)).result == "fresh")
         }
     }
 
@@ -416,14 +398,14 @@ struct ClientSyncTests {
         // Folio.main: "expected failures print one `folio: error:` line" (README: exit 1 with
         // one `folio: error:` line). A damaged cache is an expected failure with its own message.
         try withEdge("client-corruptfmt") { _, edge, cache in
-            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.url).status == 0)
+            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.baseURL).status == 0)
             let entry = try #require(try cache.currentManifest().entry("sonnets/018.plist"))
             var bytes = try FileIO.read(cache.objectPath(entry.sha256))
             bytes[bytes.count / 2] ^= 0x20
             try FileIO.writeAtomically(bytes, to: cache.objectPath(entry.sha256))
 
             for args in [["read", "sonnet", "18", "--offline"], ["show", "sonnets/018.plist", "--offline"]] {
-                let out = try ClientTest.folio(args, cache: cache.dir, edge: edge.url)
+                let out = try ClientTest.folio(args, cache: cache.dir, edge: edge.baseURL)
                 #expect(out.status == 1, "\(args)")
                 let lines = out.stderr.split(separator: "\n")
                 #expect(lines.count == 1, "\(args): \(out.stderr)")
@@ -442,12 +424,12 @@ struct ClientSyncTests {
             defer { if held { close(fd) } }
             try #require(held)
 
-            let busy = try ClientTest.folio(["sync", "--no-wait"], cache: cache.dir, edge: edge.url)
+            let busy = try ClientTest.folio(["sync", "--no-wait"], cache: cache.dir, edge: edge.baseURL)
             #expect(busy.status == 1)
             #expect(busy.stderr.contains("another folio sync is running"), "\(busy.stderr)")
             #expect(!FileIO.exists(cache.statePath))
 
-            let waiting = try ClientProcess(["sync", "--json", "--cache-dir", cache.dir, "--edge", edge.url])
+            let waiting = try ClientProcess(["sync", "--json", "--cache-dir", cache.dir, "--edge", edge.baseURL])
             defer { waiting.finish() }
             ClientTest.sleep(ms: 500)
             #expect(waiting.isRunning)
@@ -478,13 +460,13 @@ struct ClientSyncTests {
         let ma = try a.manifest()
         let mb = try b.manifest()
         try #require(ma.version != mb.version)
-        let edgeA = try ClientEdge.start(root: a.root)
+        let edgeA = try EdgeProcess.start(root: a.root, args: ClientTest.edgeArgs)
         defer { edgeA.stop() }
-        let edgeB = try ClientEdge.start(root: b.root)
+        let edgeB = try EdgeProcess.start(root: b.root, args: ClientTest.edgeArgs)
         defer { edgeB.stop() }
 
         let cache = ClientCache(dir: a.dir + "/cache")
-        #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edgeA.url).status == 0)
+        #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edgeA.baseURL).status == 0)
         let protected: Set = [try #require(ma.entry("sonnets/018.plist")).sha256, try #require(mb.entry("sonnets/018.plist")).sha256]
         func dropHalf() {
             // About half the objects (never sonnet 18's), so every sync has work to do.
@@ -497,7 +479,7 @@ struct ClientSyncTests {
         dropHalf()
         let clock = ContinuousClock()
         let started = clock.now
-        let calibration = try ClientTest.folio(["sync", "--force", "--allow-downgrade"], cache: cache.dir, edge: edgeB.url)
+        let calibration = try ClientTest.folio(["sync", "--force", "--allow-downgrade"], cache: cache.dir, edge: edgeB.baseURL)
         let elapsed = clock.now - started
         #expect(calibration.status == 0, "\(calibration.stderr)")
         #expect(try cache.currentManifest() == mb)
@@ -511,7 +493,7 @@ struct ClientSyncTests {
             let delay = Int.random(in: 0...span)
             let p = try ClientProcess([
                 "sync", "--force", "--allow-downgrade", "--json", "--cache-dir", cache.dir,
-                "--edge", towardB ? edgeB.url : edgeA.url,
+                "--edge", towardB ? edgeB.baseURL : edgeA.baseURL,
             ])
             ClientTest.sleep(ms: delay)
             let killed = p.killNow()
@@ -527,7 +509,7 @@ struct ClientSyncTests {
                 #expect(held == ma || held == mb, "\(context)")
                 #expect(cache.mismatchedEntries(held).isEmpty, "\(context)")
                 #expect(cache.badObjects().isEmpty, "\(context): \(cache.badObjects())")
-                let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edgeA.url)
+                let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edgeA.baseURL)
                 #expect(read.status == 0, "\(context): \(read.stderr)")
                 let first = read.stdout.split(separator: "\n").dropFirst().first.map(String.init)
                 #expect(first == (held == mb ? ClientSyncTests.summerLine + " ~" : ClientSyncTests.summerLine), "\(context)")
@@ -537,13 +519,13 @@ struct ClientSyncTests {
         }
         #expect(interrupted >= 1, "no kill landed while a sync ran (\(completed) finished first)")
 
-        let final = try ClientTest.folio(["sync", "--force", "--allow-downgrade", "--json"], cache: cache.dir, edge: edgeA.url)
+        let final = try ClientTest.folio(["sync", "--force", "--allow-downgrade", "--json"], cache: cache.dir, edge: edgeA.baseURL)
         #expect(final.status == 0, "\(final.stderr)")
         #expect(try cache.currentManifest() == ma)
         #expect(cache.missingEntries(ma).isEmpty)
         #expect(cache.mismatchedEntries(ma).isEmpty)
         #expect(cache.badObjects().isEmpty)
-        #expect(try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edgeA.url).stdout == ClientTest.sourceText(18))
+        #expect(try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edgeA.baseURL).stdout == ClientTest.sourceText(18))
         // The sync after the kills removed the temporary files they left behind.
         let leftovers = Harness.snapshot(cache.dir).keys.filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty, "\(leftovers)")
@@ -552,15 +534,15 @@ struct ClientSyncTests {
     @Test("a manifest with the same version number but other content fetches its own objects")
     func sameVersionOtherContent() throws {
         try withTwoOriginsAtOneVersion("client-samecontent") { _, mb, edgeA, edgeB, cache in
-            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edgeA.url).status == 0)
-            let r = try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: edgeB.url)
+            #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edgeA.baseURL).status == 0)
+            let r = try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: edgeB.baseURL)
             #expect(r.status == 0, "\(r.stderr)")
             let summary = try ClientTest.json(r)
             #expect(summary["result"]?.stringValue == "updated")
             #expect(summary["objectsFetched"]?.intValue == 3)  // 018, index and all
             #expect(try cache.currentManifest() == mb)
             #expect(cache.missingEntries(mb).isEmpty)
-            let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edgeB.url)
+            let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edgeB.baseURL)
             #expect(read.stdout.contains("winter’s night") || read.stdout.contains(Self.winterLine), "\(read.stdout)")
         }
     }
@@ -569,7 +551,7 @@ struct ClientSyncTests {
     /// edited in B), each behind its own edge, and a cache to sync between them.
     private func withTwoOriginsAtOneVersion(
         _ label: String,
-        _ body: (_ ma: Manifest, _ mb: Manifest, _ edgeA: ClientEdge, _ edgeB: ClientEdge, _ cache: ClientCache) throws -> Void
+        _ body: (_ ma: Manifest, _ mb: Manifest, _ edgeA: EdgeProcess, _ edgeB: EdgeProcess, _ cache: ClientCache) throws -> Void
     ) throws {
         let a = try ClientRoot.make(label + "A")
         defer { a.cleanup() }
@@ -578,9 +560,9 @@ struct ClientSyncTests {
         let ma = try a.manifest()
         let mb = try b.manifest()
         try #require(ma.version == mb.version && ma != mb)
-        let edgeA = try ClientEdge.start(root: a.root)
+        let edgeA = try EdgeProcess.start(root: a.root, args: ClientTest.edgeArgs)
         defer { edgeA.stop() }
-        let edgeB = try ClientEdge.start(root: b.root)
+        let edgeB = try EdgeProcess.start(root: b.root, args: ClientTest.edgeArgs)
         defer { edgeB.stop() }
         try body(ma, mb, edgeA, edgeB, ClientCache(dir: a.dir + "/cache"))
     }
@@ -604,11 +586,11 @@ struct ClientSyncTests {
             }
 
             for attempt in 0..<4 {
-                let start = try ClientTest.folio(["sync", "--force"], cache: cache.dir, edge: edgeA.url)
+                let start = try ClientTest.folio(["sync", "--force"], cache: cache.dir, edge: edgeA.baseURL)
                 try #require(start.status == 0, "\(start.stderr)")
                 try #require(try cache.currentManifest() == ma)
                 let before = listing()
-                let p = try ClientProcess(["sync", "--force", "--cache-dir", cache.dir, "--edge", edgeB.url])
+                let p = try ClientProcess(["sync", "--force", "--cache-dir", cache.dir, "--edge", edgeB.baseURL])
                 var killed = false
                 let deadline = Date().addingTimeInterval(20)
                 while p.isRunning, Date() < deadline {
@@ -619,9 +601,9 @@ struct ClientSyncTests {
                 }
                 _ = p.wait(timeout: 20)
                 p.finish()
-                let status = try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: cache.dir, edge: edgeA.url))
+                let status = try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: cache.dir, edge: edgeA.baseURL))
                 #expect(status["version"]?.intValue == ma.version, "attempt \(attempt) (killed: \(killed)): the cache lost its current version")
-                let read = try ClientTest.folio(["read", "sonnet", "18", "--offline", "--verbose"], cache: cache.dir, edge: edgeA.url)
+                let read = try ClientTest.folio(["read", "sonnet", "18", "--offline", "--verbose"], cache: cache.dir, edge: edgeA.baseURL)
                 #expect(read.stderr.contains("from the cache"), "attempt \(attempt) (killed: \(killed)): \(read.stderr)")
                 if status["version"] == nil { break }
             }

@@ -85,9 +85,9 @@ struct FolioKitTests {
     func syncStreams() async throws {
         let root = try ClientRoot.make("kit-sync", floor: 1)
         defer { root.cleanup() }
-        let edge = try ClientEdge.start(root: root.root)
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
         defer { edge.stop() }
-        let store = try FolioStore(edge: edge.url, cacheDirectory: root.dir + "/cache")
+        let store = try FolioStore(edge: edge.baseURL, cacheDirectory: root.dir + "/cache")
 
         let progress = store.progress()
         let changes = store.changes()
@@ -114,7 +114,7 @@ struct FolioKitTests {
         // A one-line edit: the sonnet, the index and the whole collection change.
         try root.replace(in: 18, "summer’s day", with: "winter’s night")
         try root.publish()
-        try edge.waitForVersion(2)
+        try edge.requireVersion(2)
         let second = try await store.sync(force: true)
         #expect(second.result == .updated && second.versionBefore == 1 && second.versionAfter == 2)
         let edit = try #require(await iterator.next())
@@ -134,10 +134,10 @@ struct FolioKitTests {
     func corruptObject() async throws {
         let root = try ClientRoot.make("kit-corrupt", floor: 1)
         defer { root.cleanup() }
-        let edge = try ClientEdge.start(root: root.root)
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
         defer { edge.stop() }
         let cacheDir = root.dir + "/cache"
-        let store = try FolioStore(edge: edge.url, cacheDirectory: cacheDir)
+        let store = try FolioStore(edge: edge.baseURL, cacheDirectory: cacheDir)
         try await store.sync()
         let entry = try #require(try root.manifest().entry("sonnets/018.plist"))
         let path = cacheDir + "/objects/\(entry.sha256).plist"

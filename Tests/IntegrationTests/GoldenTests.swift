@@ -63,17 +63,17 @@ struct GoldenTests {
     func status() throws {
         let root = try ClientRoot.make("golden-status", floor: 1)
         defer { root.cleanup() }
-        let edge = try ClientEdge.start(root: root.root)
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
         defer { edge.stop() }
         let cache = root.dir + "/cache"
-        let swaps = [(cache, "<cache>"), (edge.url, "<edge>")]
+        let swaps = [(cache, "<cache>"), (edge.baseURL, "<edge>")]
         let env = ["FOLIO_SEED": ""]  // the bundled seed changes with content/; these files should not
-        let before = try ClientTest.folio(["status"], cache: cache, edge: edge.url, env: env)
+        let before = try ClientTest.folio(["status"], cache: cache, edge: edge.baseURL, env: env)
         try Self.check("status-empty.txt", Self.normalize(before.stdout, swaps))
-        #expect(try ClientTest.folio(["sync"], cache: cache, edge: edge.url, env: env).status == 0)
-        let text = try ClientTest.folio(["status"], cache: cache, edge: edge.url, env: env)
+        #expect(try ClientTest.folio(["sync"], cache: cache, edge: edge.baseURL, env: env).status == 0)
+        let text = try ClientTest.folio(["status"], cache: cache, edge: edge.baseURL, env: env)
         try Self.check("status.txt", Self.normalize(text.stdout, swaps))
-        let json = try ClientTest.folio(["status", "--json"], cache: cache, edge: edge.url, env: env)
+        let json = try ClientTest.folio(["status", "--json"], cache: cache, edge: edge.baseURL, env: env)
         try Self.check("status.json", Self.normalize(json.stdout, swaps))
     }
 

@@ -52,14 +52,14 @@ struct SeedTests {
         // Here: version 1, synced; a sonnet edited and published as version 2; synced again.
         let root = try ClientRoot.make("seed-mine", floor: 1)
         defer { root.cleanup() }
-        let edge = try ClientEdge.start(root: root.root)
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
         defer { edge.stop() }
         let cache = root.dir + "/cache"
-        #expect(try ClientTest.folio(["sync"], cache: cache, edge: edge.url).status == 0)
+        #expect(try ClientTest.folio(["sync"], cache: cache, edge: edge.baseURL).status == 0)
         try root.replace(in: 18, "summer’s day", with: "winter's night")
         try root.publish()
-        try edge.waitForVersion(2)
-        #expect(try ClientTest.folio(["sync", "--force"], cache: cache, edge: edge.url).status == 0)
+        try edge.requireVersion(2)
+        #expect(try ClientTest.folio(["sync", "--force"], cache: cache, edge: edge.baseURL).status == 0)
         #expect(try root.manifest().history != (try other.manifest().history))
 
         for seed in [seedFile, nil] {  // the version-4 seed, and the client's bundled one
@@ -76,16 +76,16 @@ struct SeedTests {
         defer { root.cleanup() }
         let seed1 = root.dir + "/seed-1.folioseed"
         try root.publish(seed: seed1)  // unchanged: still version 1
-        let edge = try ClientEdge.start(root: root.root)
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
         defer { edge.stop() }
         let cache = root.dir + "/cache"
-        #expect(try ClientTest.folio(["sync"], cache: cache, edge: edge.url).status == 0)
+        #expect(try ClientTest.folio(["sync"], cache: cache, edge: edge.baseURL).status == 0)
 
         // Version 2 published, and a seed made of it; the cache still holds version 1.
         try root.replace(in: 18, "summer’s day", with: "winter's night")
         let seed2 = root.dir + "/seed-2.folioseed"
         try root.publish(seed: seed2)
-        try edge.waitForVersion(2)
+        try edge.requireVersion(2)
         let newer = try reading(cache, edge: ClientTest.unreachableEdge, seed: seed2)
         #expect(newer.status == "seed")
         #expect(newer.stderr.contains("version 2 from the seed"), "\(newer.stderr)")
@@ -96,8 +96,8 @@ struct SeedTests {
         // Synced to version 3: both seeds are older, the cache is read.
         try root.replace(in: 18, "winter's night", with: "autumn's eve")
         try root.publish()
-        try edge.waitForVersion(3)
-        #expect(try ClientTest.folio(["sync", "--force"], cache: cache, edge: edge.url).status == 0)
+        try edge.requireVersion(3)
+        #expect(try ClientTest.folio(["sync", "--force"], cache: cache, edge: edge.baseURL).status == 0)
         for seed in [seed1, seed2] {
             let r = try reading(cache, edge: ClientTest.unreachableEdge, seed: seed)
             #expect(r.status == "cache")

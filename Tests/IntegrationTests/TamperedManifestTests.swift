@@ -50,8 +50,8 @@ struct TamperedManifestTests {
         let root = try ClientRoot.make("client-tampered")
         defer { root.cleanup() }
         let cache = root.dir + "/cache"
-        let edge = try ClientEdge.start(root: root.root)
-        let first = try ClientTest.folio(["sync"], cache: cache, edge: edge.url)
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
+        let first = try ClientTest.folio(["sync"], cache: cache, edge: edge.baseURL)
         edge.stop()
         #expect(first.status == 0, "\(first.stderr)")
         let version = try root.manifest().version
@@ -60,7 +60,7 @@ struct TamperedManifestTests {
         let bad = try Self.tampered(try FileIO.read(root.root + "/manifest.plist"), createdAt: .infinity, version: version + 1)
         try FileIO.writeAtomically(bad, to: root.root + "/manifest.plist")
         for mirror in ["/manifest.plist.gz", "/manifest.json"] { try? FileManager.default.removeItem(atPath: root.root + mirror) }
-        let server = try StaticServer.start(root: root.root)
+        let server = try PythonServer.staticFiles(root: root.root)
         defer { server.stop() }
 
         let sync = try ClientTest.folio(["sync", "--force"], cache: cache, edge: server.url)
@@ -72,60 +72,5 @@ struct TamperedManifestTests {
         #expect(try ClientTest.folio(["status"], cache: cache, edge: server.url).status == 0)
         let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache, edge: server.url)
         #expect(read.status == 0 && read.stdout.contains("summer"), "\(read.stderr)")
-    }
-}
-
-/// Python's `http.server` on an ephemeral loopback port (at most 120 s): a static host that serves whatever is on disk.
-final class StaticServer: @unchecked Sendable {
-    let port: Int
-    private let process: Process
-    private let logDir: String
-    var url: String { "http://127.0.0.1:\(port)" }
-
-    private init(port: Int, process: Process, logDir: String) {
-        self.port = port
-        self.process = process
-        self.logDir = logDir
-    }
-
-    static func start(root: String) throws -> StaticServer {
-        let logDir = Harness.tempDir("static-server")
-        _ = FileManager.default.createFile(atPath: logDir + "/out", contents: nil)
-        let p = Process()
-        // It ends by itself after 120 s, even if this test process dies before `stop()`.
-        let script = """
-            import functools, http.server, os, sys, threading
-            threading.Timer(120, lambda: os._exit(0)).start()
-            handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-            print("serving on port", server.server_address[1], flush=True)
-            server.serve_forever()
-            """
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script, root]
-        p.standardOutput = FileHandle(forWritingAtPath: logDir + "/out")!
-        p.standardError = FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let deadline = Date().addingTimeInterval(15)
-        while Date() < deadline {
-            let text = String(decoding: (try? FileIO.read(logDir + "/out")) ?? [], as: UTF8.self)
-            if let range = text.range(of: " port "), let port = Int(text[range.upperBound...].prefix { $0.isNumber }) {
-                return StaticServer(port: port, process: p, logDir: logDir)
-            }
-            if !p.isRunning { break }
-            ClientTest.sleep(ms: 20)
-        }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
-        Harness.cleanup(logDir)
-        throw HarnessError("python3 -m http.server did not start")
-    }
-
-    func stop() {
-        // SIGKILL: a child of the test runner may inherit SIGTERM ignored.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        Harness.cleanup(logDir)
     }
 }

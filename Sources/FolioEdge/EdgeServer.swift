@@ -103,14 +103,14 @@ struct WatchService: Service {
     }
 }
 
-struct EdgeStartupError: Error, CustomStringConvertible {
-    var description: String
+package struct EdgeStartupError: Error, CustomStringConvertible {
+    package var description: String
     init(_ d: String) { description = d }
 }
 
 /// Builds the services from a configuration and runs them until SIGTERM or SIGINT.
-enum Edge {
-    static func run(_ config: EdgeConfiguration) async throws {
+package enum Edge {
+    package static func run(_ config: EdgeConfiguration) async throws {
         var logger = Logger(label: "folio.edge")
         logger.logLevel = .info
         let loader = SiteLoader(

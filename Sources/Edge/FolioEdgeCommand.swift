@@ -1,11 +1,12 @@
 import ArgumentParser
+import FolioEdge
 import FolioPublished
 import FolioSupport
 import Foundation
 import NIOCore
 
 @main
-struct FolioEdge: AsyncParsableCommand {
+struct FolioEdgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio-edge",
         abstract: "Serve a published Folio directory over HTTP/1.1.")

@@ -8,12 +8,14 @@ import NIOPosix
 import Synchronization
 
 /// Limits and policies the connection handler enforces.
-struct ConnectionLimits: Sendable {
-    var maxURIBytes = 8192
-    var maxHeaderCount = 100
-    var maxHeaderBytes = 16384
+package struct ConnectionLimits: Sendable {
+    package var maxURIBytes = 8192
+    package var maxHeaderCount = 100
+    package var maxHeaderBytes = 16384
     /// How long a client may take to send its next complete request (slowloris and idle guard).
-    var requestTimeout: TimeAmount = .seconds(15)
+    package var requestTimeout: TimeAmount = .seconds(15)
+
+    package init() {}
 }
 
 /// Serves one HTTP/1.1 connection: parses request heads from the raw bytes (a strict parser of

@@ -1,0 +1,162 @@
+import AsyncHTTPClient
+import FolioHTTPCore
+import FolioKit
+import FolioPublished
+import FolioTestSupport
+import Foundation
+import NIOHTTP1
+import Testing
+
+/// `folio sync` reads plain-http edges with `QuickHTTP` (blocking sockets, keep-alive, one seam
+/// in `Syncer`); https edges, and every app that links FolioKit over https, with AsyncHTTPClient.
+/// Both must read the same responses the same way: here each request goes through both, to the
+/// real edge and to a server of canned responses (chunked, interim, close-delimited, trickled,
+/// malformed), and the status, fields (less `Date`) and body must agree, or both must fail.
+@Suite("QuickHTTP and AsyncHTTPClient read every response alike", .serialized)
+struct HTTPClientDifferentialTests {
+    struct Answer: Equatable, CustomStringConvertible {
+        var status: Int
+        var fields: [String]
+        var body: [UInt8]
+
+        init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+            self.status = status
+            self.fields = headers.filter { $0.name.lowercased() != "date" }.map { "\($0.name.lowercased()): \($0.value)" }
+            self.body = body
+        }
+
+        var description: String { "\(status) \(fields) \(body.count) bytes" }
+    }
+
+    /// One request on the keep-alive connection, as `folio sync` makes it.
+    static func quick(_ connection: QuickHTTP.Connection, _ path: String, _ headers: [(String, String)]) -> Result<Answer, QuickHTTP.Failure> {
+        do {
+            let r = try connection.get(path, headers: headers, maxBody: 1 << 24)
+            return .success(Answer(status: r.status, headers: r.headers, body: r.body))
+        } catch let failure as QuickHTTP.Failure {
+            return .failure(failure)
+        } catch {
+            return .failure(QuickHTTP.Failure(description: "\(error)"))
+        }
+    }
+
+    /// The same request through AsyncHTTPClient, configured as FolioKit configures it.
+    static func general(_ url: String, _ headers: [(String, String)]) async -> Result<Answer, QuickHTTP.Failure> {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "User-Agent", value: "folio/\(folioVersion)")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        do {
+            let response = try await FolioHTTP.client.execute(request, timeout: .seconds(10))
+            let body = try await response.body.collect(upTo: 1 << 24)
+            return .success(Answer(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView)))
+        } catch {
+            return .failure(QuickHTTP.Failure(description: "\(error)"))
+        }
+    }
+
+    /// Sends every request through both clients; returns how many both answered.
+    static func compare(base: String, port: Int, _ requests: [(String, [(String, String)])]) async -> Int {
+        let connection = QuickHTTP.Connection(("127.0.0.1", port), timeoutMs: 10_000)
+        var answered = 0
+        for (path, headers) in requests {
+            let a = quick(connection, path, headers)
+            let b = await general(base + path, headers)
+            switch (a, b) {
+            case (.success(let x), .success(let y)):
+                #expect(x == y, "GET \(path) \(headers): QuickHTTP \(x), AsyncHTTPClient \(y)")
+                answered += 1
+            case (.failure, .failure):
+                break
+            default:
+                Issue.record("GET \(path) \(headers): QuickHTTP \(a), AsyncHTTPClient \(b)")
+            }
+        }
+        return answered
+    }
+
+    @Test("the real edge: manifest, 304, objects in both encodings, ranges, negotiation, 404")
+    func realEdge() async throws {
+        let fixture = try EdgeFixture.make("http-differential")
+        defer { fixture.cleanup() }
+        let edge = try EdgeProcess.start(root: fixture.root, args: ClientTest.edgeArgs)
+        defer { edge.stop() }
+        let manifest = try fixture.manifest()
+        let etag = try #require(try RawHTTPConnection.fetch(port: edge.port, "/manifest.plist").header("ETag"))
+        let object = "/" + (try #require(manifest.entry("sonnets/018.plist"))).objectPath
+        let requests: [(String, [(String, String)])] = [
+            ("/manifest.plist", []),
+            ("/manifest.plist", [("Accept-Encoding", "gzip")]),
+            ("/manifest.plist", [("If-None-Match", etag)]),
+            (object, []),
+            (object, [("Accept-Encoding", "gzip")]),
+            (object, [("Range", "bytes=0-9")]),
+            (object, [("Range", "bytes=999999-")]),
+            ("/content/en/sonnets/018.plist", [("Accept-Language", "fr, en;q=0.5")]),
+            ("/objects/0000.plist", []),
+            ("/healthz", []),
+        ]
+        let answered = await Self.compare(base: edge.baseURL, port: edge.port, requests)
+        #expect(answered == requests.count)
+    }
+
+    /// Answers each path with fixed bytes: sent at once, or (`/trickle…`) a few bytes at a time.
+    /// A response without a length closes the connection; the others keep it open.
+    static let cannedServer = #"""
+        import socketserver, sys, time
+        def chunked(parts, trailer=b""):
+            out = b""
+            for p in parts: out += b"%x;ext=1\r\n" % len(p) + p + b"\r\n"
+            return out + b"0\r\n" + trailer + b"\r\n"
+        body = bytes(range(256)) * 40
+        canned = {
+            "/length": b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A: 1\r\n\r\nhello",
+            "/chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked([body[:1000], body[1000:1001], body[1001:]]),
+            "/chunked-trailer": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n" + chunked([b"abc"], b"X-T: 1\r\n"),
+            "/chunked-upper": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n",
+            "/interim": b"HTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+            "/no-content": b"HTTP/1.1 204 No Content\r\n\r\n",
+            "/not-modified": b"HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n",
+            "/empty": b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+            "/error": b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\nRetry-After: 1\r\n\r\nbusy",
+            "/close-delimited": b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + body,
+            "/trickle-chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked([body[:300], body[300:700]]),
+            "/trickle-length": b"HTTP/1.1 200 OK\r\nContent-Length: 700\r\n\r\n" + body[:700],
+            "/bad-chunk-size": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+            "/bad-chunk-end": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcXY0\r\n\r\n",
+            "/truncated-length": b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\nabc",
+            "/truncated-chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nab",
+            "/bad-status": b"HTTP/1.1 abc OK\r\nContent-Length: 0\r\n\r\n",
+        }
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self):
+                while True:
+                    line = self.rfile.readline()
+                    if not line: return
+                    while self.rfile.readline() not in (b"\r\n", b""): pass
+                    path = line.split(b" ")[1].decode()
+                    reply = canned.get(path, b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+                    if path.startswith("/trickle"):
+                        for i in range(0, len(reply), 7):
+                            self.wfile.write(reply[i:i + 7]); self.wfile.flush(); time.sleep(0.0005)
+                    else:
+                        self.wfile.write(reply)
+                    self.wfile.flush()
+                    if b"Connection: close" in reply.split(b"\r\n\r\n")[0] or path.startswith("/truncated"):
+                        return
+        serve(Handler)
+        """#
+
+    @Test("framing: lengths, chunked (extensions, trailers, trickled), interim 1xx, close-delimited, malformed")
+    func framing() async throws {
+        let server = try PythonServer.start(Self.cannedServer)
+        defer { server.stop() }
+        let paths = [
+            "/length", "/chunked", "/chunked-trailer", "/chunked-upper", "/interim", "/no-content", "/not-modified", "/empty",
+            "/error", "/close-delimited", "/trickle-chunked", "/trickle-length", "/length", "/bad-chunk-size", "/length",
+            "/bad-chunk-end", "/truncated-length", "/truncated-chunked", "/bad-status", "/missing", "/length",
+        ]
+        let answered = await Self.compare(base: server.url, port: server.port, paths.map { ($0, []) })
+        // Five malformed or truncated responses fail in both; every other one is answered.
+        #expect(answered == paths.count - 5)
+    }
+}
