@@ -22,7 +22,7 @@ BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf
 TEST_PKGS  := libplist-utils python3 curl gettext
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine
 
-.PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean
+.PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests
 
 define apt_install
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -64,6 +64,11 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/example-test.sh $(DEBUG)
+
+# The HTTP caching conformance suite through `folio-edge --origin` (scripts/cache-tests.sh; needs
+# Node 20 and the suite at CACHE_TESTS, default ../shared/cache-tests; about a minute).
+cache-tests: build
+	scripts/cache-tests.sh $(RELEASE)
 
 # libFuzzer with AddressSanitizer over every reader of outside input (Fuzz/Targets), each for
 # FUZZ_SECONDS from its committed seeds (Fuzz/Corpus); fails if any target crashes (Fuzz/run.sh).

@@ -9,9 +9,9 @@ import NIOCore
 struct FolioEdgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio-edge",
-        abstract: "Serve a published Folio directory over HTTP/1.1.")
+        abstract: "Serve a published Folio directory over HTTP/1.1, or cache an origin in front of clients (--origin).")
 
-    @Option(help: "The published directory to serve.") var root = "public"
+    @Option(help: "The published directory to serve (without --origin).") var root = "public"
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port (0 picks a free one and prints it).") var port = 8080
     @Option(help: "Event loop threads (default: one per core).") var threads = System.coreCount
@@ -24,11 +24,24 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "stale-if-error for the manifest (default: the manifest's hint).") var staleIfError: Int?
     @Option(help: "How often to check manifest.plist for a new version, in milliseconds.") var watchIntervalMs = 250
     @Flag(inversion: .prefixedNo, help: "Log every request (swift-log, to stderr).") var accessLog = true
+    @Option(help: "Pull from this origin (http or https URL) through a cache instead of serving --root.") var origin: String?
+    @Option(help: "Keep the cache's entries in this directory too, so they survive a restart.") var cacheDir: String?
+    @Option(help: "Bytes the cache may hold (suffixes K, M, G).") var cacheSize = "1G"
+    @Option(help: "A file holding the bearer token for PURGE and /.folio/ requests (without it they are disabled).") var purgeTokenFile: String?
+    @Option(help: "While this file exists, serve from the cache only (stale included) and answer misses 503.") var maintenanceFile: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard requestTimeout >= 1 else { throw ValidationError("--request-timeout must be at least 1 second") }
+        if let origin {
+            guard let url = URL(string: origin), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--origin must be an http:// or https:// URL, got '\(origin)'")
+            }
+            guard url.query == nil, url.fragment == nil else { throw ValidationError("--origin takes no query or fragment: '\(origin)'") }
+            guard Self.bytes(cacheSize) != nil else { throw ValidationError("--cache-size must be a byte count like 512M or 4G, got '\(cacheSize)'") }
+            return
+        }
         guard FileIO.exists(PublishedLayout.path(root, PublishedLayout.manifest)) else {
             throw ValidationError("\(root)/manifest.plist not found; run folio-build (make publish) first or pass --root")
         }
@@ -42,12 +55,28 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             root: root, host: host, port: port, threads: threads, memoryBudget: memoryBudget,
             maxConnections: maxConnections, limits: limits,
             manifestHintOverride: CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError),
-            watchInterval: .milliseconds(watchIntervalMs), accessLog: accessLog)
+            watchInterval: .milliseconds(watchIntervalMs), accessLog: accessLog,
+            origin: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize) ?? 1 << 30,
+            purgeTokenFile: purgeTokenFile, maintenanceFile: maintenanceFile)
         do {
             try await Edge.run(config)
         } catch let error as EdgeStartupError {
             FileHandle.standardError.write(Data("folio-edge: error: \(error)\n".utf8))
             throw ExitCode(1)
         }
+    }
+
+    /// `123`, `64K`, `512M`, `4G` (powers of 1024) as bytes; nil for anything else.
+    static func bytes(_ text: String) -> Int? {
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = Substring(text.uppercased())
+        var scale = 1
+        if digits.hasSuffix("B") { digits = digits.dropLast() }
+        if let last = digits.last, let unit = units[last] {
+            scale = unit
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isNumber), let n = Int(digits), n > 0, n <= Int.max / scale else { return nil }
+        return n * scale
     }
 }

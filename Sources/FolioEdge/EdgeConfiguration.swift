@@ -14,10 +14,21 @@ package struct EdgeConfiguration: Sendable {
     package var manifestHintOverride: CacheHintOverride
     package var watchInterval: Duration
     package var accessLog: Bool
+    /// The cache tier: the origin to pull from (nil: serve `root`), where the cache keeps its
+    /// entries across restarts (nil: memory only), and its size in bytes.
+    package var origin: String?
+    package var cacheDirectory: String?
+    package var cacheSize: Int
+    /// The file holding the bearer token for purge and maintenance (nil: both disabled), and a
+    /// file whose existence turns maintenance on.
+    package var purgeTokenFile: String?
+    package var maintenanceFile: String?
 
     package init(
         root: String, host: String, port: Int, threads: Int, memoryBudget: Int, maxConnections: Int,
-        limits: ConnectionLimits, manifestHintOverride: CacheHintOverride, watchInterval: Duration, accessLog: Bool
+        limits: ConnectionLimits, manifestHintOverride: CacheHintOverride, watchInterval: Duration, accessLog: Bool,
+        origin: String? = nil, cacheDirectory: String? = nil, cacheSize: Int = 1 << 30,
+        purgeTokenFile: String? = nil, maintenanceFile: String? = nil
     ) {
         self.root = root
         self.host = host
@@ -29,6 +40,11 @@ package struct EdgeConfiguration: Sendable {
         self.manifestHintOverride = manifestHintOverride
         self.watchInterval = watchInterval
         self.accessLog = accessLog
+        self.origin = origin
+        self.cacheDirectory = cacheDirectory
+        self.cacheSize = cacheSize
+        self.purgeTokenFile = purgeTokenFile
+        self.maintenanceFile = maintenanceFile
     }
 }
 

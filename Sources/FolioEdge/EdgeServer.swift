@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOExtras
+import NIOHTTP1
 import NIOPosix
 import Prometheus
 import ServiceLifecycle
@@ -11,18 +12,25 @@ import UnixSignals
 /// The HTTP listener as a swift-service-lifecycle `Service`: on graceful shutdown (SIGTERM)
 /// it stops accepting, lets every connection finish its request in flight, then returns.
 struct EdgeService: Service {
+    /// What the edge serves: a published directory, or an origin through a cache.
+    enum Content: Sendable {
+        case site(SiteStore)
+        case cache(HTTPCache)
+    }
+
     let config: EdgeConfiguration
-    let store: SiteStore
+    let group: MultiThreadedEventLoopGroup
+    let content: Content
     let metrics: EdgeMetrics
     let logger: Logger
 
     func run() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
+        let group = self.group
         let quiesce = ServerQuiescingHelper(group: group)
         let drained = group.next().makePromise(of: Void.self)
         let open = Atomic<Int>(0)
         let maxConnections = config.maxConnections
-        let store = self.store
+        let content = self.content
         let metrics = self.metrics
         let limits = config.limits
         let accessLog: Logger? = config.accessLog ? Logger(label: "folio.edge.access") : nil
@@ -47,7 +55,13 @@ struct EdgeService: Service {
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(EdgeHandler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool))
+                    switch content {
+                    case .site(let store):
+                        try sync.addHandler(EdgeHandler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool))
+                    case .cache(let cache):
+                        try sync.configureHTTPServerPipeline(withErrorHandling: true)
+                        try sync.addHandler(ProxyHandler(cache: cache))
+                    }
                 }
             }
 
@@ -64,7 +78,13 @@ struct EdgeService: Service {
         let shownHost = config.host.contains(":") ? "[\(config.host)]" : config.host
         // Tests and scripts read this line to find the port.
         FileHandle.standardOutput.write(Data("listening on http://\(shownHost):\(port)\n".utf8))
-        logger.info("serving", metadata: ["root": "\(config.root)", "version": "\(store.site.manifest.version)", "port": "\(port)"])
+        switch content {
+        case .site(let store):
+            logger.info("serving", metadata: ["root": "\(config.root)", "version": "\(store.site.manifest.version)", "port": "\(port)"])
+        case .cache(let cache):
+            let usage = cache.store.usage
+            logger.info("caching", metadata: ["origin": "\(cache.origin)", "entries": "\(usage.entries)", "bytes": "\(usage.bytes)", "port": "\(port)"])
+        }
 
         await withGracefulShutdownHandler {
             try? await drained.futureResult.get()
@@ -113,6 +133,30 @@ package enum Edge {
     package static func run(_ config: EdgeConfiguration) async throws {
         var logger = Logger(label: "folio.edge")
         logger.logLevel = .info
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
+        if let origin = config.origin {
+            let store = CacheStore(limit: config.cacheSize, directory: config.cacheDirectory)
+            do { try store.load() } catch {
+                throw EdgeStartupError("cannot use the cache directory \(config.cacheDirectory ?? ""): \(error)")
+            }
+            let token = try config.purgeTokenFile.map { path in
+                do { return try CacheAdmin.readToken(path) } catch let e as EdgeStartupError { throw e } catch {
+                    throw EdgeStartupError("cannot read the purge token file \(path): \(error)")
+                }
+            }
+            let admin = CacheAdmin(token: token, maintenanceFile: config.maintenanceFile)
+            let cache = HTTPCache(origin: origin, store: store, admin: admin, group: group)
+            let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
+            let edge = EdgeService(config: config, group: group, content: .cache(cache), metrics: metrics, logger: logger)
+            let services = ServiceGroup(
+                configuration: .init(
+                    services: [.init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup)],
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await services.run()
+            store.flush()
+            await cache.shutdown()
+            return
+        }
         let loader = SiteLoader(
             root: config.root, memoryBudget: config.memoryBudget, manifestHintOverride: config.manifestHintOverride)
         let site: Site
@@ -123,9 +167,9 @@ package enum Edge {
         metrics.version.record(site.manifest.version)
         let store = SiteStore(site)
         let reloader = SiteReloader(store: store, loader: loader, logger: logger, metrics: metrics)
-        let edge = EdgeService(config: config, store: store, metrics: metrics, logger: logger)
+        let edge = EdgeService(config: config, group: group, content: .site(store), metrics: metrics, logger: logger)
         let watcher = WatchService(reloader: reloader, interval: config.watchInterval)
-        let group = ServiceGroup(
+        let services = ServiceGroup(
             configuration: .init(
                 services: [
                     .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup),
@@ -133,6 +177,6 @@ package enum Edge {
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
-        try await group.run()
+        try await services.run()
     }
 }

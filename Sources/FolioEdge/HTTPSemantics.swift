@@ -238,13 +238,16 @@ enum HTTPDate {
             let monthIndex = months.firstIndex(where: { $0.utf8.elementsEqual(monthName) }),
             (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
-        let month = monthIndex + 1
+        return epochSeconds(year: year, month: monthIndex + 1, day: day, hour, minute, second)
+    }
+
+    /// Seconds since 1970 for a UTC civil date and time (days from civil, proleptic Gregorian).
+    static func epochSeconds(year: Int, month: Int, day: Int, _ hour: Int, _ minute: Int, _ second: Int) -> Int64 {
         let y = month <= 2 ? year - 1 : year
-        let era = y / 400
+        let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
         let doy = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let daysSinceEpoch = era * 146097 + doe - 719468
-        return Int64(daysSinceEpoch * 86400 + hour * 3600 + minute * 60 + second)
+        return Int64((era * 146097 + doe - 719468) * 86400 + hour * 3600 + minute * 60 + second)
     }
 }

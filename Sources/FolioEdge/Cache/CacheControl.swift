@@ -1,0 +1,394 @@
+import NIOHTTP1
+
+/// Cache directives (RFC 9111 §5.2) parsed from every `Cache-Control` line of a message (or from
+/// `CDN-Cache-Control`, RFC 9213, which has the same syntax). Names are case-insensitive; values
+/// may be tokens or quoted strings; a delta-seconds that overflows is 2^31 (§1.2.2); a freshness
+/// directive with an invalid value makes the response stale (§4.2.1).
+struct CacheControl: Sendable, Equatable {
+    var maxAge: Int?
+    var sMaxAge: Int?
+    var noStore = false
+    /// Unqualified, or qualified with field names (treated as unqualified: revalidate always).
+    var noCache = false
+    /// Unqualified `private`; a qualified one names fields a shared cache must not store.
+    var isPrivate = false
+    var privateFields: [String] = []
+    var isPublic = false
+    var mustRevalidate = false
+    var proxyRevalidate = false
+    var mustUnderstand = false
+    var immutable = false
+    var onlyIfCached = false
+    /// Request `max-stale`: nil absent, `Int.max` without a value.
+    var maxStale: Int?
+    var minFresh: Int?
+    var staleWhileRevalidate: Int?
+    var staleIfError: Int?
+    /// Whether any directive at all was present.
+    var isEmpty = true
+
+    /// The largest delta-seconds a recipient keeps (RFC 9111 §1.2.2).
+    static let deltaLimit = 2_147_483_648
+
+    init() {}
+
+    /// The directives of every line of `name` in `headers`; nil when there is none.
+    init?(_ headers: HTTPHeaders, name: String = "cache-control") {
+        let lines = headers[name]
+        guard !lines.isEmpty else { return nil }
+        self.init(parsing: lines.joined(separator: ","))
+    }
+
+    init(parsing text: String) {
+        for (rawName, value) in Self.directives(text) {
+            isEmpty = false
+            let name = rawName.lowercased()
+            switch name {
+            case "max-age": maxAge = maxAge ?? Self.seconds(value, invalid: 0)
+            case "s-maxage": sMaxAge = sMaxAge ?? Self.seconds(value, invalid: 0)
+            case "no-store": noStore = true
+            case "no-cache": noCache = true
+            case "private":
+                if let value, !value.isEmpty {
+                    privateFields += value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                } else {
+                    isPrivate = true
+                }
+            case "public": isPublic = true
+            case "must-revalidate": mustRevalidate = true
+            case "proxy-revalidate": proxyRevalidate = true
+            case "must-understand": mustUnderstand = true
+            case "immutable": immutable = true
+            case "only-if-cached": onlyIfCached = true
+            case "max-stale": maxStale = maxStale ?? (value == nil ? Int.max : Self.seconds(value, invalid: 0))
+            case "min-fresh": minFresh = minFresh ?? Self.seconds(value, invalid: 0)
+            case "stale-while-revalidate": staleWhileRevalidate = staleWhileRevalidate ?? Self.seconds(value, invalid: nil)
+            case "stale-if-error": staleIfError = staleIfError ?? Self.seconds(value, invalid: nil)
+            default: break
+            }
+        }
+    }
+
+    /// `CDN-Cache-Control` (RFC 9213): a Structured Field dictionary (RFC 8941). nil when the
+    /// field is not a valid one, or a directive has the wrong type, and so must be ignored.
+    init?(structuredField text: String) {
+        guard let members = StructuredDictionary.parse(text) else { return nil }
+        self.init()
+        for (key, item) in members {
+            isEmpty = false
+            switch key {
+            case "max-age", "s-maxage", "stale-while-revalidate", "stale-if-error":
+                guard case .integer(let n) = item, n >= 0 else { return nil }
+                let v = min(n, Self.deltaLimit)
+                switch key {
+                case "max-age": maxAge = maxAge ?? v
+                case "s-maxage": sMaxAge = sMaxAge ?? v
+                case "stale-while-revalidate": staleWhileRevalidate = staleWhileRevalidate ?? v
+                default: staleIfError = staleIfError ?? v
+                }
+            default:
+                guard item == .boolean(true) else { continue }
+                switch key {
+                case "no-store": noStore = true
+                case "no-cache": noCache = true
+                case "private": isPrivate = true
+                case "public": isPublic = true
+                case "must-revalidate": mustRevalidate = true
+                case "proxy-revalidate": proxyRevalidate = true
+                case "immutable": immutable = true
+                default: break
+                }
+            }
+        }
+    }
+
+    /// Splits `a, b=1, c="x, y"` into (name, value) pairs; quoted values are unquoted.
+    static func directives(_ text: String) -> [(String, String?)] {
+        var out: [(String, String?)] = []
+        var chars = Substring(text)
+        while !chars.isEmpty {
+            chars = chars.drop { $0 == " " || $0 == "\t" || $0 == "," }
+            guard !chars.isEmpty else { break }
+            let name = chars.prefix { $0 != "=" && $0 != "," && $0 != " " && $0 != "\t" }
+            chars = chars.dropFirst(name.count)
+            var value: String?
+            var valid = true
+            if chars.first == "=" {
+                // No whitespace around "=" (RFC 9111 §5.2): `max-age = 5` is not a max-age.
+                chars = chars.dropFirst()
+                if chars.first == " " || chars.first == "\t" { valid = false }
+                if chars.first == "\"" {
+                    var v = ""
+                    var i = chars.index(after: chars.startIndex)
+                    while i < chars.endIndex, chars[i] != "\"" {
+                        if chars[i] == "\\", chars.index(after: i) < chars.endIndex { i = chars.index(after: i) }
+                        v.append(chars[i])
+                        i = chars.index(after: i)
+                    }
+                    value = v
+                    chars = i < chars.endIndex ? chars[chars.index(after: i)...] : ""
+                } else {
+                    let token = chars.prefix { $0 != "," }
+                    value = token.trimmingCharacters(in: .whitespaces)
+                    chars = chars.dropFirst(token.count)
+                }
+            }
+            // Anything else up to the next comma makes the directive invalid: skip it.
+            let rest = chars.prefix { $0 != "," }
+            if !rest.allSatisfy({ $0 == " " || $0 == "\t" }) { valid = false }
+            chars = chars.dropFirst(rest.count)
+            if !name.isEmpty, valid { out.append((String(name), value)) }
+        }
+        return out
+    }
+
+    /// delta-seconds (digits only, clamped to 2^31); `invalid` for anything else.
+    static func seconds(_ value: String?, invalid: Int?) -> Int? {
+        guard let value, !value.isEmpty, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return invalid }
+        if value.count > 10 { return deltaLimit }
+        return min(Int(value) ?? deltaLimit, deltaLimit)
+    }
+}
+
+/// A Structured Field dictionary (RFC 8941 §3.2, §4.2.2), strictly: members' bare items are
+/// kept, parameters checked and dropped, inner lists checked.
+enum StructuredDictionary {
+    enum Item: Equatable {
+        case integer(Int)
+        case decimal
+        case string
+        case token
+        case bytes
+        case boolean(Bool)
+        case innerList
+    }
+
+    static func parse(_ text: String) -> [(String, Item)]? {
+        var s = Array(text.utf8)[...]
+        func skip(_ chars: Set<UInt8>) { while let c = s.first, chars.contains(c) { s = s.dropFirst() } }
+        let sp: Set<UInt8> = [32]
+        let ows: Set<UInt8> = [32, 9]
+        skip(sp)
+        var out: [(String, Item)] = []
+        while !s.isEmpty {
+            guard let key = parseKey(&s) else { return nil }
+            var item = Item.boolean(true)
+            if s.first == UInt8(ascii: "=") {
+                s = s.dropFirst()
+                if s.first == UInt8(ascii: "(") {
+                    guard parseInnerList(&s) else { return nil }
+                    item = .innerList
+                } else {
+                    guard let i = parseBareItem(&s) else { return nil }
+                    item = i
+                }
+            }
+            guard parseParameters(&s) else { return nil }
+            out.removeAll { $0.0 == key }
+            out.append((key, item))
+            skip(ows)
+            if s.isEmpty { break }
+            guard s.first == UInt8(ascii: ",") else { return nil }
+            s = s.dropFirst()
+            skip(ows)
+            if s.isEmpty { return nil }
+        }
+        return out
+    }
+
+    private static func isLCAlpha(_ c: UInt8) -> Bool { c >= 97 && c <= 122 }
+    private static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+    private static func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 97 && (c | 0x20) <= 122 }
+
+    private static func parseKey(_ s: inout ArraySlice<UInt8>) -> String? {
+        guard let c = s.first, isLCAlpha(c) || c == UInt8(ascii: "*") else { return nil }
+        var key = [c]
+        s = s.dropFirst()
+        while let c = s.first, isLCAlpha(c) || isDigit(c) || c == UInt8(ascii: "_") || c == UInt8(ascii: "-") || c == UInt8(ascii: ".") || c == UInt8(ascii: "*") {
+            key.append(c)
+            s = s.dropFirst()
+        }
+        return String(decoding: key, as: UTF8.self)
+    }
+
+    private static func parseParameters(_ s: inout ArraySlice<UInt8>) -> Bool {
+        while s.first == UInt8(ascii: ";") {
+            s = s.dropFirst()
+            while s.first == 32 { s = s.dropFirst() }
+            guard parseKey(&s) != nil else { return false }
+            if s.first == UInt8(ascii: "=") {
+                s = s.dropFirst()
+                guard parseBareItem(&s) != nil else { return false }
+            }
+        }
+        return true
+    }
+
+    private static func parseInnerList(_ s: inout ArraySlice<UInt8>) -> Bool {
+        s = s.dropFirst()
+        while true {
+            while s.first == 32 { s = s.dropFirst() }
+            guard let c = s.first else { return false }
+            if c == UInt8(ascii: ")") {
+                s = s.dropFirst()
+                return parseParameters(&s)
+            }
+            guard parseBareItem(&s) != nil, parseParameters(&s) else { return false }
+            guard let next = s.first, next == 32 || next == UInt8(ascii: ")") else { return false }
+        }
+    }
+
+    private static func parseBareItem(_ s: inout ArraySlice<UInt8>) -> Item? {
+        guard let c = s.first else { return nil }
+        if c == UInt8(ascii: "-") || isDigit(c) {
+            var negative = false
+            if c == UInt8(ascii: "-") {
+                negative = true
+                s = s.dropFirst()
+            }
+            var digits = 0
+            var value = 0
+            while let d = s.first, isDigit(d) {
+                digits += 1
+                guard digits <= 15 else { return nil }
+                value = value * 10 + Int(d - 48)
+                s = s.dropFirst()
+            }
+            guard digits > 0 else { return nil }
+            if s.first == UInt8(ascii: ".") {
+                guard digits <= 12 else { return nil }
+                s = s.dropFirst()
+                var fraction = 0
+                while let d = s.first, isDigit(d) {
+                    fraction += 1
+                    s = s.dropFirst()
+                }
+                return fraction >= 1 && fraction <= 3 ? .decimal : nil
+            }
+            return .integer(negative ? -value : value)
+        }
+        if c == UInt8(ascii: "\"") {
+            s = s.dropFirst()
+            while let d = s.first {
+                s = s.dropFirst()
+                if d == UInt8(ascii: "\\") {
+                    guard let e = s.first, e == UInt8(ascii: "\"") || e == UInt8(ascii: "\\") else { return nil }
+                    s = s.dropFirst()
+                } else if d == UInt8(ascii: "\"") {
+                    return .string
+                } else if d < 0x20 || d > 0x7E {
+                    return nil
+                }
+            }
+            return nil
+        }
+        if isAlpha(c) || c == UInt8(ascii: "*") {
+            s = s.dropFirst()
+            while let d = s.first, d > 0x20, d < 0x7F, !"\"(),;<=>?@[\\]{}".utf8.contains(d) || d == UInt8(ascii: ":") || d == UInt8(ascii: "/") {
+                s = s.dropFirst()
+            }
+            return .token
+        }
+        if c == UInt8(ascii: ":") {
+            s = s.dropFirst()
+            while let d = s.first, isAlpha(d) || isDigit(d) || d == UInt8(ascii: "+") || d == UInt8(ascii: "/") || d == UInt8(ascii: "=") {
+                s = s.dropFirst()
+            }
+            guard s.first == UInt8(ascii: ":") else { return nil }
+            s = s.dropFirst()
+            return .bytes
+        }
+        if c == UInt8(ascii: "?") {
+            s = s.dropFirst()
+            guard let b = s.first, b == 48 || b == 49 else { return nil }
+            s = s.dropFirst()
+            return .boolean(b == 49)
+        }
+        return nil
+    }
+}
+
+/// Header fields as a cache reads them.
+enum CacheFields {
+    /// Every value of `name`, lines joined with ", " (the combined field value, RFC 9110 §5.3).
+    static func combined(_ headers: HTTPHeaders, _ name: String) -> String? {
+        let lines = headers[name]
+        return lines.isEmpty ? nil : lines.joined(separator: ", ")
+    }
+
+    /// The `Age` value: a non-negative integer (the first of several); nil when absent or invalid.
+    static func age(_ headers: HTTPHeaders) -> Int? {
+        guard let first = headers["age"].first else { return nil }
+        let v = first.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        return CacheControl.seconds(v, invalid: nil)
+    }
+
+    /// The field names a `Vary` lists, lowercased; `["*"]` when it varies on everything.
+    static func vary(_ headers: HTTPHeaders) -> [String] {
+        headers["vary"].flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty }
+    }
+
+    /// A date in any of the three HTTP formats (RFC 9110 §5.6.7): IMF-fixdate, RFC 850 and
+    /// asctime; seconds since 1970, or nil.
+    static func date(_ text: String?) -> Int64? {
+        guard let text else { return nil }
+        let t = text.trimmingCharacters(in: .whitespaces)
+        if let d = HTTPDate.parse(HeaderValue(t)) { return d }
+        // An IMF-fixdate in the wrong case (`thu, 18 AUG 2050 … gmt`) is still unambiguous.
+        if t.utf8.count == 29 {
+            let fixed = t.prefix(1).uppercased() + t.dropFirst().prefix(7).lowercased() + t.dropFirst(8).prefix(1).uppercased()
+                + t.dropFirst(9).prefix(17).lowercased() + t.dropFirst(26).uppercased()
+            if fixed != t, let d = HTTPDate.parse(HeaderValue(fixed)) { return d }
+        }
+        let parts = t.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        func month(_ s: Substring) -> Int? {
+            ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].firstIndex(of: String(s)).map { $0 + 1 }
+        }
+        func time(_ s: Substring) -> (Int, Int, Int)? {
+            let hms = s.split(separator: ":")
+            guard hms.count == 3, let h = Int(hms[0]), let m = Int(hms[1]), let sec = Int(hms[2]), h < 24, m < 60, sec < 61 else { return nil }
+            return (h, m, sec)
+        }
+        // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT (the full day name, a two-digit year).
+        let longDays = ["Monday,", "Tuesday,", "Wednesday,", "Thursday,", "Friday,", "Saturday,", "Sunday,"]
+        if parts.count == 4, longDays.contains(String(parts[0])), parts[3] == "GMT" {
+            let dmy = parts[1].split(separator: "-")
+            guard dmy.count == 3, dmy[0].count == 2, dmy[2].count == 2, let day = Int(dmy[0]), let mon = month(dmy[1]), var year = Int(dmy[2]),
+                let (h, m, s) = time(parts[2])
+            else {
+                return nil
+            }
+            year += year < 70 ? 2000 : 1900
+            return epoch(year: year, month: mon, day: day, h, m, s)
+        }
+        // asctime: Sun Nov  6 08:49:37 1994
+        if parts.count == 5, let mon = month(parts[1]), let day = Int(parts[2]), let (h, m, s) = time(parts[3]), let year = Int(parts[4]) {
+            return epoch(year: year, month: mon, day: day, h, m, s)
+        }
+        return nil
+    }
+
+    static func epoch(year: Int, month: Int, day: Int, _ hour: Int, _ minute: Int, _ second: Int) -> Int64? {
+        guard (1...31).contains(day), (1...12).contains(month) else { return nil }
+        return HTTPDate.epochSeconds(year: year, month: month, day: day, hour, minute, second)
+    }
+
+    /// Hop-by-hop fields (RFC 9110 §7.6.1), never stored or forwarded, plus those `Connection` names.
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        "proxy-authenticate", "proxy-authorization",
+    ]
+
+    /// `headers` without hop-by-hop fields.
+    static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
+        var named = hopByHop
+        for line in headers["connection"] {
+            for n in line.split(separator: ",") { named.insert(n.trimmingCharacters(in: .whitespaces).lowercased()) }
+        }
+        var out = HTTPHeaders()
+        for (name, value) in headers where !named.contains(name.lowercased()) { out.add(name: name, value: value) }
+        return out
+    }
+}

@@ -1,0 +1,447 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// A request as the cache tier received it (body collected).
+struct ProxyRequest: Sendable {
+    var method: HTTPMethod
+    var target: String
+    var headers: HTTPHeaders
+    var body: ByteBuffer?
+}
+
+/// A response the cache tier sends (body complete; none for HEAD, 204 and 304).
+struct ProxyResponse: Sendable {
+    var status: HTTPResponseStatus
+    var headers: HTTPHeaders
+    var body: ByteBuffer?
+}
+
+/// A shared HTTP cache (RFC 9111) in front of one origin: answers from its store what it may,
+/// validates what is stale, forwards the rest, stores what the origin allows, and says what it
+/// did in `Cache-Status` (RFC 9211).
+final class HTTPCache: Sendable {
+    let origin: String
+    let store: CacheStore
+    let admin: CacheAdmin
+    let client: HTTPClient
+    let name = "folio-edge"
+    /// How long one origin request may take.
+    let timeout: TimeAmount
+    /// Keys with a background revalidation (stale-while-revalidate) in flight.
+    private let refreshing = Mutex<Set<String>>([])
+    /// Requests waiting for another's origin request, by key; keys not worth waiting on, until when.
+    private struct Flights {
+        var waiting: [String: [(ProxyRequest, EventLoopPromise<ProxyResponse>)]] = [:]
+        var passUntil: [String: Double] = [:]
+    }
+    private let flights = Mutex(Flights())
+    /// How long a request waits for another's origin request before going itself.
+    let coalesceWait: TimeAmount = .seconds(10)
+    /// Seconds a key whose response could not be stored is not waited on.
+    let passTime: Double = 30
+    private let clock: @Sendable () -> Double
+
+    init(
+        origin: String, store: CacheStore, admin: CacheAdmin, group: any EventLoopGroup, timeout: TimeAmount = .seconds(30),
+        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    ) {
+        self.origin = origin.hasSuffix("/") ? String(origin.dropLast()) : origin
+        self.store = store
+        self.admin = admin
+        self.timeout = timeout
+        self.clock = clock
+        var config = HTTPClient.Configuration()
+        config.decompression = .disabled
+        config.redirectConfiguration = .disallow
+        config.timeout = .init(connect: .seconds(5), read: timeout)
+        // Idle origin connections are closed after 2 s, before the origin's own keep-alive timeout
+        // (5 s in Node and Apache httpd) can close one just as a request is sent on it.
+        config.connectionPool = .init(idleTimeout: .seconds(2), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: config)
+    }
+
+    func shutdown() async { try? await client.shutdown() }
+
+    // MARK: - Answering a request
+
+    /// Answers one request. `joined` is set for a request that already waited for another's
+    /// origin request to the same key, so that it never waits twice.
+    func handle(_ request: ProxyRequest, on loop: any EventLoop, joined: Bool = false) -> EventLoopFuture<ProxyResponse> {
+        let key = request.target
+        if CacheAdmin.isAdmin(request) { return loop.makeSucceededFuture(admin.handle(request, store: store)) }
+        if admin.isMaintenance { return loop.makeSucceededFuture(maintenanceAnswer(request)) }
+        guard request.method == .GET || request.method == .HEAD else {
+            return forward(request, on: loop).map { [store] fetched in
+                if CachePolicy.isUnsafe(request.method), (200..<400).contains(fetched.status.code) {
+                    self.invalidate(key, fetched.headers, store: store)
+                }
+                return self.respond(fetched, cacheStatus: "fwd=method")
+            }.flatMapErrorThrowing { self.gatewayError($0) }
+        }
+        var requestControl = CacheControl(request.headers) ?? CacheControl()
+        if !request.headers.contains(name: "cache-control"), request.headers["pragma"].contains(where: { $0.lowercased().contains("no-cache") }) {
+            requestControl.noCache = true
+        }
+        let now = clock()
+        let variants = store.variants(key)
+        let selected = variants.first { $0.varyMatches(request.headers) }
+        let authorized = request.headers.contains(name: "authorization")
+        if let stored = selected, !authorized || stored.control.isPublic || stored.control.mustRevalidate || stored.control.sMaxAge != nil {
+            if !requestControl.noCache {
+                if CachePolicy.isUsable(stored, requestControl: requestControl, now: now) {
+                    return loop.makeSucceededFuture(serve(stored, to: request, now: now, cacheStatus: "hit"))
+                }
+                if CachePolicy.allowsStaleWhileRevalidate(stored, now: now) {
+                    revalidateInBackground(stored, request, on: loop)
+                    return loop.makeSucceededFuture(serve(stored, to: request, now: now, cacheStatus: "hit; detail=stale-while-revalidate"))
+                }
+            }
+            if requestControl.onlyIfCached { return loop.makeSucceededFuture(onlyIfCachedMiss()) }
+            if request.method == .HEAD {
+                // Written through as a HEAD; a 200 refreshes the stored GET's fields.
+                return fetchAndStore(request, requestControl: requestControl, on: loop, reason: requestControl.noCache ? "request" : "stale")
+            }
+            return coalesced(key, request, on: loop, joined: joined || requestControl.noCache) {
+                self.validate(stored, request, requestControl: requestControl, on: loop, reason: requestControl.noCache ? "request" : "stale")
+            }
+        }
+        if requestControl.onlyIfCached { return loop.makeSucceededFuture(onlyIfCachedMiss()) }
+        let reason = variants.isEmpty ? "uri-miss" : (selected == nil ? "vary-miss" : "miss")
+        return coalesced(key, request, on: loop, joined: joined) {
+            self.fetchAndStore(request, requestControl: requestControl, on: loop, reason: reason)
+        }
+    }
+
+    // MARK: - Coalescing
+
+    /// Concurrent GETs for one key that all need the origin: the first goes (`lead`), the others
+    /// wait for it, at most `coalesceWait`, then are answered again, from what it stored or, when
+    /// that does not serve them, each by the origin at once. A key whose response could not be
+    /// stored is not waited on for `passTime` seconds (a "hit-for-pass"), so requests for an
+    /// uncacheable URL never queue behind one another.
+    private func coalesced(
+        _ key: String, _ request: ProxyRequest, on loop: any EventLoop, joined: Bool,
+        _ lead: @escaping () -> EventLoopFuture<ProxyResponse>
+    ) -> EventLoopFuture<ProxyResponse> {
+        guard request.method == .GET, !joined, !request.headers.contains(name: "authorization") else { return lead() }
+        let now = clock()
+        enum Role { case pass, lead, wait(EventLoopPromise<ProxyResponse>) }
+        let role: Role = flights.withLock { f in
+            if let until = f.passUntil[key], until > now { return .pass }
+            if f.waiting[key] != nil {
+                let promise = loop.makePromise(of: ProxyResponse.self)
+                f.waiting[key]!.append((request, promise))
+                return .wait(promise)
+            }
+            f.waiting[key] = []
+            return .lead
+        }
+        switch role {
+        case .pass:
+            return lead()
+        case .wait(let promise):
+            let id = ObjectIdentifier(promise.futureResult)
+            loop.scheduleTask(in: coalesceWait) {
+                let stillWaiting = self.flights.withLock { f in
+                    guard let i = f.waiting[key]?.firstIndex(where: { ObjectIdentifier($0.1.futureResult) == id }) else { return false }
+                    f.waiting[key]!.remove(at: i)
+                    return true
+                }
+                if stillWaiting { self.handle(request, on: loop, joined: true).cascade(to: promise) }
+            }
+            return promise.futureResult
+        case .lead:
+            break
+        }
+        let result = lead()
+        result.whenComplete { outcome in
+            let stored: Bool
+            if case .success(let r) = outcome { stored = r.headers["cache-status"].contains { $0.contains("stored") || $0.contains("fwd-status=304") } } else { stored = false }
+            let waiters = self.flights.withLock { f in
+                if !stored {
+                    if f.passUntil.count > 10_000 { f.passUntil = f.passUntil.filter { $0.value > now } }
+                    f.passUntil[key] = now + self.passTime
+                }
+                return f.waiting.removeValue(forKey: key) ?? []
+            }
+            for (request, promise) in waiters {
+                self.handle(request, on: promise.futureResult.eventLoop, joined: true).cascade(to: promise)
+            }
+        }
+        return result
+    }
+
+    /// Forwards a miss; stores the response when allowed.
+    private func fetchAndStore(_ request: ProxyRequest, requestControl: CacheControl, on loop: any EventLoop, reason: String) -> EventLoopFuture<ProxyResponse> {
+        let sent = clock()
+        return forward(request, on: loop).map { fetched in
+            var status = "fwd=\(reason)"
+            if request.method == .GET {
+                if let stored = self.storeIfAllowed(fetched, request, requestControl: requestControl, requestTime: sent) {
+                    status += "; stored"
+                    return self.serve(stored, to: request, now: self.clock(), cacheStatus: status)
+                }
+            } else {
+                self.refreshFromHead(fetched, request)
+            }
+            return self.respond(fetched, cacheStatus: status)
+        }.flatMapErrorThrowing { self.gatewayError($0) }
+    }
+
+    /// Asks the origin whether `stored` is still good (a conditional request when it has
+    /// validators); serves the stored response updated by a 304, or the new one.
+    private func validate(
+        _ stored: StoredResponse, _ request: ProxyRequest, requestControl: CacheControl, on loop: any EventLoop, reason: String
+    ) -> EventLoopFuture<ProxyResponse> {
+        var conditional = request
+        conditional.method = .GET
+        for name in ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range"] {
+            conditional.headers.remove(name: name)
+        }
+        if let etag = stored.etag { conditional.headers.add(name: "If-None-Match", value: etag) }
+        if let lm = stored.lastModified { conditional.headers.add(name: "If-Modified-Since", value: lm) }
+        let sent = clock()
+        return forward(conditional, on: loop).map { fetched in
+            let now = self.clock()
+            if fetched.status == .notModified {
+                let updated = self.updated(stored, with: fetched.headers, request: request, requestTime: sent, responseTime: now)
+                if CachePolicy.whyNotStorable(
+                    method: .GET, requestHeaders: request.headers, requestControl: requestControl,
+                    status: updated.status, headers: updated.headers) == nil
+                {
+                    self.store.store(updated)
+                } else {
+                    self.store.remove(stored)
+                }
+                return self.serve(updated, to: request, now: now, cacheStatus: "fwd=\(reason); fwd-status=304")
+            }
+            if fetched.status.code >= 500, CachePolicy.allowsStaleIfError(stored, requestControl: requestControl, now: now) {
+                return self.serve(stored, to: request, now: now, cacheStatus: "fwd=\(reason); fwd-status=\(fetched.status.code); detail=stale-if-error")
+            }
+            if let fresh = self.storeIfAllowed(fetched, request, requestControl: requestControl, requestTime: sent) {
+                return self.serve(fresh, to: request, now: now, cacheStatus: "fwd=\(reason); fwd-status=\(fetched.status.code); stored")
+            }
+            if fetched.status.code < 500 { self.store.remove(stored) }
+            return self.respond(fetched, cacheStatus: "fwd=\(reason); fwd-status=\(fetched.status.code)", conditionsFrom: request)
+        }.flatMapError { error in
+            // Disconnected from the origin: a stale response may stand in unless its directives
+            // forbid that (RFC 9111 §4.2.4).
+            let now = self.clock()
+            if !CachePolicy.forbidsStale(stored), !stored.control.noCache, !requestControl.noCache {
+                return loop.makeSucceededFuture(self.serve(stored, to: request, now: now, cacheStatus: "fwd=\(reason); detail=origin-unreachable"))
+            }
+            return loop.makeSucceededFuture(self.gatewayError(error))
+        }
+    }
+
+    /// One background revalidation per key (stale-while-revalidate); its result is stored.
+    private func revalidateInBackground(_ stored: StoredResponse, _ request: ProxyRequest, on loop: any EventLoop) {
+        let first = refreshing.withLock { $0.insert(stored.key).inserted }
+        guard first else { return }
+        var background = request
+        background.method = .GET
+        validate(stored, background, requestControl: CacheControl(), on: loop, reason: "stale").whenComplete { _ in
+            _ = self.refreshing.withLock { $0.remove(stored.key) }
+        }
+    }
+
+    // MARK: - Storing
+
+    private func storeIfAllowed(_ fetched: ProxyResponse, _ request: ProxyRequest, requestControl: CacheControl, requestTime: Double) -> StoredResponse? {
+        let headers = Self.withDate(fetched.headers, now: clock())
+        guard CachePolicy.whyNotStorable(
+            method: request.method, requestHeaders: request.headers, requestControl: requestControl,
+            status: Int(fetched.status.code), headers: headers) == nil
+        else { return nil }
+        var kept = headers
+        for name in CachePolicy.control(headers).privateFields { kept.remove(name: name) }
+        let stored = StoredResponse(
+            key: request.target, status: Int(fetched.status.code), reason: fetched.status.reasonPhrase, headers: kept,
+            body: fetched.body ?? ByteBuffer(), requestTime: requestTime, responseTime: clock(), requestHeaders: request.headers)
+        store.store(stored)
+        return stored
+    }
+
+    private func updated(_ stored: StoredResponse, with newer: HTTPHeaders, request: ProxyRequest, requestTime: Double, responseTime: Double) -> StoredResponse {
+        StoredResponse(
+            key: stored.key, status: stored.status, reason: stored.reason,
+            headers: CachePolicy.updatedHeaders(stored.headers, with: CacheFields.endToEnd(newer)), body: stored.body,
+            requestTime: requestTime, responseTime: responseTime, requestHeaders: request.headers)
+    }
+
+    /// A 200 to HEAD updates the stored GET response it describes (RFC 9111 §4.3.5); one whose
+    /// validators differ shows the stored one is outdated, so it goes.
+    private func refreshFromHead(_ fetched: ProxyResponse, _ request: ProxyRequest) {
+        guard request.method == .HEAD, fetched.status == .ok else { return }
+        guard let stored = store.variants(request.target).first(where: { $0.varyMatches(request.headers) }) else { return }
+        let etag = fetched.headers.first(name: "etag")
+        let lm = fetched.headers.first(name: "last-modified")
+        guard etag == stored.etag, lm == stored.lastModified, etag != nil || lm != nil else {
+            store.remove(stored)
+            return
+        }
+        store.store(updated(stored, with: fetched.headers, request: request, requestTime: clock(), responseTime: clock()))
+    }
+
+    /// After an unsafe method succeeded: the target, and the same-origin Location and
+    /// Content-Location, are dropped (RFC 9111 §4.4).
+    private func invalidate(_ key: String, _ headers: HTTPHeaders, store: CacheStore) {
+        store.remove(key)
+        for name in ["location", "content-location"] {
+            guard let value = headers.first(name: name), let target = sameOriginTarget(value) else { continue }
+            store.remove(target)
+        }
+    }
+
+    /// The request target a URI reference names on this cache's origin; nil for another origin.
+    private func sameOriginTarget(_ reference: String) -> String? {
+        if reference.hasPrefix("/") { return reference }
+        if reference.lowercased().hasPrefix(origin.lowercased() + "/") { return String(reference.dropFirst(origin.count)) }
+        return nil
+    }
+
+    // MARK: - Responding
+
+    /// A response from a stored one: `Age`, `Cache-Status`, and the request's conditions and
+    /// range applied.
+    /// A response from a stored one: `Age` (whole seconds since the origin made it, the
+    /// delay of a response just fetched included), `Cache-Status`, and the request's conditions
+    /// and range applied.
+    private func serve(_ stored: StoredResponse, to request: ProxyRequest, now: Double, cacheStatus: String) -> ProxyResponse {
+        var headers = stored.headers
+        headers.replaceOrAdd(name: "Age", value: String(Int(stored.currentAge(now: now))))
+        headers.add(name: "Cache-Status", value: "\(name); \(cacheStatus)")
+        var response = ProxyResponse(
+            status: HTTPResponseStatus(statusCode: stored.status, reasonPhrase: stored.reason), headers: headers, body: stored.body)
+        if let notModified = Self.conditionalAnswer(request, response) {
+            response = notModified
+        } else if let partial = Self.rangeAnswer(request, response) {
+            response = partial
+        }
+        if request.method == .HEAD {
+            response.headers.replaceOrAdd(name: "Content-Length", value: String(stored.body.readableBytes))
+            response.body = nil
+        }
+        return response
+    }
+
+    /// A response as the origin sent it (hop-by-hop fields gone), with `Cache-Status`.
+    private func respond(_ fetched: ProxyResponse, cacheStatus: String, conditionsFrom request: ProxyRequest? = nil) -> ProxyResponse {
+        var response = fetched
+        response.headers = Self.withDate(response.headers, now: clock())
+        response.headers.add(name: "Cache-Status", value: "\(name); \(cacheStatus)")
+        if let request, let notModified = Self.conditionalAnswer(request, response) { response = notModified }
+        return response
+    }
+
+    /// 304 when the request's If-None-Match (or If-Modified-Since) matches a 200 response.
+    private static func conditionalAnswer(_ request: ProxyRequest, _ response: ProxyResponse) -> ProxyResponse? {
+        guard response.status == .ok else { return nil }
+        let matched: Bool
+        if let inm = CacheFields.combined(request.headers, "if-none-match") {
+            guard var etag = response.headers.first(name: "etag") else { return nil }
+            if etag.hasPrefix("W/") { etag.removeFirst(2) }
+            matched = EntityTagList.parse(HeaderValue(inm)).matchesWeakly(etag)
+        } else if let ims = CacheFields.date(request.headers.first(name: "if-modified-since")),
+            let lm = CacheFields.date(response.headers.first(name: "last-modified") ?? response.headers.first(name: "date"))
+        {
+            matched = lm <= ims
+        } else {
+            return nil
+        }
+        guard matched else { return nil }
+        var headers = response.headers
+        for name in ["content-length", "content-type", "content-encoding", "content-range", "transfer-encoding"] { headers.remove(name: name) }
+        return ProxyResponse(status: .notModified, headers: headers, body: nil)
+    }
+
+    /// 206 for one satisfiable byte range of a complete 200 (If-Range permitting), 416 for an
+    /// unsatisfiable one; nil to send the whole.
+    private static func rangeAnswer(_ request: ProxyRequest, _ response: ProxyResponse) -> ProxyResponse? {
+        guard request.method == .GET, response.status == .ok, let body = response.body,
+            let range = request.headers.first(name: "range")
+        else { return nil }
+        if let ifRange = request.headers.first(name: "if-range") {
+            let trimmed = ifRange.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("\"") || trimmed.hasPrefix("W/") {
+                guard let etag = response.headers.first(name: "etag"), !etag.hasPrefix("W/"), !trimmed.hasPrefix("W/"), etag == trimmed else { return nil }
+            } else {
+                guard let date = CacheFields.date(trimmed), date == CacheFields.date(response.headers.first(name: "last-modified")) else { return nil }
+            }
+        }
+        var headers = response.headers
+        switch ByteRange.parse(HeaderValue(range), length: body.readableBytes) {
+        case .whole:
+            return nil
+        case .partial(let r):
+            headers.replaceOrAdd(name: "Content-Range", value: "bytes \(r.lowerBound)-\(r.upperBound)/\(body.readableBytes)")
+            return ProxyResponse(status: .partialContent, headers: headers, body: body.getSlice(at: body.readerIndex + r.lowerBound, length: r.count))
+        case .unsatisfiable:
+            headers.replaceOrAdd(name: "Content-Range", value: "bytes */\(body.readableBytes)")
+            return ProxyResponse(status: .rangeNotSatisfiable, headers: headers, body: ByteBuffer())
+        }
+    }
+
+    /// Under maintenance: whatever is stored, stale or not; 503 and Retry-After for the rest.
+    private func maintenanceAnswer(_ request: ProxyRequest) -> ProxyResponse {
+        if request.method == .GET || request.method == .HEAD,
+            let stored = store.variants(request.target).first(where: { $0.varyMatches(request.headers) })
+        {
+            return serve(stored, to: request, now: clock(), cacheStatus: "hit; detail=maintenance")
+        }
+        var r = CacheAdmin.text(.serviceUnavailable, "down for maintenance; try again later\n")
+        r.headers.add(name: "Retry-After", value: "60")
+        r.headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=maintenance")
+        return r
+    }
+
+    private func onlyIfCachedMiss() -> ProxyResponse {
+        var headers = HTTPHeaders()
+        headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=only-if-cached")
+        headers.add(name: "Content-Length", value: "0")
+        return ProxyResponse(status: .gatewayTimeout, headers: headers, body: nil)
+    }
+
+    private func gatewayError(_ error: any Error) -> ProxyResponse {
+        let timedOut = "\(error)".contains("deadlineExceeded") || "\(error)".contains("readTimeout")
+        let text = timedOut ? "the origin did not answer in time\n" : "the origin could not be reached\n"
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=\(timedOut ? "origin-timeout" : "origin-unreachable")")
+        return ProxyResponse(status: timedOut ? .gatewayTimeout : .badGateway, headers: headers, body: ByteBuffer(string: text))
+    }
+
+    static func withDate(_ headers: HTTPHeaders, now: Double) -> HTTPHeaders {
+        guard !headers.contains(name: "date") else { return headers }
+        var h = headers
+        h.add(name: "Date", value: HTTPDate.format(Int64(now)))
+        return h
+    }
+
+    // MARK: - The origin
+
+    /// Sends the request to the origin (hop-by-hop fields removed, redirects not followed,
+    /// nothing decompressed); fails on transport errors.
+    private func forward(_ request: ProxyRequest, on loop: any EventLoop) -> EventLoopFuture<ProxyResponse> {
+        var headers = CacheFields.endToEnd(request.headers)
+        headers.remove(name: "host")
+        headers.remove(name: "content-length")
+        // NIOHTTP1 writes its .MSEARCH case as "MSEARCH" (swift-nio 2.8x): send the real name.
+        let method = request.method == .MSEARCH ? .RAW(value: "M-SEARCH") : request.method
+        let outgoing: HTTPClient.Request
+        do {
+            outgoing = try HTTPClient.Request(
+                url: origin + request.target, method: method, headers: headers,
+                body: request.body.map { .byteBuffer($0) })
+        } catch {
+            return loop.makeFailedFuture(error)
+        }
+        return client.execute(request: outgoing, eventLoop: .delegate(on: loop), deadline: .now() + timeout).map { r in
+            ProxyResponse(status: r.status, headers: CacheFields.endToEnd(r.headers), body: r.body)
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import NIOCore
+import NIOHTTP1
+
+/// One response in the cache (RFC 9111 §3): what the origin sent (hop-by-hop fields removed),
+/// when it was requested and received, and the request fields its `Vary` selects on. Immutable:
+/// a revalidation stores a new one in its place.
+final class StoredResponse: Sendable {
+    let key: String
+    let status: Int
+    let reason: String
+    let headers: HTTPHeaders
+    let body: ByteBuffer
+    /// Wall-clock seconds when the request was sent and the response received (§4.2.3).
+    let requestTime: Double
+    let responseTime: Double
+    /// The lowercased names `Vary` lists, and the request's combined values for them (nil: absent).
+    let varyNames: [String]
+    let varyValues: [String?]
+    /// The directives that decide freshness in this cache: `CDN-Cache-Control` when present
+    /// (RFC 9213), else `Cache-Control`.
+    let control: CacheControl
+    /// Freshness lifetime and the corrected initial age, in seconds (§4.2.1, §4.2.3).
+    let lifetime: Double
+    let initialAge: Double
+    let etag: String?
+    let lastModified: String?
+
+    /// Bytes this entry holds, for the size limit.
+    var cost: Int { body.readableBytes + headers.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } }
+
+    /// Set by a soft purge: stale from then on, whatever its directives say.
+    let markedStale: Bool
+
+    init(
+        key: String, status: Int, reason: String, headers: HTTPHeaders, body: ByteBuffer,
+        requestTime: Double, responseTime: Double, requestHeaders: HTTPHeaders, markedStale: Bool = false
+    ) {
+        self.markedStale = markedStale
+        self.key = key
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.body = body
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        varyNames = CacheFields.vary(headers)
+        varyValues = varyNames.map { CacheFields.combined(requestHeaders, $0).map(Self.normalize) }
+        control = CachePolicy.control(headers)
+        lifetime = markedStale ? 0 : CachePolicy.freshnessLifetime(status: status, headers: headers, control: control, received: responseTime)
+        // Dates have whole seconds: the apparent age is counted in whole seconds too, or a
+        // response received 0.9 s into the second of its Date would start 0.9 s old.
+        let dateValue = CacheFields.date(headers.first(name: "date")).map(Double.init) ?? responseTime
+        let apparentAge = max(0, responseTime.rounded(.down) - dateValue)
+        let responseDelay = max(0, responseTime - requestTime)
+        let correctedAgeValue = Double(CacheFields.age(headers) ?? 0) + responseDelay
+        initialAge = max(apparentAge, correctedAgeValue)
+        etag = headers.first(name: "etag")
+        lastModified = headers.first(name: "last-modified")
+    }
+
+    /// The same response, stale from now on (a soft purge).
+    func markingStale() -> StoredResponse {
+        var request = HTTPHeaders()
+        for (n, v) in zip(varyNames, varyValues) { if let v { request.add(name: n, value: v) } }
+        return StoredResponse(
+            key: key, status: status, reason: reason, headers: headers, body: body, requestTime: requestTime,
+            responseTime: responseTime, requestHeaders: request, markedStale: true)
+    }
+
+    /// Seconds since the origin generated (or validated) this response (§4.2.3).
+    func currentAge(now: Double) -> Double { initialAge + max(0, now - responseTime) }
+
+    /// Whether this response was selected by a request with `headers` (§4.1): every field its
+    /// Vary names has the same normalized value (or is absent in both); `Vary: *` never matches.
+    func varyMatches(_ headers: HTTPHeaders) -> Bool {
+        if varyNames.contains("*") { return false }
+        for (name, stored) in zip(varyNames, varyValues) where CacheFields.combined(headers, name).map(Self.normalize) != stored {
+            return false
+        }
+        return true
+    }
+
+    /// Combined values compared with runs of whitespace collapsed and around commas removed.
+    static func normalize(_ value: String) -> String {
+        value.split(separator: ",").map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }
+            .joined(separator: ",")
+    }
+}
+
+/// RFC 9111 rules for a shared cache, over plain values.
+enum CachePolicy {
+    /// Status codes a cache may reuse with heuristic freshness (RFC 9110 §15.1).
+    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Methods whose responses this cache stores: GET (HEAD responses only refresh stored GETs).
+    static func isCacheableMethod(_ method: HTTPMethod) -> Bool { method == .GET }
+
+    /// Methods that invalidate the target (§4.4): everything but the safe methods.
+    static func isUnsafe(_ method: HTTPMethod) -> Bool {
+        switch method {
+        case .GET, .HEAD, .OPTIONS, .TRACE: false
+        default: true
+        }
+    }
+
+    /// `CDN-Cache-Control` when present and non-empty, else `Cache-Control`, else nothing.
+    static func control(_ headers: HTTPHeaders) -> CacheControl {
+        let cdnLines = headers["cdn-cache-control"]
+        if !cdnLines.isEmpty, let cdn = CacheControl(structuredField: cdnLines.joined(separator: ", ")), !cdn.isEmpty { return cdn }
+        return CacheControl(headers) ?? CacheControl()
+    }
+
+    /// Freshness lifetime in seconds for a shared cache (§4.2.1, §4.2.2): s-maxage, max-age,
+    /// Expires − Date, else 10% of the time since Last-Modified (at most a day) for a status that
+    /// allows heuristics.
+    static func freshnessLifetime(status: Int, headers: HTTPHeaders, control: CacheControl, received: Double) -> Double {
+        if let s = control.sMaxAge { return Double(s) }
+        if let m = control.maxAge { return Double(m) }
+        if let expiresText = headers.first(name: "expires") {
+            // An invalid Expires (e.g. "0") means already expired.
+            guard let expires = CacheFields.date(expiresText) else { return 0 }
+            let date = CacheFields.date(headers.first(name: "date")) ?? Int64(received)
+            return Double(max(0, expires - date))
+        }
+        if heuristicallyCacheable.contains(status) || control.isPublic,
+            let lm = CacheFields.date(headers.first(name: "last-modified"))
+        {
+            let date = CacheFields.date(headers.first(name: "date")) ?? lm
+            return min(86_400, Double(max(0, date - lm)) / 10)
+        }
+        return 0
+    }
+
+    /// Why a response to `request` may not be stored (§3), or nil when it may.
+    static func whyNotStorable(
+        method: HTTPMethod, requestHeaders: HTTPHeaders, requestControl: CacheControl,
+        status: Int, headers: HTTPHeaders
+    ) -> String? {
+        guard isCacheableMethod(method) else { return "method" }
+        guard status >= 200, status != 206, status != 304 else { return "status" }
+        let control = control(headers)
+        if control.mustUnderstand, !heuristicallyCacheable.contains(status) && status != 200 { return "must-understand" }
+        if requestControl.noStore || (control.noStore && !control.mustUnderstand) { return "no-store" }
+        if control.isPrivate { return "private" }
+        if CacheFields.vary(headers).contains("*") { return "vary-star" }
+        if requestHeaders.contains(name: "authorization"), !(control.mustRevalidate || control.isPublic || control.sMaxAge != nil) {
+            return "authorization"
+        }
+        let explicit = control.maxAge != nil || control.sMaxAge != nil || headers.contains(name: "expires")
+        guard explicit || control.isPublic || heuristicallyCacheable.contains(status) else { return "no-freshness" }
+        return nil
+    }
+
+    /// Whether a stored response may be sent without asking the origin, for a request with
+    /// `requestControl` (§4.2, §5.2.1): fresh enough, or stale within what the request accepts.
+    static func isUsable(_ stored: StoredResponse, requestControl: CacheControl, now: Double) -> Bool {
+        if stored.control.noCache { return false }
+        let age = stored.currentAge(now: now)
+        if let maxAge = requestControl.maxAge, age > Double(maxAge) { return false }
+        if let minFresh = requestControl.minFresh, stored.lifetime - age < Double(minFresh) { return false }
+        if age < stored.lifetime { return true }
+        if forbidsStale(stored) { return false }
+        if let maxStale = requestControl.maxStale {
+            return maxStale == Int.max || age - stored.lifetime <= Double(maxStale)
+        }
+        return false
+    }
+
+    /// must-revalidate, proxy-revalidate and s-maxage forbid a shared cache to serve it stale.
+    static func forbidsStale(_ stored: StoredResponse) -> Bool {
+        stored.control.mustRevalidate || stored.control.proxyRevalidate || stored.control.sMaxAge != nil
+    }
+
+    /// Whether a stale response may be served now while one background request revalidates it.
+    static func allowsStaleWhileRevalidate(_ stored: StoredResponse, now: Double) -> Bool {
+        guard !forbidsStale(stored), !stored.control.noCache, let window = stored.control.staleWhileRevalidate else { return false }
+        let age = stored.currentAge(now: now)
+        return age >= stored.lifetime && age - stored.lifetime <= Double(window)
+    }
+
+    /// Whether a stale response may stand in for an error or an unreachable origin (RFC 5861).
+    static func allowsStaleIfError(_ stored: StoredResponse, requestControl: CacheControl, now: Double) -> Bool {
+        guard !forbidsStale(stored) else { return false }
+        let staleness = stored.currentAge(now: now) - stored.lifetime
+        let window = max(stored.control.staleIfError ?? -1, requestControl.staleIfError ?? -1)
+        return window >= 0 && staleness <= Double(window)
+    }
+
+    /// Fields a 304 or a HEAD response must not replace in the stored response (§3.2): the
+    /// stored body's length (hop-by-hop fields are already gone).
+    static let notUpdated: Set<String> = ["content-length"]
+
+    /// The stored fields updated with those of a newer response (a 304 or a HEAD's 200) (§3.2).
+    static func updatedHeaders(_ stored: HTTPHeaders, with newer: HTTPHeaders) -> HTTPHeaders {
+        let replaced = Set(newer.map { $0.name.lowercased() }).subtracting(notUpdated)
+        var out = HTTPHeaders()
+        for (name, value) in stored where !replaced.contains(name.lowercased()) { out.add(name: name, value: value) }
+        for (name, value) in newer where replaced.contains(name.lowercased()) { out.add(name: name, value: value) }
+        return out
+    }
+}

@@ -1,0 +1,222 @@
+import FolioPublished
+import FolioSupport
+import FolioTestSupport
+import Foundation
+import Testing
+
+/// `folio-edge --origin`: the real binaries on loopback, a published fixture behind a plain
+/// edge as the origin, or a Python origin that counts what reaches it.
+extension EdgeIntegration {
+    @Suite("folio-edge --origin: the cache tier", .serialized)
+    struct CacheTier {
+        static let token = "test-token-0123456789abcdef"
+
+        /// A fixture, an edge serving it, and a cache tier in front (with a cache directory and
+        /// the purge token). `body` gets all three; everything is stopped after.
+        func withTier(
+            _ label: String, extraArgs: [String] = [],
+            _ body: (EdgeFixture, EdgeProcess, EdgeProcess, String) async throws -> Void
+        ) async throws {
+            let fixture = try EdgeFixture.make(label)
+            defer { fixture.cleanup() }
+            let origin = try EdgeProcess.start(root: fixture.root)
+            defer { origin.stop() }
+            let tokenFile = fixture.dir + "/token"
+            try FileIO.writeAtomically(Array((Self.token + "\n").utf8), to: tokenFile)
+            let tier = try EdgeProcess.start(
+                root: fixture.root,
+                args: ["--origin", origin.baseURL, "--cache-dir", fixture.dir + "/cache", "--purge-token-file", tokenFile] + extraArgs)
+            defer { tier.stop() }
+            try await body(fixture, origin, tier, fixture.dir + "/cache")
+        }
+
+        static func cacheStatus(_ r: EdgeResponse) -> String { r.header("Cache-Status") ?? "" }
+
+        @Test("objects are stored on the first request and hits after; folio sync through the tier verifies; a restart keeps the cache")
+        func syncThroughTier() async throws {
+            try await withTier("cache-sync") { fixture, origin, tier, cacheDir in
+                let manifest = try fixture.manifest()
+                let entry = try #require(manifest.entry("sonnets/018.plist"))
+                let first = try RawHTTPConnection.fetch(port: tier.port, "/" + entry.objectPath)
+                #expect(first.status == 200)
+                #expect(first.body == (try fixture.bytes(entry.objectPath)))
+                #expect(Self.cacheStatus(first).contains("fwd=uri-miss; stored"), "\(first.headers)")
+                let second = try RawHTTPConnection.fetch(port: tier.port, "/" + entry.objectPath)
+                #expect(second.body == first.body)
+                #expect(Self.cacheStatus(second) == "folio-edge; hit", "\(second.headers)")
+                #expect(second.header("ETag") == first.header("ETag"))
+                #expect(second.header("Age") != nil)
+
+                // A client syncs through the tier and verifies every object.
+                let cache = fixture.dir + "/client"
+                let sync = try Harness.run(
+                    Harness.binary("folio"), ["--cache-dir", cache, "--edge", tier.baseURL, "sync", "--json"])
+                #expect(sync.status == 0, "\(sync.stderr)")
+                let summary = try ClientSyncSummary(sync)
+                #expect(summary.versionAfter == manifest.version && summary.objectsFetched > 100, "\(sync.stdout)")
+
+                // With the origin gone, a second client still syncs, from the tier's cache.
+                origin.stop()
+                let offline = try Harness.run(
+                    Harness.binary("folio"), ["--cache-dir", fixture.dir + "/client2", "--edge", tier.baseURL, "sync"])
+                #expect(offline.status == 0, "\(offline.stderr)")
+
+                // Restarted on the same directory, still without an origin, the tier serves hits.
+                tier.stop()
+                let again = try EdgeProcess.start(root: fixture.root, args: ["--origin", origin.baseURL, "--cache-dir", cacheDir])
+                defer { again.stop() }
+                let afterRestart = try RawHTTPConnection.fetch(port: again.port, "/" + entry.objectPath)
+                #expect(afterRestart.status == 200)
+                #expect(afterRestart.body == first.body)
+                #expect(Self.cacheStatus(afterRestart) == "folio-edge; hit", "\(afterRestart.headers)")
+            }
+        }
+
+        @Test("purge: disabled without a token file, 401 without a token, 403 with a wrong one; hard drops, soft revalidates")
+        func purge() async throws {
+            try await withTier("cache-purge") { fixture, origin, tier, _ in
+                let path = "/" + (try #require(try fixture.manifest().entry("sonnets/018.plist"))).objectPath
+                _ = try RawHTTPConnection.fetch(port: tier.port, path)
+                #expect(Self.cacheStatus(try RawHTTPConnection.fetch(port: tier.port, path)) == "folio-edge; hit")
+
+                #expect(try RawHTTPConnection.fetch(port: tier.port, "PURGE", path).status == 401)
+                #expect(try RawHTTPConnection.fetch(port: tier.port, "PURGE", path, headers: [("Authorization", "Bearer wrong-token-0123456789")]).status == 403)
+                #expect(Self.cacheStatus(try RawHTTPConnection.fetch(port: tier.port, path)) == "folio-edge; hit")
+
+                let auth = [("Authorization", "Bearer \(Self.token)")]
+                let hard = try RawHTTPConnection.fetch(port: tier.port, "PURGE", path, headers: auth)
+                #expect(hard.status == 200 && hard.text.contains("\"purged\":1"), "\(hard.status) \(hard.text)")
+                #expect(Self.cacheStatus(try RawHTTPConnection.fetch(port: tier.port, path)).contains("fwd=uri-miss"))
+
+                let soft = try RawHTTPConnection.fetch(port: tier.port, "POST", "/.folio/purge?prefix=/objects/&soft", headers: auth)
+                #expect(soft.status == 200 && soft.text.contains("\"soft\":true"), "\(soft.text)")
+                let revalidated = try RawHTTPConnection.fetch(port: tier.port, path)
+                #expect(revalidated.status == 200)
+                #expect(Self.cacheStatus(revalidated).contains("fwd=stale; fwd-status=304"), "\(revalidated.headers)")
+
+                let everything = try RawHTTPConnection.fetch(port: tier.port, "POST", "/.folio/purge?all", headers: auth)
+                #expect(everything.status == 200)
+                #expect(Self.cacheStatus(try RawHTTPConnection.fetch(port: tier.port, path)).contains("fwd=uri-miss"))
+                _ = origin
+            }
+            // No token file: purge is disabled.
+            let fixture = try EdgeFixture.make("cache-no-token")
+            defer { fixture.cleanup() }
+            let origin = try EdgeProcess.start(root: fixture.root)
+            defer { origin.stop() }
+            let tier = try EdgeProcess.start(root: fixture.root, args: ["--origin", origin.baseURL])
+            defer { tier.stop() }
+            let refused = try RawHTTPConnection.fetch(port: tier.port, "PURGE", "/manifest.plist", headers: [("Authorization", "Bearer \(Self.token)")])
+            #expect(refused.status == 403 && refused.text.contains("--purge-token-file"), "\(refused.text)")
+        }
+
+        @Test("maintenance: what is stored is served, stale or not; a miss is 503 with Retry-After")
+        func maintenance() async throws {
+            let fixture = try EdgeFixture.make("cache-maintenance")
+            defer { fixture.cleanup() }
+            let origin = try EdgeProcess.start(root: fixture.root)
+            defer { origin.stop() }
+            let flag = fixture.dir + "/maintenance"
+            let tier = try EdgeProcess.start(root: fixture.root, args: ["--origin", origin.baseURL, "--maintenance-file", flag])
+            defer { tier.stop() }
+            let manifest = try fixture.manifest()
+            let stored = "/" + (try #require(manifest.entry("sonnets/018.plist"))).objectPath
+            let other = "/" + (try #require(manifest.entry("sonnets/019.plist"))).objectPath
+            let before = try RawHTTPConnection.fetch(port: tier.port, stored)
+            #expect(before.status == 200)
+
+            try FileIO.writeAtomically([], to: flag)
+            try await Task.sleep(for: .milliseconds(1100))
+            let hit = try RawHTTPConnection.fetch(port: tier.port, stored)
+            #expect(hit.status == 200 && hit.body == before.body)
+            #expect(Self.cacheStatus(hit).contains("detail=maintenance"), "\(hit.headers)")
+            let miss = try RawHTTPConnection.fetch(port: tier.port, other)
+            #expect(miss.status == 503)
+            #expect(miss.header("Retry-After") != nil)
+
+            try FileManager.default.removeItem(atPath: flag)
+            try await Task.sleep(for: .milliseconds(1100))
+            #expect(try RawHTTPConnection.fetch(port: tier.port, other).status == 200)
+        }
+
+        /// Counts requests per path and the most in flight at once; answers after 300 ms,
+        /// cacheable for a minute unless the path starts with /private.
+        static let slowOrigin = #"""
+            import http.server, threading, time
+            lock = threading.Lock()
+            state = {"count": {}, "inflight": 0, "max": 0}
+            class Handler(http.server.BaseHTTPRequestHandler):
+                protocol_version = "HTTP/1.1"
+                def log_message(self, *args): pass
+                def do_GET(self):
+                    if self.path == "/stats":
+                        with lock: body = ("%d %d" % (sum(state["count"].values()), state["max"])).encode()
+                        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.send_header("Cache-Control", "no-store"); self.end_headers(); self.wfile.write(body); return
+                    with lock:
+                        state["count"][self.path] = state["count"].get(self.path, 0) + 1
+                        state["inflight"] += 1
+                        state["max"] = max(state["max"], state["inflight"])
+                    time.sleep(0.3)
+                    with lock: state["inflight"] -= 1
+                    body = b"x" * 100
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.send_header("Cache-Control", "no-store" if self.path.startswith("/private") else "max-age=60")
+                    self.end_headers()
+                    self.wfile.write(body)
+            serve(Handler)
+            """#
+
+        @Test("coalescing: concurrent misses for one URL make one origin request; for an uncacheable URL they do not queue")
+        func coalescing() async throws {
+            let server = try PythonServer.start(Self.slowOrigin)
+            defer { server.stop() }
+            let dir = Harness.tempDir("cache-coalesce")
+            defer { Harness.cleanup(dir) }
+            let tier = try EdgeProcess.start(root: dir, args: ["--origin", server.url])
+            defer { tier.stop() }
+            func stats() throws -> [Int] {
+                try RawHTTPConnection.fetch(port: server.port, "/stats").text.split(separator: " ").compactMap { Int($0) }
+            }
+            func burst(_ path: String) async -> [Int] {
+                let statuses = EdgeLocked([Int]())
+                let threads = EdgeThreads.spawn(20) { _ in
+                    let s = (try? RawHTTPConnection.fetch(port: tier.port, path).status) ?? 0
+                    statuses.with { $0.append(s) }
+                }
+                _ = await threads.join(timeout: 30)
+                return statuses.value
+            }
+            let cacheable = await burst("/shared")
+            #expect(cacheable.count == 20 && cacheable.allSatisfy { $0 == 200 }, "\(cacheable)")
+            let afterShared = try stats()
+            #expect(afterShared[0] == 1, "origin requests for one cacheable URL: \(afterShared[0])")
+
+            // The first no-store answer marks the URL as not worth waiting on: the next burst goes
+            // to the origin together, not one after another.
+            _ = try RawHTTPConnection.fetch(port: tier.port, "/private")
+            let uncacheable = await burst("/private")
+            #expect(uncacheable.allSatisfy { $0 == 200 }, "\(uncacheable)")
+            let afterPrivate = try stats()
+            #expect(afterPrivate[0] == 1 + 1 + 20)
+            #expect(afterPrivate[1] >= 5, "at most \(afterPrivate[1]) origin requests were in flight at once")
+        }
+
+        @Test("tiers chain: a cache tier whose origin is another cache tier")
+        func chained() async throws {
+            try await withTier("cache-chain") { fixture, _, tier, _ in
+                let outer = try EdgeProcess.start(root: fixture.root, args: ["--origin", tier.baseURL])
+                defer { outer.stop() }
+                let path = "/" + (try #require(try fixture.manifest().entry("sonnets/018.plist"))).objectPath
+                let first = try RawHTTPConnection.fetch(port: outer.port, path)
+                let expected = try fixture.bytes(String(path.dropFirst()))
+                #expect(first.status == 200 && first.body == expected)
+                #expect(first.values("Cache-Status").count == 2, "\(first.headers)")
+                let second = try RawHTTPConnection.fetch(port: outer.port, path)
+                #expect(second.values("Cache-Status").last == "folio-edge; hit", "\(second.headers)")
+                let sync = try Harness.run(Harness.binary("folio"), ["--cache-dir", fixture.dir + "/client", "--edge", outer.baseURL, "sync"])
+                #expect(sync.status == 0, "\(sync.stderr)")
+            }
+        }
+    }
+}
