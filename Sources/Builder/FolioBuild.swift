@@ -23,6 +23,14 @@ struct FolioBuild: ParsableCommand {
     var strict = false
     @Option(help: "Also write the published version as a seed archive, for an app to bundle.")
     var seed: String?
+    @Option(help: "After publishing, tell this cache tier (folio-edge --origin, http://HOST:PORT) to revalidate the manifest now; repeatable.")
+    var notify: [String] = []
+
+    func validate() throws {
+        for url in notify where TCPSocket.endpoint(url) == nil {
+            throw ValidationError("--notify takes an http://HOST[:PORT] URL, got '\(url)'")
+        }
+    }
 
     func run() throws {
         // A build allocates a lot once and exits: see BatchMemory.
@@ -40,6 +48,14 @@ struct FolioBuild: ParsableCommand {
             } catch {
                 printErr("folio-build: error: cannot write the seed \(seed): \(error)")
                 throw ExitCode(1)
+            }
+        }
+        // A tier that cannot be told still finds the new version when its copy goes stale.
+        for url in notify {
+            if let problem = EdgeNotifier.notify(url) {
+                printErr("folio-build: warning: could not notify \(url): \(problem); it serves the new version once its manifest goes stale")
+            } else if !quiet {
+                print("notified \(url)")
             }
         }
     }

@@ -1,5 +1,6 @@
 import FolioHTTPCore
 import FolioPublished
+import FolioSupport
 import Foundation
 import NIOHTTP1
 
@@ -8,27 +9,6 @@ import NIOHTTP1
 /// starting an event loop group and a connection pool for it: measured, it is most of the
 /// difference between `folio sync` and `curl` for a 304. https edges use AsyncHTTPClient.
 extension QuickHTTP {
-    /// Splits `http://host[:port]` into host and port; nil for anything else.
-    package static func endpoint(_ base: String) -> (host: String, port: Int)? {
-        guard base.lowercased().hasPrefix("http://") else { return nil }
-        var rest = base.dropFirst(7)
-        if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
-        var host = String(rest)
-        var port = 80
-        if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { return nil }
-            let after = host[host.index(after: close)...]
-            if after.hasPrefix(":") { guard let p = Int(after.dropFirst()) else { return nil }; port = p }
-            host = String(host[host.index(after: host.startIndex)..<close])
-        } else if let colon = host.lastIndex(of: ":") {
-            guard let p = Int(host[host.index(after: colon)...]) else { return nil }
-            port = p
-            host = String(host[..<colon])
-        }
-        guard !host.isEmpty, (1...65535).contains(port) else { return nil }
-        return (host, port)
-    }
-
     /// GETs `path` from `endpoint` on a connection of its own; throws on transport failure or a
     /// response it cannot read.
     package static func get(_ endpoint: (host: String, port: Int), path: String, headers: [(String, String)], timeoutMs: Int32, maxBody: Int) throws -> Response {
@@ -87,15 +67,7 @@ extension QuickHTTP {
     }
 
     private static func send(_ fd: Int32, _ out: [UInt8]) throws {
-        var sent = 0
-        while sent < out.count {
-            let n = out.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, out.count - sent, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure(description: String(cString: strerror(errno)), beforeResponse: true)
-            }
-            sent += n
-        }
+        do { try TCPSocket.sendAll(fd, out) } catch { throw Failure(description: error.description, beforeResponse: true) }
     }
 
     /// Reads one response: framed by Content-Length (none for 204 and 304), else by the server
@@ -128,40 +100,6 @@ extension QuickHTTP {
 
     /// A connected TCP socket, or a thrown failure ("connection refused", "timed out", …).
     fileprivate static func connect(host: String, port: Int, timeoutMs: Int32) throws -> Int32 {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_family = AF_UNSPEC
-        var list: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(host, String(port), &hints, &list)
-        guard rc == 0, let first = list else {
-            throw Failure(description: "cannot resolve \(host): \(String(cString: gai_strerror(rc)))")
-        }
-        defer { freeaddrinfo(list) }
-        var lastError = "no address"
-        var ai: UnsafeMutablePointer<addrinfo>? = first
-        while let a = ai {
-            ai = a.pointee.ai_next
-            let fd = socket(a.pointee.ai_family, a.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), a.pointee.ai_protocol)
-            if fd < 0 { continue }
-            var one: Int32 = 1
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            if Glibc.connect(fd, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 { return fd }
-            if errno == EINPROGRESS {
-                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                if poll(&pfd, 1, timeoutMs) == 1 {
-                    var err: Int32 = 0
-                    var len = socklen_t(MemoryLayout<Int32>.size)
-                    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
-                    if err == 0 { return fd }
-                    lastError = err == ECONNREFUSED ? "connection refused" : String(cString: strerror(err))
-                } else {
-                    lastError = "connect timeout"
-                }
-            } else {
-                lastError = errno == ECONNREFUSED ? "connection refused" : String(cString: strerror(errno))
-            }
-            close(fd)
-        }
-        throw Failure(description: lastError)
+        do { return try TCPSocket.connect(host: host, port: port, timeoutMs: timeoutMs) } catch { throw Failure(description: error.description) }
     }
 }

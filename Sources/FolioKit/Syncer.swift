@@ -198,7 +198,7 @@ package struct Syncer {
         let sameManifest = held?.state.manifestSHA256 == sha
         let missing = sameManifest ? damaged : missingObjects(manifest, reportCorrupt: false, knownIntact: intact)
         let progress = settings.progress.flatMap { !missing.isEmpty ? ProgressCounter(total: missing.count, handler: $0) : nil }
-        if !missing.isEmpty, let endpoint = QuickHTTP.endpoint(settings.edge) {
+        if !missing.isEmpty, let endpoint = TCPSocket.endpoint(settings.edge) {
             try fetchOnThreads(endpoint, missing, counters: counters, progress: progress)
         } else if !missing.isEmpty {
             let client = FolioHTTP.client
@@ -362,7 +362,7 @@ package struct Syncer {
                 let delay = 100 * (1 << (attempt - 1)) + Int.random(in: 0...50)
                 try await Task.sleep(for: .milliseconds(delay))
             }
-            if quick, let endpoint = QuickHTTP.endpoint(settings.edge) {
+            if quick, let endpoint = TCPSocket.endpoint(settings.edge) {
                 counters.requests.add(1, ordering: .relaxed)
                 do {
                     let r = try QuickHTTP.get(

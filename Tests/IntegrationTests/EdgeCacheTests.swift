@@ -72,6 +72,66 @@ extension EdgeIntegration {
             }
         }
 
+        @Test("a manifest is served once its objects are cached: with the origin gone after it, a client still syncs")
+        func manifestPrefetch() async throws {
+            try await withTier("cache-prefetch") { fixture, origin, tier, _ in
+                let manifest = try fixture.manifest()
+                let first = try RawHTTPConnection.fetch(port: tier.port, "/manifest.plist", headers: [("Accept-Encoding", "gzip")])
+                #expect(first.status == 200)
+                origin.stop()
+                let entry = try #require(manifest.entry("sonnets/018.plist"))
+                let object = try RawHTTPConnection.fetch(port: tier.port, "/" + entry.objectPath, headers: [("Accept-Encoding", "gzip")])
+                #expect(object.status == 200)
+                #expect(Self.cacheStatus(object) == "folio-edge; hit", "\(object.headers)")
+                let sync = try Harness.run(
+                    Harness.binary("folio"), ["--cache-dir", fixture.dir + "/client", "--edge", tier.baseURL, "sync", "--json"])
+                #expect(sync.status == 0, "\(sync.stderr)")
+                #expect(try ClientSyncSummary(sync).versionAfter == manifest.version)
+            }
+        }
+
+        @Test("folio-build --notify: the tier revalidates its manifest at once, and has the new objects before serving it")
+        func notify() async throws {
+            let fixture = try EdgeFixture.make("cache-notify", editableContent: true)
+            defer { fixture.cleanup() }
+            let origin = try EdgeProcess.start(root: fixture.root, args: ["--watch-interval-ms", "50"])
+            defer { origin.stop() }
+            let tier = try EdgeProcess.start(root: fixture.root, args: ["--origin", origin.baseURL])
+            defer { tier.stop() }
+            let gzip = [("Accept-Encoding", "gzip")]
+            let v1 = try fixture.manifest().version
+            #expect(try RawHTTPConnection.fetch(port: tier.port, "/manifest.plist", headers: gzip).status == 200)
+
+            let sonnet = fixture.content + "/sonnets/018.txt"
+            let text = String(decoding: try FileIO.read(sonnet), as: UTF8.self)
+            try FileIO.writeAtomically(Array(text.replacingOccurrences(of: "summer", with: "winter").utf8), to: sonnet)
+            let publish = try Harness.run(
+                Harness.binary("folio-build"),
+                ["--content", fixture.content, "--output", fixture.root, "--quiet", "--notify", "http://127.0.0.1:1", "--notify", tier.baseURL],
+                env: EdgeFixture.buildEnv)
+            #expect(publish.status == 0, "\(publish.stderr)")
+            #expect(publish.stderr.contains("could not notify http://127.0.0.1:1"), "\(publish.stderr)")
+            let v2 = try fixture.manifest()
+            #expect(v2.version == v1 + 1)
+            #expect(await origin.waitForVersion(v2.version, timeout: 10) != nil)
+
+            // The manifest's max-age has not run out, yet the tier now serves version 2, and the
+            // new sonnet is already in its cache.
+            var served: Manifest?
+            for _ in 0..<100 {
+                // The same variant as before (gzip), or the tier would fetch it anew anyway.
+                let r = try RawHTTPConnection.fetch(port: tier.port, "/manifest.plist", headers: gzip)
+                let body = r.header("Content-Encoding") == "gzip" ? try Gzip.decompress(r.body, maxSize: 1 << 24) : r.body
+                served = try? Manifest(bytes: body)
+                if served?.version == v2.version { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(served?.version == v2.version)
+            let entry = try #require(v2.entry("sonnets/018.plist"))
+            let object = try RawHTTPConnection.fetch(port: tier.port, "/" + entry.objectPath, headers: gzip)
+            #expect(Self.cacheStatus(object) == "folio-edge; hit", "\(object.headers)")
+        }
+
         @Test("purge: disabled without a token file, 401 without a token, 403 with a wrong one; hard drops, soft revalidates")
         func purge() async throws {
             try await withTier("cache-purge") { fixture, origin, tier, _ in

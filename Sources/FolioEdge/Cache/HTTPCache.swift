@@ -1,4 +1,6 @@
 import AsyncHTTPClient
+import FolioPublished
+import FolioSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -71,6 +73,7 @@ final class HTTPCache: Sendable {
     /// origin request to the same key, so that it never waits twice.
     func handle(_ request: ProxyRequest, on loop: any EventLoop, joined: Bool = false) -> EventLoopFuture<ProxyResponse> {
         let key = request.target
+        if request.method == .POST, request.target == "/.folio/notify" { return loop.makeSucceededFuture(notified(on: loop)) }
         if CacheAdmin.isAdmin(request) { return loop.makeSucceededFuture(admin.handle(request, store: store)) }
         if admin.isMaintenance { return loop.makeSucceededFuture(maintenanceAnswer(request)) }
         guard request.method == .GET || request.method == .HEAD else {
@@ -90,8 +93,10 @@ final class HTTPCache: Sendable {
         let selected = variants.first { $0.varyMatches(request.headers) }
         let authorized = request.headers.contains(name: "authorization")
         if let stored = selected, !authorized || stored.control.isPublic || stored.control.mustRevalidate || stored.control.sMaxAge != nil {
-            if !requestControl.noCache {
-                if CachePolicy.isUsable(stored, requestControl: requestControl, now: now) {
+            // An immutable response is never revalidated while fresh, even when the client asks.
+            let immutableFresh = stored.control.immutable && stored.currentAge(now: now) < stored.lifetime
+            if !requestControl.noCache || immutableFresh {
+                if immutableFresh || CachePolicy.isUsable(stored, requestControl: requestControl, now: now) {
                     return loop.makeSucceededFuture(serve(stored, to: request, now: now, cacheStatus: "hit"))
                 }
                 if CachePolicy.allowsStaleWhileRevalidate(stored, now: now) {
@@ -177,7 +182,9 @@ final class HTTPCache: Sendable {
     /// Forwards a miss; stores the response when allowed.
     private func fetchAndStore(_ request: ProxyRequest, requestControl: CacheControl, on loop: any EventLoop, reason: String) -> EventLoopFuture<ProxyResponse> {
         let sent = clock()
-        return forward(request, on: loop).map { fetched in
+        return forward(request, on: loop).flatMap { fetched in
+            self.prefetchObjects(of: fetched, request, on: loop).map { fetched }
+        }.map { fetched in
             var status = "fwd=\(reason)"
             if request.method == .GET {
                 if let stored = self.storeIfAllowed(fetched, request, requestControl: requestControl, requestTime: sent) {
@@ -204,7 +211,9 @@ final class HTTPCache: Sendable {
         if let etag = stored.etag { conditional.headers.add(name: "If-None-Match", value: etag) }
         if let lm = stored.lastModified { conditional.headers.add(name: "If-Modified-Since", value: lm) }
         let sent = clock()
-        return forward(conditional, on: loop).map { fetched in
+        return forward(conditional, on: loop).flatMap { fetched in
+            self.prefetchObjects(of: fetched, request, on: loop).map { fetched }
+        }.map { fetched in
             let now = self.clock()
             if fetched.status == .notModified {
                 let updated = self.updated(stored, with: fetched.headers, request: request, requestTime: sent, responseTime: now)
@@ -246,6 +255,109 @@ final class HTTPCache: Sendable {
         validate(stored, background, requestControl: CacheControl(), on: loop, reason: "stale").whenComplete { _ in
             _ = self.refreshing.withLock { $0.remove(stored.key) }
         }
+    }
+
+    // MARK: - Folio manifests
+
+    /// `POST /.folio/notify` (from `folio-build --notify`; no token: all it can cause is a few
+    /// revalidations): every stored manifest (`…/manifest.plist`, `…/manifest.json`) and
+    /// `/content/` response is marked stale and revalidated now, which also prefetches a new
+    /// version's objects before the new manifest is served. The origin may not have loaded the
+    /// new version yet (an edge notices a publish within its watch interval), so while a
+    /// revalidation still finds the old one it is tried again, 0.25 to 4 s later, for about 8 s.
+    private func notified(on loop: any EventLoop) -> ProxyResponse {
+        let keys = store.keys(prefix: "").filter { key in
+            let path = key.split(separator: "?", maxSplits: 1).first.map(String.init) ?? key
+            return path.hasSuffix("/" + PublishedLayout.manifest) || path.hasSuffix("/" + PublishedLayout.manifestJSON)
+                || path.contains("/content/")
+        }
+        var marked = 0
+        for key in keys {
+            for stored in store.variants(key) {
+                marked += 1
+                refreshAfterNotify(stored, attempt: 0, on: loop)
+            }
+        }
+        return CacheAdmin.json(.ok, ["marked": marked])
+    }
+
+    private static let notifyRetryDelays: [Int64] = [0, 250, 500, 1000, 2000, 4000]
+
+    /// Marks `stored` stale and revalidates it after the attempt's delay, again while the
+    /// origin still answers with the same validator.
+    private func refreshAfterNotify(_ stored: StoredResponse, attempt: Int, on loop: any EventLoop) {
+        guard attempt < Self.notifyRetryDelays.count else { return }
+        store.store(stored.markingStale())
+        var selecting = HTTPHeaders()
+        for (name, value) in zip(stored.varyNames, stored.varyValues) { if let value { selecting.add(name: name, value: value) } }
+        let headers = selecting
+        let request = ProxyRequest(method: .GET, target: stored.key, headers: headers, body: nil)
+        loop.scheduleTask(in: .milliseconds(Self.notifyRetryDelays[attempt])) {
+            guard let current = self.store.variants(stored.key).first(where: { $0.varyMatches(headers) }), current.etag == stored.etag else { return }
+            self.validate(current, request, requestControl: CacheControl(), on: loop, reason: "stale").whenComplete { _ in
+                guard let after = self.store.variants(stored.key).first(where: { $0.varyMatches(headers) }), after.etag == stored.etag,
+                    after.etag != nil || after.lastModified != nil
+                else { return }
+                self.refreshAfterNotify(after, attempt: attempt + 1, on: loop)
+            }
+        }
+    }
+
+    /// How many object requests a manifest's prefetch keeps in flight, and how long it may take
+    /// before the manifest is served anyway.
+    let prefetchConcurrency = 8
+    let prefetchLimit: TimeAmount = .seconds(30)
+
+    /// A new Folio manifest (a 200 for `…/manifest.plist`) is served only once the objects it
+    /// lists are in the cache, each fetched as clients fetch it (`Accept-Encoding: gzip`), so a
+    /// client that follows the manifest never misses here. Anything else passes at once, as does
+    /// a body that is not a manifest; a failed object is left for the client to fetch.
+    private func prefetchObjects(of fetched: ProxyResponse, _ request: ProxyRequest, on loop: any EventLoop) -> EventLoopFuture<Void> {
+        let path = request.target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.target
+        guard request.method == .GET, fetched.status == .ok, path.hasSuffix("/" + PublishedLayout.manifest), var body = fetched.body else {
+            return loop.makeSucceededVoidFuture()
+        }
+        var bytes = body.readBytes(length: body.readableBytes) ?? []
+        if fetched.headers.first(name: "content-encoding")?.lowercased() == "gzip" {
+            guard let inflated = try? Gzip.decompress(bytes, maxSize: 64 << 20) else { return loop.makeSucceededVoidFuture() }
+            bytes = inflated
+        }
+        guard let manifest = try? Manifest(bytes: bytes) else { return loop.makeSucceededVoidFuture() }
+        let prefix = String(path.dropLast(PublishedLayout.manifest.count))
+        var headers = HTTPHeaders()
+        headers.add(name: "Accept-Encoding", value: "gzip")
+        var seen = Set<String>()
+        let missing = manifest.entries.compactMap { entry -> ProxyRequest? in
+            let target = prefix + entry.objectPath
+            guard seen.insert(target).inserted else { return nil }
+            let request = ProxyRequest(method: .GET, target: target, headers: headers, body: nil)
+            let now = clock()
+            let cached = store.variants(target).contains { $0.varyMatches(headers) && CachePolicy.isUsable($0, requestControl: CacheControl(), now: now) }
+            return cached ? nil : request
+        }
+        guard !missing.isEmpty else { return loop.makeSucceededVoidFuture() }
+        let done = loop.makePromise(of: Void.self)
+        let next = Atomic<Int>(0)
+        let finished = Atomic<Int>(0)
+        @Sendable func fetchNext() {
+            let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard i < missing.count else { return }
+            let sent = clock()
+            forward(missing[i], on: loop).whenComplete { result in
+                if case .success(let object) = result {
+                    _ = self.storeIfAllowed(object, missing[i], requestControl: CacheControl(), requestTime: sent)
+                }
+                if finished.wrappingAdd(1, ordering: .relaxed).newValue == missing.count {
+                    done.succeed(())
+                } else {
+                    fetchNext()
+                }
+            }
+        }
+        for _ in 0..<min(prefetchConcurrency, missing.count) { fetchNext() }
+        let timeout = loop.scheduleTask(in: prefetchLimit) { done.succeed(()) }
+        done.futureResult.whenComplete { _ in timeout.cancel() }
+        return done.futureResult
     }
 
     // MARK: - Storing
