@@ -20,7 +20,7 @@ DEBUG      := .build/debug
 # and the reference programs `make bench` compares against.
 BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf
 TEST_PKGS  := libplist-utils python3 curl gettext
-BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine
+BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish
 
 .PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests
 

@@ -23,10 +23,15 @@ struct FolioBuild: ParsableCommand {
     var strict = false
     @Option(help: "Also write the published version as a seed archive, for an app to bundle.")
     var seed: String?
+    @Option(help: "A message for the app's users, carried by this version's manifest (folio status and read show it).")
+    var notice: String?
     @Option(help: "After publishing, tell this cache tier (folio-edge --origin, http://HOST:PORT) to revalidate the manifest now; repeatable.")
     var notify: [String] = []
 
     func validate() throws {
+        if let notice, notice.isEmpty || notice.count > 1000 || notice.contains(where: \.isNewline) {
+            throw ValidationError("--notice must be one line of 1 to 1000 characters")
+        }
         for url in notify where TCPSocket.endpoint(url) == nil {
             throw ValidationError("--notify takes an http://HOST[:PORT] URL, got '\(url)'")
         }
@@ -38,7 +43,7 @@ struct FolioBuild: ParsableCommand {
         let config = BuildConfiguration(
             contentDir: content, outputDir: output, sourceRevision: sourceRevision,
             environment: ProcessInfo.processInfo.environment, quiet: quiet,
-            developmentLanguage: developmentLanguage, strict: strict)
+            developmentLanguage: developmentLanguage, strict: strict, notice: notice)
         let ok = Pipeline.standard.run(config, keepUntilExit: true)
         if !ok { throw ExitCode(1) }
         if let seed {

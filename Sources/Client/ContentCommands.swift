@@ -237,9 +237,14 @@ struct StatusCommand: AsyncParsableCommand {
         if let seed {
             lines.append("seed:        version \(seed.version) (published \(PlistDates.formatISO8601(seed.createdAt)))")
         }
-        let reading = SeedChoice.prefersSeed(seed, over: held?.manifest) ? "seed" : (held == nil ? "nothing" : "cache")
+        let preferSeed = SeedChoice.prefersSeed(seed, over: held?.manifest)
+        let reading = preferSeed ? "seed" : (held == nil ? "nothing" : "cache")
         d["reading"] = .string(reading)
         lines.append("reading:     \(reading)")
+        if let notice = (preferSeed ? seed : held?.manifest)?.notice {
+            d["notice"] = .string(notice)
+            lines.append("notice:      \(notice)")
+        }
         if json {
             FileHandle.standardOutput.write(Data(try JSONPlist.encode(.dict(d))))
         } else {
@@ -253,6 +258,7 @@ func resolveView(_ options: ClientOptions, refresh: Bool) async throws -> Conten
     guard let view = await ContentView.resolve(cache: cache, seed: BundledSeed.seed, edge: options.edgeURL, refresh: refresh) else {
         throw CLIError("no content: the cache at \(options.cachePath) is empty, the edge \(options.edgeURL) is unreachable, and this build has no seed")
     }
+    if let notice = view.manifest.notice { FileHandle.standardError.write(Data("folio: notice: \(notice)\n".utf8)) }
     return view
 }
 

@@ -13,11 +13,14 @@ package struct BuildConfiguration: Sendable {
     package var developmentLanguage: String = "en"
     /// Every warning is an error (`--strict`, for CI).
     package var strict = false
+    /// The notice the manifest carries (`--notice`), if any.
+    package var notice: String?
 
     package init(
         contentDir: String, outputDir: String, sourceRevision: String? = nil, environment: [String: String], quiet: Bool,
-        developmentLanguage: String = "en", strict: Bool = false
+        developmentLanguage: String = "en", strict: Bool = false, notice: String? = nil
     ) {
+        self.notice = notice
         self.contentDir = contentDir
         self.outputDir = outputDir
         self.sourceRevision = sourceRevision

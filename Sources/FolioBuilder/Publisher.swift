@@ -116,7 +116,9 @@ package final class PublishSession {
 
     /// Publishes a manifest for `artifacts` unless it would equal the current one; always
     /// repairs the current manifest's mirrors.
-    package func publish(_ artifacts: [Artifact], createdAt: Date, sourceRevision: String?, reproducible: Bool) throws -> PublishResult {
+    package func publish(
+        _ artifacts: [Artifact], createdAt: Date, sourceRevision: String?, notice: String? = nil, reproducible: Bool
+    ) throws -> PublishResult {
         let entries = artifacts.map {
             Manifest.Entry(
                 path: $0.path, sha256: $0.sha256, size: $0.bytes.count, gzipSize: $0.gzip?.count,
@@ -127,7 +129,8 @@ package final class PublishSession {
         let history = current?.history
             ?? PublishHistory.make(createdAt: createdAt, entries: entries.sorted { $0.path < $1.path }, reproducible: reproducible)
         var manifest = Manifest(
-            version: highestVersion + 1, createdAt: createdAt, sourceRevision: sourceRevision, history: history, entries: entries)
+            version: highestVersion + 1, createdAt: createdAt, sourceRevision: sourceRevision, history: history, notice: notice,
+            entries: entries)
         let changed = current.map { !$0.sameContent(as: manifest) || $0.history == nil } ?? true
         if let current, !changed { manifest = current }
 

@@ -211,8 +211,11 @@ public struct ContentSnapshot: Sendable, Hashable {
     public var validatedAt: Date?
     /// The publish history it belongs to.
     public var history: String?
+    /// The publisher's message for users that came with this version (`folio-build --notice`).
+    public var notice: String?
 
     init(_ view: ContentView) {
+        notice = view.manifest.notice
         version = view.manifest.version
         origin = view.origin
         publishedAt = view.manifest.createdAt

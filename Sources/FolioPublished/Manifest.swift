@@ -74,6 +74,9 @@ package struct Manifest: Sendable, Equatable {
     /// The publish history this version belongs to: made at the first publish into a directory
     /// and carried by every later one. Versions are comparable only within one history.
     package var history: String?
+    /// A message for the app's users that comes with this version (maintenance, an outage, new
+    /// content), shown by `folio status` and `folio read` and offered to apps; nil for none.
+    package var notice: String?
     /// Cache hints by kind: `manifest` (the mutable manifest and logical paths) and `object`.
     package var cacheHints: [String: CacheHint]
     /// Entries sorted by path.
@@ -87,9 +90,10 @@ package struct Manifest: Sendable, Equatable {
     ]
 
     package init(
-        version: Int, createdAt: Date, sourceRevision: String? = nil, history: String? = nil,
+        version: Int, createdAt: Date, sourceRevision: String? = nil, history: String? = nil, notice: String? = nil,
         cacheHints: [String: CacheHint] = Manifest.defaultCacheHints, entries: [Entry]
     ) {
+        self.notice = notice
         self.schemaVersion = Manifest.currentSchemaVersion
         self.version = version
         self.createdAt = createdAt
@@ -118,7 +122,7 @@ package struct Manifest: Sendable, Equatable {
 
     /// Whether two manifests publish the same entries (ignoring version and dates).
     package func sameContent(as other: Manifest) -> Bool {
-        entries == other.entries && cacheHints == other.cacheHints
+        entries == other.entries && cacheHints == other.cacheHints && notice == other.notice
     }
 
     /// The manifest as a property list.
@@ -153,6 +157,7 @@ package struct Manifest: Sendable, Equatable {
         ]
         if let sourceRevision { root["sourceRevision"] = .string(sourceRevision) }
         if let history { root["history"] = .string(history) }
+        if let notice { root["notice"] = .string(notice) }
         return .dict(root)
     }
 
@@ -182,6 +187,10 @@ package struct Manifest: Sendable, Equatable {
         createdAt = created
         sourceRevision = root["sourceRevision"]?.stringValue
         history = root["history"]?.stringValue
+        if let n = root["notice"] {
+            guard let text = n.stringValue else { throw ManifestError("manifest.notice is a \(n.typeName), not a string") }
+            notice = text
+        }
         var hints: [String: CacheHint] = [:]
         if let h = root["cacheHints"] {
             guard case .dict(let kinds) = h else { throw ManifestError("manifest.cacheHints is not a dictionary") }

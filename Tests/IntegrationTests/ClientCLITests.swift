@@ -1,3 +1,4 @@
+import FolioPublished
 import FolioTestSupport
 import Foundation
 import Testing
@@ -42,5 +43,33 @@ struct ClientCLITests {
         let help = try Harness.run(ClientTest.folioPath, ["sync", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("--allow-downgrade"))
+    }
+
+    @Test("folio-build --notice: the manifest carries it, folio status and read show it, a new notice is a new version")
+    func notice() throws {
+        let root = try ClientRoot.make("client-notice")
+        defer { root.cleanup() }
+        let v1 = try root.manifest().version
+        try root.publish(["--notice", "Maintenance tonight from 22:00 UTC"])
+        let m2 = try root.manifest()
+        #expect(m2.version == v1 + 1, "a notice alone makes a new version")
+        #expect(m2.notice == "Maintenance tonight from 22:00 UTC")
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
+        defer { edge.stop() }
+        let cache = root.dir + "/cache"
+        #expect(try ClientTest.folio(["sync"], cache: cache, edge: edge.baseURL).status == 0)
+        let status = try ClientTest.folio(["status"], cache: cache, edge: edge.baseURL)
+        #expect(status.stdout.contains("notice:      Maintenance tonight from 22:00 UTC"), "\(status.stdout)")
+        #expect(try ClientTest.json(try ClientTest.folio(["status", "--json"], cache: cache, edge: edge.baseURL))["notice"] == .string("Maintenance tonight from 22:00 UTC"))
+        let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache, edge: edge.baseURL)
+        #expect(read.status == 0 && read.stderr.contains("folio: notice: Maintenance tonight"), "\(read.stderr)")
+        #expect(!read.stdout.contains("notice"))
+
+        // Publishing without --notice clears it (another version); a multi-line notice is refused.
+        try root.publish()
+        #expect(try root.manifest().notice == nil)
+        #expect(try root.manifest().version == m2.version + 1)
+        let bad = try Harness.run(Harness.binary("folio-build"), ["--content", root.content, "--output", root.root, "--notice", "a\nb"])
+        #expect(bad.status == 64, "\(bad.status) \(bad.stderr)")
     }
 }

@@ -91,10 +91,12 @@ struct ClientRoot: Sendable {
         return r
     }
 
-    /// Runs folio-build content → root (with `--seed FILE` when given); throws unless it succeeds.
-    func publish(seed: String? = nil) throws {
+    /// Runs folio-build content → root (with `--seed FILE` when given, and `extra` arguments);
+    /// throws unless it succeeds.
+    func publish(seed: String? = nil, _ extra: [String] = []) throws {
         let out = try Harness.run(
-            Harness.binary("folio-build"), ["--content", content, "--output", root, "--quiet"] + (seed.map { ["--seed", $0] } ?? []),
+            Harness.binary("folio-build"),
+            ["--content", content, "--output", root, "--quiet"] + (seed.map { ["--seed", $0] } ?? []) + extra,
             env: ClientTest.buildEnv)
         guard out.status == 0 else { throw HarnessError("folio-build failed (\(out.status)): \(out.stderr)") }
     }

@@ -1,0 +1,30 @@
+# Shared by the wrk benchmarks (edge-bench.sh, cache-bench.sh); sourced, with `duration`,
+# `conns` set by the caller.
+
+# On a machine with two or more cores, each server runs on core 0 and wrk on core 1, the
+# same for both servers, so neither shares its core with the load generator.
+server_cpu=() client_cpu=()
+if [ "$(nproc)" -ge 2 ] && command -v taskset > /dev/null; then
+    server_cpu=(taskset -c 0) client_cpu=(taskset -c 1)
+fi
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+run() { # name port path [header...]
+    local name=$1 port=$2 path=$3; shift 3
+    local args=()
+    for h in "$@"; do args+=(-H "$h"); done
+    local out
+    local d=$duration
+    if [ -n "${WARM:-}" ]; then d=1s; fi
+    out=$("${client_cpu[@]}" wrk -t1 -c"$conns" -d"$d" --latency "${args[@]}" "http://127.0.0.1:$port$path")
+    local rps p99
+    rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+    p99=$(echo "$out" | awk '$1=="99%" {print $2}')
+    echo "$name $rps $p99"
+}
+
+to_ms() { # wrk latency like 1.23ms / 850.00us / 1.02s
+    python3 -c "import sys; v=sys.argv[1]; print(float(v[:-2])/1000 if v.endswith('us') else float(v[:-2]) if v.endswith('ms') else float(v[:-1])*1000)" "$1"
+}
+
