@@ -91,6 +91,8 @@ bench: bench-deps build publish
 	@python3 Benchmarks/reference.py $(PUBLIC)
 	@echo "== edge: folio-edge vs nginx (wrk) =="
 	@Benchmarks/edge-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
+	@echo "== cache tier: folio-edge --origin vs nginx proxy_cache and Varnish, hits (wrk) =="
+	@Benchmarks/cache-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 	@echo "== client: folio sync vs curl (hyperfine) =="
 	@python3 Benchmarks/client-bench.py $(PUBLIC) $(RELEASE)
 	@python3 Benchmarks/catalog-bench.py $(PUBLIC) $(RELEASE)

@@ -33,6 +33,9 @@ tier_port=$(wait_listening "$work/tier.out")
 
 nginx_port=$(free_port)
 mkdir -p "$work/nginx" "$work/ncache"
+# nginx's worker runs as another user: it must be able to write its cache and temp files.
+chmod 755 "$work"
+chmod 777 "$work/nginx" "$work/ncache"
 cat > "$work/nginx.conf" <<CONF
 worker_processes 1;
 daemon off;
@@ -93,12 +96,13 @@ scenario() { # label path [mode]: gzip, or inm (If-None-Match)
         curl -s -o /dev/null -H 'Accept-Encoding: gzip' "http://127.0.0.1:${ports[$i]}$path"
         WARM=1 run "${names[$i]}" "${ports[$i]}" "$path" "${h[@]}" > /dev/null
     done
-    local results=() r k i rps p99
+    local results=() r k i rps p99 non2xx
     declare -A got
     for r in $(seq 1 "$rounds"); do
         for k in 0 1 2; do
             i=$(( (k + r) % 3 ))
             read -r _ rps p99 < <(run "${names[$i]}" "${ports[$i]}" "$path" "${h[@]}")
+            [ -n "$rps" ] && [ -n "$p99" ] || { echo "cache-bench: wrk measured nothing for ${names[$i]} on $label" >&2; exit 1; }
             got[$i]="$rps $(to_ms "$p99")"
         done
         results+=(${got[0]} ${got[1]} ${got[2]})
@@ -112,7 +116,11 @@ f, fp, n, np_, w, wp = (med(k) for k in range(6))
 print(f"{label:<24} {f:>12.0f} {fp:>7.2f}ms {n:>12.0f} {np_:>7.2f}ms {w:>12.0f} {wp:>7.2f}ms {f/n:>8.2f}x {f/w:>8.2f}x")
 PY
 }
-# Each cache must answer from its cache, or this measures the origin.
+# Each cache must answer from its cache, or this measures the origin (or its errors).
+for port in "$tier_port" "$nginx_port" "$varnish_port"; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Accept-Encoding: gzip' "http://127.0.0.1:$port$obj")
+    [ "$code" = 200 ] || { echo "cache-bench: the cache on port $port answered $code" >&2; exit 1; }
+done
 for port in "$tier_port" "$nginx_port" "$varnish_port"; do
     curl -s -o /dev/null -H 'Accept-Encoding: gzip' "http://127.0.0.1:$port$obj"
 done

@@ -59,7 +59,9 @@ struct EdgeService: Service {
                     case .site(let store):
                         try sync.addHandler(EdgeHandler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool))
                     case .cache(let cache):
-                        try sync.configureHTTPServerPipeline(withErrorHandling: true)
+                        // The request decoder only: ProxyHandler writes responses as bytes and
+                        // keeps pipelined answers in order itself.
+                        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                         try sync.addHandler(ProxyHandler(cache: cache))
                     }
                 }

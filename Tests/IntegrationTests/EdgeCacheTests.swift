@@ -222,6 +222,7 @@ extension EdgeIntegration {
                     self.send_response(200)
                     self.send_header("Content-Length", str(len(body)))
                     self.send_header("Cache-Control", "no-store" if self.path.startswith("/private") else "max-age=60")
+                    self.send_header("X-Path", self.path)
                     self.end_headers()
                     self.wfile.write(body)
             serve(Handler)
@@ -260,6 +261,30 @@ extension EdgeIntegration {
             let afterPrivate = try stats()
             #expect(afterPrivate[0] == 1 + 1 + 20)
             #expect(afterPrivate[1] >= 5, "at most \(afterPrivate[1]) origin requests were in flight at once")
+        }
+
+        @Test("pipelined requests are answered in order: a hit waits for an earlier miss; a malformed request is 400, then close")
+        func pipelining() async throws {
+            let server = try PythonServer.start(Self.slowOrigin)
+            defer { server.stop() }
+            let dir = Harness.tempDir("cache-pipeline")
+            defer { Harness.cleanup(dir) }
+            let tier = try EdgeProcess.start(root: dir, args: ["--origin", server.url])
+            defer { tier.stop() }
+            #expect(try RawHTTPConnection.fetch(port: tier.port, "/cached").status == 200)
+            let c = try RawHTTPConnection(port: tier.port)
+            defer { c.close() }
+            try c.send(RawHTTPConnection.head("GET", "/slow") + RawHTTPConnection.head("HEAD", "/cached") + RawHTTPConnection.head("GET", "/cached"))
+            let answers = try c.readResponses(["GET", "HEAD", "GET"])
+            #expect(answers.map { $0.header("X-Path") } == ["/slow", "/cached", "/cached"])
+            #expect(answers.map(\.status) == [200, 200, 200])
+            #expect(answers[1].body.isEmpty && answers[1].header("Content-Length") == "100")
+            #expect(answers[2].body.count == 100 && answers[2].header("Cache-Status") == "folio-edge; hit")
+
+            try c.send("GET /cached HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+            let bad = try c.readResponse()
+            #expect(bad.status == 400)
+            #expect(c.waitForClose(timeout: 5))
         }
 
         @Test("tiers chain: a cache tier whose origin is another cache tier")

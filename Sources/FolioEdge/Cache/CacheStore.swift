@@ -11,16 +11,41 @@ import Synchronization
 /// (written off the event loops, atomically), loaded again at start, so the cache survives a
 /// restart.
 final class CacheStore: Sendable {
-    private struct Entry {
-        var response: StoredResponse
-        var lastUsed: UInt64
-    }
-
     private struct State {
-        var entries: [String: [Entry]] = [:]
+        /// Every key's variants, newest first.
+        var entries: [String: [StoredResponse]] = [:]
+        /// When each key was last used (a tick), for eviction by key.
+        var lastUsed: [String: UInt64] = [:]
         var bytes = 0
         var count = 0
         var tick: UInt64 = 0
+
+        mutating func insert(_ r: StoredResponse) {
+            tick += 1
+            entries[r.key, default: []].insert(r, at: 0)
+            lastUsed[r.key] = tick
+            bytes += r.cost
+            count += 1
+        }
+
+        /// Removes the variants `matching` selects; returns them.
+        mutating func remove(_ key: String, where matching: (StoredResponse) -> Bool) -> [StoredResponse] {
+            guard var list = entries[key] else { return [] }
+            let removed = list.filter(matching)
+            guard !removed.isEmpty else { return [] }
+            list.removeAll(where: matching)
+            if list.isEmpty {
+                entries[key] = nil
+                lastUsed[key] = nil
+            } else {
+                entries[key] = list
+            }
+            for r in removed {
+                bytes -= r.cost
+                count -= 1
+            }
+            return removed
+        }
     }
 
     private let state = Mutex(State())
@@ -36,40 +61,27 @@ final class CacheStore: Sendable {
     /// Bytes and entries held.
     var usage: (bytes: Int, entries: Int) { state.withLock { ($0.bytes, $0.count) } }
 
-    /// The variants stored for `key`, most recent first; each is marked as used.
+    /// The variants stored for `key`, most recent first; the key is marked as used. (No copy:
+    /// the array is the store's own, shared until the next change.)
     func variants(_ key: String) -> [StoredResponse] {
         state.withLock { s in
-            guard var list = s.entries[key] else { return [] }
+            guard let list = s.entries[key] else { return [] }
             s.tick += 1
-            for i in list.indices { list[i].lastUsed = s.tick }
-            s.entries[key] = list
-            return list.map(\.response).sorted { $0.responseTime > $1.responseTime }
+            s.lastUsed[key] = s.tick
+            return list
         }
     }
 
     /// Stores `response`, replacing the variant with the same selecting values; evicts the least
-    /// recently used entries past the limit. A response larger than the limit is not stored.
+    /// recently used keys past the limit. A response larger than the limit is not stored.
     func store(_ response: StoredResponse) {
         guard response.cost <= limit else { return }
         var evicted: [StoredResponse] = []
-        var replaced: [StoredResponse] = []
-        state.withLock { s in
-            s.tick += 1
-            var list = s.entries[response.key] ?? []
-            list.removeAll { e in
-                let same = e.response.varyNames == response.varyNames && e.response.varyValues == response.varyValues
-                if same { replaced.append(e.response) }
-                return same
-            }
-            for r in replaced {
-                s.bytes -= r.cost
-                s.count -= 1
-            }
-            list.append(Entry(response: response, lastUsed: s.tick))
-            s.entries[response.key] = list
-            s.bytes += response.cost
-            s.count += 1
-            if s.bytes > limit { evicted = Self.evict(&s, downTo: limit - limit / 10) }
+        let replaced: [StoredResponse] = state.withLock { s in
+            let replaced = s.remove(response.key) { $0.varyNames == response.varyNames && $0.varyValues == response.varyValues }
+            s.insert(response)
+            if s.bytes > limit { evicted = Self.evict(&s, downTo: limit - limit / 10, keeping: response.key) }
+            return replaced
         }
         guard let directory else { return }
         let write = (Self.fileName(response), try? Self.encode(response))
@@ -82,15 +94,7 @@ final class CacheStore: Sendable {
 
     /// Removes every variant of `key` (invalidation, purge).
     func remove(_ key: String) {
-        let removed: [StoredResponse] = state.withLock { s in
-            guard let list = s.entries.removeValue(forKey: key) else { return [] }
-            for e in list {
-                s.bytes -= e.response.cost
-                s.count -= 1
-            }
-            return list.map(\.response)
-        }
-        removeFiles(removed)
+        removeFiles(state.withLock { $0.remove(key) { _ in true } })
     }
 
     /// Keys stored, for a purge by prefix.
@@ -101,27 +105,18 @@ final class CacheStore: Sendable {
     /// Removes (hard) or marks stale (soft) every variant of `key`; returns how many.
     @discardableResult
     func purge(_ key: String, soft: Bool) -> Int {
+        let list = state.withLock { $0.entries[key] ?? [] }
         guard soft else {
-            let n = state.withLock { $0.entries[key]?.count ?? 0 }
             remove(key)
-            return n
+            return list.count
         }
-        let list = state.withLock { $0.entries[key]?.map(\.response) ?? [] }
         for r in list where !r.markedStale { store(r.markingStale()) }
         return list.count
     }
 
     /// Removes one stored response if it is still there.
     func remove(_ response: StoredResponse) {
-        let found: Bool = state.withLock { s in
-            guard var list = s.entries[response.key], let i = list.firstIndex(where: { $0.response === response }) else { return false }
-            list.remove(at: i)
-            s.entries[response.key] = list.isEmpty ? nil : list
-            s.bytes -= response.cost
-            s.count -= 1
-            return true
-        }
-        if found { removeFiles([response]) }
+        removeFiles(state.withLock { $0.remove(response.key) { $0 === response } })
     }
 
     private func removeFiles(_ responses: [StoredResponse]) {
@@ -135,17 +130,11 @@ final class CacheStore: Sendable {
     /// Waits until every disk write queued so far is done (tests, shutdown).
     func flush() { disk.sync {} }
 
-    private static func evict(_ s: inout State, downTo target: Int) -> [StoredResponse] {
-        var all: [(key: String, used: UInt64, response: StoredResponse)] = []
-        for (key, list) in s.entries { for e in list { all.append((key, e.lastUsed, e.response)) } }
-        all.sort { $0.used < $1.used }
+    /// Drops whole keys, least recently used first, until the bytes are at most `target`.
+    private static func evict(_ s: inout State, downTo target: Int, keeping kept: String) -> [StoredResponse] {
         var out: [StoredResponse] = []
-        for victim in all where s.bytes > target {
-            s.entries[victim.key]?.removeAll { $0.response === victim.response }
-            if s.entries[victim.key]?.isEmpty == true { s.entries[victim.key] = nil }
-            s.bytes -= victim.response.cost
-            s.count -= 1
-            out.append(victim.response)
+        for (key, _) in s.lastUsed.sorted(by: { $0.value < $1.value }) where s.bytes > target && key != kept {
+            out += s.remove(key) { _ in true }
         }
         return out
     }
@@ -207,21 +196,24 @@ final class CacheStore: Sendable {
                 try? FileManager.default.removeItem(atPath: path)
             }
         }
+        // The newest are kept when the limit is smaller than what is on disk; they are inserted
+        // oldest first, so each key's newest variant ends up first and most recently used.
         loaded.sort { $0.responseTime > $1.responseTime }
+        var kept: [StoredResponse] = []
         var dropped: [StoredResponse] = []
-        state.withLock { s in
-            for r in loaded {
-                guard s.bytes + r.cost <= limit else {
-                    dropped.append(r)
-                    continue
-                }
-                s.tick += 1
-                s.entries[r.key, default: []].append(Entry(response: r, lastUsed: s.tick))
-                s.bytes += r.cost
-                s.count += 1
+        var bytes = 0
+        for r in loaded {
+            if bytes + r.cost <= limit {
+                kept.append(r)
+                bytes += r.cost
+            } else {
+                dropped.append(r)
             }
         }
+        state.withLock { s in
+            for r in kept.reversed() { s.insert(r) }
+        }
         removeFiles(dropped)
-        return loaded.count - dropped.count
+        return kept.count
     }
 }

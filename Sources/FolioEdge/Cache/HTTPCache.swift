@@ -19,6 +19,8 @@ struct ProxyResponse: Sendable {
     var status: HTTPResponseStatus
     var headers: HTTPHeaders
     var body: ByteBuffer?
+    /// `headers` already carry the right Content-Length (answers from the store).
+    var lengthSet = false
 }
 
 /// A shared HTTP cache (RFC 9111) in front of one origin: answers from its store what it may,
@@ -30,6 +32,7 @@ final class HTTPCache: Sendable {
     let admin: CacheAdmin
     let client: HTTPClient
     let name = "folio-edge"
+    private let hitStatus = "folio-edge; hit"
     /// How long one origin request may take.
     let timeout: TimeAmount
     /// Keys with a background revalidation (stale-while-revalidate) in flight.
@@ -69,6 +72,44 @@ final class HTTPCache: Sendable {
 
     // MARK: - Answering a request
 
+    /// How a hit is answered without a future: from the stored response's prepared head, or
+    /// (with the request's conditions or range applied) as a response.
+    enum Hit {
+        case prepared(StoredResponse)
+        case response(ProxyResponse)
+    }
+
+    /// The answer to a plain GET or HEAD that a fresh stored response satisfies (no request
+    /// directives, no Authorization, not an admin request, not under maintenance); nil for
+    /// everything else, which `handle` answers.
+    func answerFromCache(_ request: ProxyRequest) -> Hit? {
+        guard request.method == .GET || request.method == .HEAD, !request.target.hasPrefix("/.folio/"),
+            !request.headers.contains(name: "cache-control"), !request.headers.contains(name: "pragma"),
+            !request.headers.contains(name: "authorization"), !admin.isMaintenance
+        else { return nil }
+        let now = clock()
+        for stored in store.variants(request.target) where stored.varyMatches(request.headers) {
+            guard CachePolicy.isUsable(stored, requestControl: CacheControl(), now: now) else { return nil }
+            let h = request.headers
+            if h.contains(name: "if-none-match") || h.contains(name: "if-modified-since") || h.contains(name: "range") {
+                return .response(serve(stored, to: request, now: now, cacheStatus: "hit"))
+            }
+            return .prepared(stored)
+        }
+        return nil
+    }
+
+    /// A plain hit as bytes: the prepared head, `Age`, and the body (none for HEAD).
+    func preparedHit(_ stored: StoredResponse, method: HTTPMethod, keepAlive: Bool, allocator: ByteBufferAllocator) -> [ByteBuffer] {
+        var head = allocator.buffer(capacity: stored.preparedHead.readableBytes + 40)
+        head.writeImmutableBuffer(stored.preparedHead)
+        head.writeString("Age: \(Int(stored.currentAge(now: clock())))\r\n")
+        if !keepAlive { head.writeStaticString("Connection: close\r\n") }
+        head.writeStaticString("\r\n")
+        if method == .HEAD || stored.body.readableBytes == 0 { return [head] }
+        return [head, stored.body]
+    }
+
     /// Answers one request. `joined` is set for a request that already waited for another's
     /// origin request to the same key, so that it never waits twice.
     func handle(_ request: ProxyRequest, on loop: any EventLoop, joined: Bool = false) -> EventLoopFuture<ProxyResponse> {
@@ -84,8 +125,10 @@ final class HTTPCache: Sendable {
                 return self.respond(fetched, cacheStatus: "fwd=method")
             }.flatMapErrorThrowing { self.gatewayError($0) }
         }
-        var requestControl = CacheControl(request.headers) ?? CacheControl()
-        if !request.headers.contains(name: "cache-control"), request.headers["pragma"].contains(where: { $0.lowercased().contains("no-cache") }) {
+        var requestControl = request.headers.contains(name: "cache-control") ? (CacheControl(request.headers) ?? CacheControl()) : CacheControl()
+        if !request.headers.contains(name: "cache-control"), request.headers.contains(name: "pragma"),
+            request.headers["pragma"].contains(where: { $0.lowercased().contains("no-cache") })
+        {
             requestControl.noCache = true
         }
         let now = clock()
@@ -423,20 +466,20 @@ final class HTTPCache: Sendable {
     /// delay of a response just fetched included), `Cache-Status`, and the request's conditions
     /// and range applied.
     private func serve(_ stored: StoredResponse, to request: ProxyRequest, now: Double, cacheStatus: String) -> ProxyResponse {
-        var headers = stored.headers
-        headers.replaceOrAdd(name: "Age", value: String(Int(stored.currentAge(now: now))))
-        headers.add(name: "Cache-Status", value: "\(name); \(cacheStatus)")
+        var headers = stored.servedHeaders
+        headers.add(name: "Age", value: String(Int(stored.currentAge(now: now))))
+        headers.add(name: "Cache-Status", value: cacheStatus == "hit" ? hitStatus : "\(name); \(cacheStatus)")
         var response = ProxyResponse(
             status: HTTPResponseStatus(statusCode: stored.status, reasonPhrase: stored.reason), headers: headers, body: stored.body)
         if let notModified = Self.conditionalAnswer(request, response) {
-            response = notModified
-        } else if let partial = Self.rangeAnswer(request, response) {
-            response = partial
+            return notModified
         }
-        if request.method == .HEAD {
-            response.headers.replaceOrAdd(name: "Content-Length", value: String(stored.body.readableBytes))
-            response.body = nil
+        if let partial = Self.rangeAnswer(request, response) {
+            return partial
         }
+        response.headers.add(name: "Content-Length", value: String(stored.body.readableBytes))
+        response.lengthSet = true
+        if request.method == .HEAD { response.body = nil }
         return response
     }
 
@@ -451,7 +494,9 @@ final class HTTPCache: Sendable {
 
     /// 304 when the request's If-None-Match (or If-Modified-Since) matches a 200 response.
     private static func conditionalAnswer(_ request: ProxyRequest, _ response: ProxyResponse) -> ProxyResponse? {
-        guard response.status == .ok else { return nil }
+        guard response.status == .ok,
+            request.headers.contains(name: "if-none-match") || request.headers.contains(name: "if-modified-since")
+        else { return nil }
         let matched: Bool
         if let inm = CacheFields.combined(request.headers, "if-none-match") {
             guard var etag = response.headers.first(name: "etag") else { return nil }
@@ -473,7 +518,7 @@ final class HTTPCache: Sendable {
     /// 206 for one satisfiable byte range of a complete 200 (If-Range permitting), 416 for an
     /// unsatisfiable one; nil to send the whole.
     private static func rangeAnswer(_ request: ProxyRequest, _ response: ProxyResponse) -> ProxyResponse? {
-        guard request.method == .GET, response.status == .ok, let body = response.body,
+        guard request.method == .GET, response.status == .ok, let body = response.body, request.headers.contains(name: "range"),
             let range = request.headers.first(name: "range")
         else { return nil }
         if let ifRange = request.headers.first(name: "if-range") {

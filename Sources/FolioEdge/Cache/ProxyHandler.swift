@@ -1,12 +1,14 @@
 import NIOCore
 import NIOHTTP1
 
-/// One connection of the cache tier, behind NIO's HTTP/1.1 server pipeline (which keeps
-/// pipelined requests in order): collects each request, lets the `HTTPCache` answer it, and
-/// writes the answer with its exact length.
+/// One connection of the cache tier, behind NIO's HTTP/1.1 request decoder: collects each
+/// request, lets the `HTTPCache` answer it, and writes the answers as bytes, in request order
+/// (a pipelined request answered from the cache waits for an earlier one still at the origin).
+/// A plain hit is written from the stored response's prepared head plus its `Age` line, in one
+/// write with the body; everything else is serialized here (no response encoder in the pipeline).
 final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias OutboundOut = ByteBuffer
 
     /// The largest request body forwarded (413 beyond).
     static let maxRequestBody = 16 << 20
@@ -15,6 +17,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var head: HTTPRequestHead?
     private var body: ByteBuffer?
     private var tooLarge = false
+
+    /// Answers in request order: nil while a request is still being answered. `closing` marks
+    /// the answer after which the connection closes.
+    private var queue: [(bytes: [ByteBuffer]?, closing: Bool)] = []
+    /// The sequence number of `queue[0]`, and of the next request.
+    private var first = 0
+    private var next = 0
+    private var closed = false
 
     init(cache: HTTPCache) { self.cache = cache }
 
@@ -35,48 +45,106 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 body!.writeBuffer(&chunk)
             }
         case .end:
-            guard let head else { return }
+            guard let head, !closed else { return }
             self.head = nil
+            let slot = next
+            next += 1
+            queue.append((nil, false))
             let keepAlive = head.isKeepAlive
             if tooLarge {
-                var headers = HTTPHeaders()
-                headers.add(name: "Connection", value: "close")
-                write(context, ProxyResponse(status: .payloadTooLarge, headers: headers, body: nil), version: head.version, method: head.method, keepAlive: false)
+                let response = ProxyResponse(status: .payloadTooLarge, headers: [:], body: nil)
+                complete(context, slot, Self.serialize(response, method: head.method, keepAlive: false, allocator: context.channel.allocator), closing: true)
                 return
             }
             let request = ProxyRequest(method: head.method, target: head.uri, headers: head.headers, body: body)
             body = nil
+            let allocator = context.channel.allocator
+            switch cache.answerFromCache(request) {
+            case .prepared(let stored):
+                complete(context, slot, cache.preparedHit(stored, method: head.method, keepAlive: keepAlive, allocator: allocator), closing: !keepAlive)
+                return
+            case .response(let hit):
+                complete(context, slot, Self.serialize(hit, method: head.method, keepAlive: keepAlive, allocator: allocator), closing: !keepAlive)
+                return
+            case nil:
+                break
+            }
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             cache.handle(request, on: context.eventLoop).hop(to: context.eventLoop).whenComplete { result in
                 let (handler, context) = bound.value
                 let response: ProxyResponse
                 switch result {
                 case .success(let r): response = r
-                case .failure: response = ProxyResponse(status: .internalServerError, headers: HTTPHeaders(), body: nil)
+                case .failure: response = ProxyResponse(status: .internalServerError, headers: [:], body: nil)
                 }
-                handler.write(context, response, version: head.version, method: head.method, keepAlive: keepAlive)
+                handler.complete(
+                    context, slot, Self.serialize(response, method: head.method, keepAlive: keepAlive, allocator: context.channel.allocator),
+                    closing: !keepAlive)
             }
         }
     }
 
-    private func write(_ context: ChannelHandlerContext, _ response: ProxyResponse, version: HTTPVersion, method: HTTPMethod, keepAlive: Bool) {
-        var headers = response.headers
-        let status = response.status.code
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A request NIO's decoder cannot read: 400 after the answers already due, then close.
+        guard !closed else { return }
+        let slot = next
+        next += 1
+        queue.append((nil, false))
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        let response = ProxyResponse(status: .badRequest, headers: headers, body: ByteBuffer(string: "malformed request\n"))
+        complete(context, slot, Self.serialize(response, method: .GET, keepAlive: false, allocator: context.channel.allocator), closing: true)
+    }
+
+    /// Fills the answer for request `slot` and writes every answer now due, in order.
+    private func complete(_ context: ChannelHandlerContext, _ slot: Int, _ bytes: [ByteBuffer], closing: Bool) {
+        guard !closed, slot - first >= 0, slot - first < queue.count else { return }
+        queue[slot - first] = (bytes, closing)
+        var wrote = false
+        while let front = queue.first, let ready = front.bytes {
+            for buffer in ready { context.write(wrapOutboundOut(buffer), promise: nil) }
+            wrote = true
+            queue.removeFirst()
+            first += 1
+            if front.closing {
+                closed = true
+                queue.removeAll()
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in channel.close(promise: nil) }
+                return
+            }
+        }
+        if wrote { context.flush() }
+    }
+
+    /// A response as bytes: status line, fields, Content-Length (none for 1xx, 204 and 304;
+    /// the body's length otherwise, or the stored length for HEAD when the cache set it), then
+    /// the body unless the request was HEAD.
+    static func serialize(_ response: ProxyResponse, method: HTTPMethod, keepAlive: Bool, allocator: ByteBufferAllocator) -> [ByteBuffer] {
+        let status = Int(response.status.code)
         let bodyless = method == .HEAD || status == 204 || status == 304 || status < 200
-        if !bodyless {
-            headers.replaceOrAdd(name: "Content-Length", value: String(response.body?.readableBytes ?? 0))
-        } else if status == 204 || status < 200 {
-            headers.remove(name: "content-length")
+        var head = allocator.buffer(capacity: 512)
+        head.writeString("HTTP/1.1 \(status) \(response.status.reasonPhrase)\r\n")
+        for (name, value) in response.headers {
+            let lower = name.lowercased()
+            if lower == "connection" || (lower == "content-length" && !response.lengthSet) { continue }
+            head.writeString(name)
+            head.writeStaticString(": ")
+            head.writeString(value)
+            head.writeStaticString("\r\n")
         }
-        if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: response.status, headers: headers))), promise: nil)
-        if !bodyless, let body = response.body, body.readableBytes > 0 {
-            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        if !response.lengthSet {
+            if !bodyless {
+                head.writeString("Content-Length: \(response.body?.readableBytes ?? 0)\r\n")
+            } else if method == .HEAD, status != 204, status != 304, status >= 200,
+                let length = response.headers.first(name: "content-length")
+            {
+                head.writeString("Content-Length: \(length)\r\n")
+            }
         }
-        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !keepAlive {
-            let channel = context.channel
-            done.whenComplete { _ in channel.close(promise: nil) }
-        }
+        if !keepAlive { head.writeStaticString("Connection: close\r\n") }
+        head.writeStaticString("\r\n")
+        if !bodyless, let body = response.body, body.readableBytes > 0 { return [head, body] }
+        return [head]
     }
 }

@@ -24,6 +24,12 @@ final class StoredResponse: Sendable {
     let initialAge: Double
     let etag: String?
     let lastModified: String?
+    /// The fields sent with it from the cache: all but `Age` and `Content-Length`, which each
+    /// answer sets itself.
+    let servedHeaders: HTTPHeaders
+    /// A plain hit's head up to its `Age` line: status line, served fields, Content-Length and
+    /// `Cache-Status: folio-edge; hit`.
+    let preparedHead: ByteBuffer
 
     /// Bytes this entry holds, for the size limit.
     var cost: Int { body.readableBytes + headers.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } }
@@ -56,6 +62,19 @@ final class StoredResponse: Sendable {
         initialAge = max(apparentAge, correctedAgeValue)
         etag = headers.first(name: "etag")
         lastModified = headers.first(name: "last-modified")
+        var served = HTTPHeaders()
+        for (name, value) in headers where !(name.lowercased() == "age" || name.lowercased() == "content-length") {
+            served.add(name: name, value: value)
+        }
+        servedHeaders = served
+        var prepared = ByteBuffer()
+        prepared.writeString("HTTP/1.1 \(status) \(reason)\r\n")
+        for (name, value) in served where name.lowercased() != "connection" {
+            prepared.writeString("\(name): \(value)\r\n")
+        }
+        if status != 204, status != 304, status >= 200 { prepared.writeString("Content-Length: \(body.readableBytes)\r\n") }
+        prepared.writeString("Cache-Status: folio-edge; hit\r\n")
+        preparedHead = prepared
     }
 
     /// The same response, stale from now on (a soft purge).
@@ -73,9 +92,16 @@ final class StoredResponse: Sendable {
     /// Whether this response was selected by a request with `headers` (§4.1): every field its
     /// Vary names has the same normalized value (or is absent in both); `Vary: *` never matches.
     func varyMatches(_ headers: HTTPHeaders) -> Bool {
+        if varyNames.isEmpty { return true }
         if varyNames.contains("*") { return false }
-        for (name, stored) in zip(varyNames, varyValues) where CacheFields.combined(headers, name).map(Self.normalize) != stored {
-            return false
+        for (name, stored) in zip(varyNames, varyValues) {
+            let lines = headers[name]
+            // One line with nothing to normalize (the common `Accept-Encoding: gzip`): as is.
+            if lines.count == 1, let stored, !lines[0].utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == 32 || $0 == 9 }) {
+                if lines[0] != stored { return false }
+                continue
+            }
+            if (lines.isEmpty ? nil : Self.normalize(lines.joined(separator: ", "))) != stored { return false }
         }
         return true
     }
