@@ -15,6 +15,10 @@ final class EdgeMetrics: Sendable {
     let notModifiedShare: Metrics.Gauge
     let reloadFailures: Metrics.Counter
     let connectionsRejected: Metrics.Counter
+    /// The cache tier: answers by what the cache did, and what it holds.
+    private let cacheResults: [String: Metrics.Counter]
+    let cacheEntries: Metrics.Gauge
+    let cacheBytes: Metrics.Gauge
     private let totals = Atomic<Int>(0)
     private let notModified = Atomic<Int>(0)
 
@@ -40,6 +44,34 @@ final class EdgeMetrics: Sendable {
         notModifiedShare = Metrics.Gauge(label: "folio_edge_not_modified_ratio")
         reloadFailures = Metrics.Counter(label: "folio_edge_reload_failures_total")
         connectionsRejected = Metrics.Counter(label: "folio_edge_connections_rejected_total")
+        var results: [String: Metrics.Counter] = [:]
+        for r in Self.cacheResultNames {
+            results[r] = Metrics.Counter(label: "folio_edge_cache_responses_total", dimensions: [("result", r)])
+        }
+        cacheResults = results
+        cacheEntries = Metrics.Gauge(label: "folio_edge_cache_entries")
+        cacheBytes = Metrics.Gauge(label: "folio_edge_cache_bytes")
+    }
+
+    static let cacheResultNames = ["hit", "stale", "miss", "pass", "other"]
+
+    /// A plain hit (the tier's hot path: no text to classify).
+    func recordCacheHit() { cacheResults["hit"]?.increment() }
+
+    /// Counts one answer of the cache tier by its `Cache-Status`: a hit (fresh, or stale served
+    /// while revalidating or for an error), a stale copy revalidated with the origin, a miss,
+    /// a request passed through (methods, no-cache), or anything else (admin, errors).
+    func recordCacheResult(_ cacheStatus: String?) {
+        let result: String
+        switch cacheStatus {
+        case nil: result = "other"
+        case let s? where s.hasSuffix("; hit") || s.contains("; hit;"): result = "hit"
+        case let s? where s.contains("fwd=stale"): result = "stale"
+        case let s? where s.contains("fwd=uri-miss") || s.contains("fwd=vary-miss") || s.contains("fwd=miss; stored"): result = "miss"
+        case let s? where s.contains("fwd=method") || s.contains("fwd=request") || s.contains("fwd=miss"): result = "pass"
+        default: result = "other"
+        }
+        cacheResults[result]?.increment()
     }
 
     func record(status: Int, bytes: Int, nanoseconds: Int64) {

@@ -62,7 +62,7 @@ struct EdgeService: Service {
                         // The request decoder only: ProxyHandler writes responses as bytes and
                         // keeps pipelined answers in order itself.
                         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-                        try sync.addHandler(ProxyHandler(cache: cache))
+                        try sync.addHandler(ProxyHandler(cache: cache, metrics: metrics, accessLog: accessLog))
                     }
                 }
             }
@@ -147,8 +147,8 @@ package enum Edge {
                 }
             }
             let admin = CacheAdmin(token: token, maintenanceFile: config.maintenanceFile)
-            let cache = HTTPCache(origin: origin, store: store, admin: admin, group: group)
             let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
+            let cache = HTTPCache(origin: origin, store: store, admin: admin, metrics: metrics, group: group)
             let edge = EdgeService(config: config, group: group, content: .cache(cache), metrics: metrics, logger: logger)
             let services = ServiceGroup(
                 configuration: .init(

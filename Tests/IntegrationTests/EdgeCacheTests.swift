@@ -46,6 +46,17 @@ extension EdgeIntegration {
                 #expect(Self.cacheStatus(second) == "folio-edge; hit", "\(second.headers)")
                 #expect(second.header("ETag") == first.header("ETag"))
                 #expect(second.header("Age") != nil)
+                let etag = try #require(first.header("ETag"))
+                let notModified = try RawHTTPConnection.fetch(port: tier.port, "/" + entry.objectPath, headers: [("If-None-Match", etag)])
+                #expect(notModified.status == 304 && notModified.body.isEmpty)
+                #expect(notModified.header("ETag") == etag && notModified.header("Content-Type") == nil && notModified.header("Age") != nil)
+                #expect(Self.cacheStatus(notModified) == "folio-edge; hit", "\(notModified.headers)")
+                let other = try RawHTTPConnection.fetch(port: tier.port, "/" + entry.objectPath, headers: [("If-None-Match", "\"other\"")])
+                #expect(other.status == 200 && other.body == first.body)
+                let metrics = try RawHTTPConnection.fetch(port: tier.port, "/.folio/metrics").text
+                #expect(EdgeProcess.metric("folio_edge_cache_responses_total{result=\"hit\"}", in: metrics) == 3, "\(metrics)")
+                #expect(EdgeProcess.metric("folio_edge_cache_responses_total{result=\"miss\"}", in: metrics) == 1)
+                #expect(EdgeProcess.metric("folio_edge_cache_entries", in: metrics) == 1)
 
                 // A client syncs through the tier and verifies every object.
                 let cache = fixture.dir + "/client"

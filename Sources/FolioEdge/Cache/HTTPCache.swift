@@ -30,6 +30,7 @@ final class HTTPCache: Sendable {
     let origin: String
     let store: CacheStore
     let admin: CacheAdmin
+    let metrics: EdgeMetrics
     let client: HTTPClient
     let name = "folio-edge"
     private let hitStatus = "folio-edge; hit"
@@ -50,12 +51,14 @@ final class HTTPCache: Sendable {
     private let clock: @Sendable () -> Double
 
     init(
-        origin: String, store: CacheStore, admin: CacheAdmin, group: any EventLoopGroup, timeout: TimeAmount = .seconds(30),
+        origin: String, store: CacheStore, admin: CacheAdmin, metrics: EdgeMetrics, group: any EventLoopGroup,
+        timeout: TimeAmount = .seconds(30),
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.origin = origin.hasSuffix("/") ? String(origin.dropLast()) : origin
         self.store = store
         self.admin = admin
+        self.metrics = metrics
         self.timeout = timeout
         self.clock = clock
         var config = HTTPClient.Configuration()
@@ -76,6 +79,7 @@ final class HTTPCache: Sendable {
     /// (with the request's conditions or range applied) as a response.
     enum Hit {
         case prepared(StoredResponse)
+        case prepared304(StoredResponse)
         case response(ProxyResponse)
     }
 
@@ -91,6 +95,12 @@ final class HTTPCache: Sendable {
         for stored in store.variants(request.target) where stored.varyMatches(request.headers) {
             guard CachePolicy.isUsable(stored, requestControl: CacheControl(), now: now) else { return nil }
             let h = request.headers
+            // The common revalidation: If-None-Match with exactly the stored ETag, nothing else.
+            if stored.prepared304 != nil, let inm = h.first(name: "if-none-match"), inm == stored.etag,
+                !h.contains(name: "range"), !h.contains(name: "if-modified-since")
+            {
+                return .prepared304(stored)
+            }
             if h.contains(name: "if-none-match") || h.contains(name: "if-modified-since") || h.contains(name: "range") {
                 return .response(serve(stored, to: request, now: now, cacheStatus: "hit"))
             }
@@ -99,14 +109,18 @@ final class HTTPCache: Sendable {
         return nil
     }
 
-    /// A plain hit as bytes: the prepared head, `Age`, and the body (none for HEAD).
-    func preparedHit(_ stored: StoredResponse, method: HTTPMethod, keepAlive: Bool, allocator: ByteBufferAllocator) -> [ByteBuffer] {
-        var head = allocator.buffer(capacity: stored.preparedHead.readableBytes + 40)
-        head.writeImmutableBuffer(stored.preparedHead)
+    /// A plain hit as bytes: the prepared head (of the 200, or of the 304), `Age`, and the
+    /// body (none for HEAD or a 304).
+    func preparedHit(
+        _ stored: StoredResponse, notModified: Bool = false, method: HTTPMethod, keepAlive: Bool, allocator: ByteBufferAllocator
+    ) -> [ByteBuffer] {
+        let prepared = notModified ? (stored.prepared304 ?? stored.preparedHead) : stored.preparedHead
+        var head = allocator.buffer(capacity: prepared.readableBytes + 40)
+        head.writeImmutableBuffer(prepared)
         head.writeString("Age: \(Int(stored.currentAge(now: clock())))\r\n")
         if !keepAlive { head.writeStaticString("Connection: close\r\n") }
         head.writeStaticString("\r\n")
-        if method == .HEAD || stored.body.readableBytes == 0 { return [head] }
+        if notModified || method == .HEAD || stored.body.readableBytes == 0 { return [head] }
         return [head, stored.body]
     }
 
@@ -115,6 +129,15 @@ final class HTTPCache: Sendable {
     func handle(_ request: ProxyRequest, on loop: any EventLoop, joined: Bool = false) -> EventLoopFuture<ProxyResponse> {
         let key = request.target
         if request.method == .POST, request.target == "/.folio/notify" { return loop.makeSucceededFuture(notified(on: loop)) }
+        if request.method == .GET, request.target == "/.folio/metrics" {
+            let usage = store.usage
+            metrics.cacheEntries.record(usage.entries)
+            metrics.cacheBytes.record(usage.bytes)
+            var r = CacheAdmin.text(.ok, "")
+            r.headers.replaceOrAdd(name: "Content-Type", value: "text/plain; version=0.0.4")
+            r.body = ByteBuffer(bytes: metrics.render())
+            return loop.makeSucceededFuture(r)
+        }
         if CacheAdmin.isAdmin(request) { return loop.makeSucceededFuture(admin.handle(request, store: store)) }
         if admin.isMaintenance { return loop.makeSucceededFuture(maintenanceAnswer(request)) }
         guard request.method == .GET || request.method == .HEAD else {

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -14,7 +15,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let maxRequestBody = 16 << 20
 
     private let cache: HTTPCache
+    private let metrics: EdgeMetrics
+    private let accessLog: Logger?
     private var head: HTTPRequestHead?
+    /// When the request being read began.
+    private var started = NIODeadline.now()
     private var body: ByteBuffer?
     private var tooLarge = false
 
@@ -26,12 +31,17 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var next = 0
     private var closed = false
 
-    init(cache: HTTPCache) { self.cache = cache }
+    init(cache: HTTPCache, metrics: EdgeMetrics, accessLog: Logger?) {
+        self.cache = cache
+        self.metrics = metrics
+        self.accessLog = accessLog
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let h):
             head = h
+            started = .now()
             body = nil
             tooLarge = false
         case .body(var chunk):
@@ -51,9 +61,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             next += 1
             queue.append((nil, false))
             let keepAlive = head.isKeepAlive
+            let started = self.started
             if tooLarge {
                 let response = ProxyResponse(status: .payloadTooLarge, headers: [:], body: nil)
-                complete(context, slot, Self.serialize(response, method: head.method, keepAlive: false, allocator: context.channel.allocator), closing: true)
+                answered(context, slot, head, started, response, keepAlive: false)
                 return
             }
             let request = ProxyRequest(method: head.method, target: head.uri, headers: head.headers, body: body)
@@ -61,10 +72,17 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let allocator = context.channel.allocator
             switch cache.answerFromCache(request) {
             case .prepared(let stored):
-                complete(context, slot, cache.preparedHit(stored, method: head.method, keepAlive: keepAlive, allocator: allocator), closing: !keepAlive)
+                let bytes = cache.preparedHit(stored, method: head.method, keepAlive: keepAlive, allocator: allocator)
+                record(head, started, status: stored.status, cacheStatus: nil, bytes: bytes)
+                complete(context, slot, bytes, closing: !keepAlive)
+                return
+            case .prepared304(let stored):
+                let bytes = cache.preparedHit(stored, notModified: true, method: head.method, keepAlive: keepAlive, allocator: allocator)
+                record(head, started, status: 304, cacheStatus: nil, bytes: bytes)
+                complete(context, slot, bytes, closing: !keepAlive)
                 return
             case .response(let hit):
-                complete(context, slot, Self.serialize(hit, method: head.method, keepAlive: keepAlive, allocator: allocator), closing: !keepAlive)
+                answered(context, slot, head, started, hit, keepAlive: keepAlive)
                 return
             case nil:
                 break
@@ -77,9 +95,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 case .success(let r): response = r
                 case .failure: response = ProxyResponse(status: .internalServerError, headers: [:], body: nil)
                 }
-                handler.complete(
-                    context, slot, Self.serialize(response, method: head.method, keepAlive: keepAlive, allocator: context.channel.allocator),
-                    closing: !keepAlive)
+                handler.answered(context, slot, head, started, response, keepAlive: keepAlive)
             }
         }
     }
@@ -93,7 +109,32 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         let response = ProxyResponse(status: .badRequest, headers: headers, body: ByteBuffer(string: "malformed request\n"))
-        complete(context, slot, Self.serialize(response, method: .GET, keepAlive: false, allocator: context.channel.allocator), closing: true)
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "-")
+        answered(context, slot, head, started, response, keepAlive: false)
+    }
+
+    /// Serializes `response`, counts and logs it, and queues it for request `slot`.
+    private func answered(
+        _ context: ChannelHandlerContext, _ slot: Int, _ head: HTTPRequestHead, _ started: NIODeadline, _ response: ProxyResponse,
+        keepAlive: Bool
+    ) {
+        let bytes = Self.serialize(response, method: head.method, keepAlive: keepAlive, allocator: context.channel.allocator)
+        record(head, started, status: Int(response.status.code), cacheStatus: response.headers["cache-status"].last, bytes: bytes)
+        complete(context, slot, bytes, closing: !keepAlive)
+    }
+
+    /// Metrics for every answer; an access log line when enabled.
+    /// `cacheStatus` nil is a plain hit.
+    private func record(_ head: HTTPRequestHead, _ started: NIODeadline, status: Int, cacheStatus: String?, bytes: [ByteBuffer]) {
+        let size = bytes.reduce(0) { $0 + $1.readableBytes }
+        let elapsed = (NIODeadline.now() - started).nanoseconds
+        metrics.record(status: status, bytes: size, nanoseconds: elapsed)
+        if let cacheStatus { metrics.recordCacheResult(cacheStatus) } else { metrics.recordCacheHit() }
+        accessLog?.info(
+            "\(head.method) \(head.uri) \(status)",
+            metadata: [
+                "bytes": "\(size)", "us": "\(elapsed / 1000)", "cache": "\(cacheStatus ?? "folio-edge; hit")",
+            ])
     }
 
     /// Fills the answer for request `slot` and writes every answer now due, in order.

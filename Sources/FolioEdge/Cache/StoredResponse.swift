@@ -30,6 +30,9 @@ final class StoredResponse: Sendable {
     /// A plain hit's head up to its `Age` line: status line, served fields, Content-Length and
     /// `Cache-Status: folio-edge; hit`.
     let preparedHead: ByteBuffer
+    /// The same for a 304 to a request whose If-None-Match is this response's ETag (without
+    /// the content fields); nil when it has no ETag or is not a 200.
+    let prepared304: ByteBuffer?
 
     /// Bytes this entry holds, for the size limit.
     var cost: Int { body.readableBytes + headers.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } }
@@ -75,6 +78,17 @@ final class StoredResponse: Sendable {
         if status != 204, status != 304, status >= 200 { prepared.writeString("Content-Length: \(body.readableBytes)\r\n") }
         prepared.writeString("Cache-Status: folio-edge; hit\r\n")
         preparedHead = prepared
+        if status == 200, etag != nil {
+            var notModified = ByteBuffer()
+            notModified.writeString("HTTP/1.1 304 Not Modified\r\n")
+            for (name, value) in served where !CachePolicy.omittedFrom304.contains(name.lowercased()) {
+                notModified.writeString("\(name): \(value)\r\n")
+            }
+            notModified.writeString("Cache-Status: folio-edge; hit\r\n")
+            prepared304 = notModified
+        } else {
+            prepared304 = nil
+        }
     }
 
     /// The same response, stale from now on (a soft purge).
@@ -211,6 +225,9 @@ enum CachePolicy {
         let window = max(stored.control.staleIfError ?? -1, requestControl.staleIfError ?? -1)
         return window >= 0 && staleness <= Double(window)
     }
+
+    /// Fields a 304 from the cache leaves out: those that describe the body it does not send.
+    static let omittedFrom304: Set<String> = ["content-length", "content-type", "content-encoding", "content-range", "transfer-encoding", "connection"]
 
     /// Fields a 304 or a HEAD response must not replace in the stored response (§3.2): the
     /// stored body's length (hop-by-hop fields are already gone).
