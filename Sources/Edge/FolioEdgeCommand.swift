@@ -28,6 +28,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "Keep the cache's entries in this directory too, so they survive a restart.") var cacheDir: String?
     @Option(help: "Bytes the cache may hold (suffixes K, M, G).") var cacheSize = "1G"
     @Option(help: "A file holding the bearer token for PURGE and /.folio/ requests (without it they are disabled).") var purgeTokenFile: String?
+    @Flag(help: "Send each authorized purge to the origin first: for a chain of tiers sharing one purge token.") var purgeOrigin = false
     @Option(help: "While this file exists, serve from the cache only (stale included) and answer misses 503.") var maintenanceFile: String?
 
     func validate() throws {
@@ -57,7 +58,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             manifestHintOverride: CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError),
             watchInterval: .milliseconds(watchIntervalMs), accessLog: accessLog,
             origin: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize) ?? 1 << 30,
-            purgeTokenFile: purgeTokenFile, maintenanceFile: maintenanceFile)
+            purgeTokenFile: purgeTokenFile, maintenanceFile: maintenanceFile, purgeOrigin: purgeOrigin)
         do {
             try await Edge.run(config)
         } catch let error as EdgeStartupError {

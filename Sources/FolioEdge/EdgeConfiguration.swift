@@ -23,13 +23,16 @@ package struct EdgeConfiguration: Sendable {
     /// file whose existence turns maintenance on.
     package var purgeTokenFile: String?
     package var maintenanceFile: String?
+    /// Send each authorized purge to the origin first (tiers in a chain, sharing one token).
+    package var purgeOrigin: Bool
 
     package init(
         root: String, host: String, port: Int, threads: Int, memoryBudget: Int, maxConnections: Int,
         limits: ConnectionLimits, manifestHintOverride: CacheHintOverride, watchInterval: Duration, accessLog: Bool,
         origin: String? = nil, cacheDirectory: String? = nil, cacheSize: Int = 1 << 30,
-        purgeTokenFile: String? = nil, maintenanceFile: String? = nil
+        purgeTokenFile: String? = nil, maintenanceFile: String? = nil, purgeOrigin: Bool = false
     ) {
+        self.purgeOrigin = purgeOrigin
         self.root = root
         self.host = host
         self.port = port

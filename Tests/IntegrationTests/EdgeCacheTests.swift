@@ -314,5 +314,25 @@ extension EdgeIntegration {
                 #expect(sync.status == 0, "\(sync.stderr)")
             }
         }
+
+        @Test("--purge-origin: a purge at the outer tier empties the inner tier first, so nothing old comes back")
+        func purgeDownTheChain() async throws {
+            try await withTier("cache-purge-chain") { fixture, _, inner, _ in
+                let tokenFile = fixture.dir + "/token"
+                let outer = try EdgeProcess.start(
+                    root: fixture.root, args: ["--origin", inner.baseURL, "--purge-token-file", tokenFile, "--purge-origin"])
+                defer { outer.stop() }
+                let path = "/" + (try #require(try fixture.manifest().entry("sonnets/018.plist"))).objectPath
+                _ = try RawHTTPConnection.fetch(port: outer.port, path)
+                #expect(Self.cacheStatus(try RawHTTPConnection.fetch(port: inner.port, path)) == "folio-edge; hit")
+                let purge = try RawHTTPConnection.fetch(port: outer.port, "PURGE", path, headers: [("Authorization", "Bearer \(Self.token)")])
+                #expect(purge.status == 200 && purge.header("Folio-Purge-Origin") == "200", "\(purge.headers)")
+                let again = try RawHTTPConnection.fetch(port: outer.port, path)
+                #expect(again.values("Cache-Status").first?.contains("fwd=uri-miss") == true, "the inner tier was purged too: \(again.headers)")
+                // A wrong token is refused here and never reaches the inner tier.
+                let wrong = try RawHTTPConnection.fetch(port: outer.port, "PURGE", path, headers: [("Authorization", "Bearer wrong-token-0123456789")])
+                #expect(wrong.status == 403 && wrong.header("Folio-Purge-Origin") == nil)
+            }
+        }
     }
 }

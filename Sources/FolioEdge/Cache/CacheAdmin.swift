@@ -54,6 +54,15 @@ final class CacheAdmin: Sendable {
         request.method == .RAW(value: "PURGE") || request.target.hasPrefix("/.folio/")
     }
 
+    /// Whether the request is a purge (`PURGE`, or `POST /.folio/purge`).
+    static func isPurge(_ request: ProxyRequest) -> Bool {
+        request.method == .RAW(value: "PURGE")
+            || (request.method == .POST && (request.target == "/.folio/purge" || request.target.hasPrefix("/.folio/purge?")))
+    }
+
+    /// Whether the request carries the configured token.
+    func isAuthorized(_ request: ProxyRequest) -> Bool { authorize(request) == nil }
+
     /// Answers an admin request.
     func handle(_ request: ProxyRequest, store: CacheStore) -> ProxyResponse {
         if let refused = authorize(request) { return refused }

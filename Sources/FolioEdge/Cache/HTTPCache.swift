@@ -31,6 +31,8 @@ final class HTTPCache: Sendable {
     let store: CacheStore
     let admin: CacheAdmin
     let metrics: EdgeMetrics
+    /// Send each authorized purge to the origin first (a chain of tiers sharing one token).
+    let purgeOrigin: Bool
     let client: HTTPClient
     let name = "folio-edge"
     private let hitStatus = "folio-edge; hit"
@@ -52,13 +54,14 @@ final class HTTPCache: Sendable {
 
     init(
         origin: String, store: CacheStore, admin: CacheAdmin, metrics: EdgeMetrics, group: any EventLoopGroup,
-        timeout: TimeAmount = .seconds(30),
+        purgeOrigin: Bool = false, timeout: TimeAmount = .seconds(30),
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.origin = origin.hasSuffix("/") ? String(origin.dropLast()) : origin
         self.store = store
         self.admin = admin
         self.metrics = metrics
+        self.purgeOrigin = purgeOrigin
         self.timeout = timeout
         self.clock = clock
         var config = HTTPClient.Configuration()
@@ -138,7 +141,18 @@ final class HTTPCache: Sendable {
             r.body = ByteBuffer(bytes: metrics.render())
             return loop.makeSucceededFuture(r)
         }
-        if CacheAdmin.isAdmin(request) { return loop.makeSucceededFuture(admin.handle(request, store: store)) }
+        if CacheAdmin.isAdmin(request) {
+            // With --purge-origin, an authorized purge goes down the chain of tiers first, so
+            // that this tier does not fetch the purged content again from the next one.
+            if purgeOrigin, CacheAdmin.isPurge(request), admin.isAuthorized(request) {
+                return forward(request, on: loop).map { Optional($0.status.code) }.recover { _ in nil }.map { upstream in
+                    var r = self.admin.handle(request, store: self.store)
+                    r.headers.add(name: "Folio-Purge-Origin", value: upstream.map { String($0) } ?? "unreachable")
+                    return r
+                }
+            }
+            return loop.makeSucceededFuture(admin.handle(request, store: store))
+        }
         if admin.isMaintenance { return loop.makeSucceededFuture(maintenanceAnswer(request)) }
         guard request.method == .GET || request.method == .HEAD else {
             return forward(request, on: loop).map { [store] fetched in
