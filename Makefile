@@ -19,7 +19,7 @@ DEBUG      := .build/debug
 # gettext: msgfmt writes the .mo the real-catalog tests compare lookups with),
 # and the reference programs `make bench` compares against.
 BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf
-TEST_PKGS  := libplist-utils python3 curl gettext
+TEST_PKGS  := libplist-utils python3 curl gettext openssl
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish
 
 .PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests

@@ -28,6 +28,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "Keep the cache's entries in this directory too, so they survive a restart.") var cacheDir: String?
     @Option(help: "Bytes the cache may hold (suffixes K, M, G).") var cacheSize = "1G"
     @Option(help: "A file holding the bearer token for PURGE and /.folio/ requests (without it they are disabled).") var purgeTokenFile: String?
+    @Option(help: "A PEM file of certificate authorities to trust for an https origin (default: the system's).") var originCa: String?
     @Flag(help: "Send each authorized purge to the origin first: for a chain of tiers sharing one purge token.") var purgeOrigin = false
     @Option(help: "While this file exists, serve from the cache only (stale included) and answer misses 503.") var maintenanceFile: String?
 
@@ -40,6 +41,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
                 throw ValidationError("--origin must be an http:// or https:// URL, got '\(origin)'")
             }
             guard url.query == nil, url.fragment == nil else { throw ValidationError("--origin takes no query or fragment: '\(origin)'") }
+            if let originCa, !FileIO.exists(originCa) { throw ValidationError("--origin-ca \(originCa) does not exist") }
             guard Self.bytes(cacheSize) != nil else { throw ValidationError("--cache-size must be a byte count like 512M or 4G, got '\(cacheSize)'") }
             return
         }
@@ -58,7 +60,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             manifestHintOverride: CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError),
             watchInterval: .milliseconds(watchIntervalMs), accessLog: accessLog,
             origin: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize) ?? 1 << 30,
-            purgeTokenFile: purgeTokenFile, maintenanceFile: maintenanceFile, purgeOrigin: purgeOrigin)
+            purgeTokenFile: purgeTokenFile, maintenanceFile: maintenanceFile, purgeOrigin: purgeOrigin, originCA: originCa)
         do {
             try await Edge.run(config)
         } catch let error as EdgeStartupError {

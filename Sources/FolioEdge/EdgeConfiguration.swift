@@ -25,13 +25,16 @@ package struct EdgeConfiguration: Sendable {
     package var maintenanceFile: String?
     /// Send each authorized purge to the origin first (tiers in a chain, sharing one token).
     package var purgeOrigin: Bool
+    /// PEM certificate authorities trusted for an https origin (nil: the system's).
+    package var originCA: String?
 
     package init(
         root: String, host: String, port: Int, threads: Int, memoryBudget: Int, maxConnections: Int,
         limits: ConnectionLimits, manifestHintOverride: CacheHintOverride, watchInterval: Duration, accessLog: Bool,
         origin: String? = nil, cacheDirectory: String? = nil, cacheSize: Int = 1 << 30,
-        purgeTokenFile: String? = nil, maintenanceFile: String? = nil, purgeOrigin: Bool = false
+        purgeTokenFile: String? = nil, maintenanceFile: String? = nil, purgeOrigin: Bool = false, originCA: String? = nil
     ) {
+        self.originCA = originCA
         self.purgeOrigin = purgeOrigin
         self.root = root
         self.host = host

@@ -148,7 +148,7 @@ package enum Edge {
             }
             let admin = CacheAdmin(token: token, maintenanceFile: config.maintenanceFile)
             let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
-            let cache = HTTPCache(origin: origin, store: store, admin: admin, metrics: metrics, group: group, purgeOrigin: config.purgeOrigin)
+            let cache = HTTPCache(origin: origin, store: store, admin: admin, metrics: metrics, group: group, purgeOrigin: config.purgeOrigin, originCA: config.originCA)
             let edge = EdgeService(config: config, group: group, content: .cache(cache), metrics: metrics, logger: logger)
             let services = ServiceGroup(
                 configuration: .init(

@@ -298,6 +298,49 @@ extension EdgeIntegration {
             #expect(c.waitForClose(timeout: 5))
         }
 
+        /// An https origin on a certificate made for 127.0.0.1 by `openssl req -x509`.
+        static let tlsOrigin = #"""
+            import http.server, ssl, sys
+            class Handler(http.server.BaseHTTPRequestHandler):
+                protocol_version = "HTTP/1.1"
+                def log_message(self, *args): pass
+                def do_GET(self):
+                    body = b"over tls\n"
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.send_header("Cache-Control", "max-age=60")
+                    self.end_headers()
+                    self.wfile.write(body)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(sys.argv[1], sys.argv[2])
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+            server.socket = context.wrap_socket(server.socket, server_side=True)
+            print("port %d" % server.server_address[1], flush=True)
+            server.serve_forever()
+            """#
+
+        @Test("an https origin: trusted through --origin-ca, refused (502) on the system's roots")
+        func httpsOrigin() async throws {
+            let dir = Harness.tempDir("cache-tls")
+            defer { Harness.cleanup(dir) }
+            let made = try Harness.run(
+                "/usr/bin/openssl",
+                ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem", "-days", "1",
+                 "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
+            #expect(made.status == 0, "\(made.stderr)")
+            let server = try PythonServer.start(Self.tlsOrigin, args: [dir + "/cert.pem", dir + "/key.pem"])
+            defer { server.stop() }
+            let origin = "https://127.0.0.1:\(server.port)"
+            let trusted = try EdgeProcess.start(root: dir, args: ["--origin", origin, "--origin-ca", dir + "/cert.pem"])
+            defer { trusted.stop() }
+            let first = try RawHTTPConnection.fetch(port: trusted.port, "/page")
+            #expect(first.status == 200 && first.text == "over tls\n", "\(first.status) \(first.text)")
+            #expect(Self.cacheStatus(try RawHTTPConnection.fetch(port: trusted.port, "/page")) == "folio-edge; hit")
+            let untrusted = try EdgeProcess.start(root: dir, args: ["--origin", origin])
+            defer { untrusted.stop() }
+            #expect(try RawHTTPConnection.fetch(port: untrusted.port, "/page").status == 502)
+        }
+
         @Test("tiers chain: a cache tier whose origin is another cache tier")
         func chained() async throws {
             try await withTier("cache-chain") { fixture, _, tier, _ in

@@ -4,6 +4,7 @@ import FolioSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Synchronization
 
 /// A request as the cache tier received it (body collected).
@@ -54,7 +55,7 @@ final class HTTPCache: Sendable {
 
     init(
         origin: String, store: CacheStore, admin: CacheAdmin, metrics: EdgeMetrics, group: any EventLoopGroup,
-        purgeOrigin: Bool = false, timeout: TimeAmount = .seconds(30),
+        purgeOrigin: Bool = false, originCA: String? = nil, timeout: TimeAmount = .seconds(30),
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.origin = origin.hasSuffix("/") ? String(origin.dropLast()) : origin
@@ -67,6 +68,12 @@ final class HTTPCache: Sendable {
         var config = HTTPClient.Configuration()
         config.decompression = .disabled
         config.redirectConfiguration = .disallow
+        if let originCA {
+            // An https origin with a private CA: trust it instead of the system's roots.
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .file(originCA)
+            config.tlsConfiguration = tls
+        }
         config.timeout = .init(connect: .seconds(5), read: timeout)
         // Idle origin connections are closed after 2 s, before the origin's own keep-alive timeout
         // (5 s in Node and Apache httpd) can close one just as a request is sent on it.
