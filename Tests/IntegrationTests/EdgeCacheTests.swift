@@ -122,6 +122,8 @@ extension EdgeIntegration {
                 env: EdgeFixture.buildEnv)
             #expect(publish.status == 0, "\(publish.stderr)")
             #expect(publish.stderr.contains("could not notify http://127.0.0.1:1"), "\(publish.stderr)")
+            // A second notify within the second is refused: notifying costs origin requests.
+            #expect(try RawHTTPConnection.fetch(port: tier.port, "POST", "/.folio/notify").status == 429)
             let v2 = try fixture.manifest()
             #expect(v2.version == v1 + 1)
             #expect(await origin.waitForVersion(v2.version, timeout: 10) != nil)

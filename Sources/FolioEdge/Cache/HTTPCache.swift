@@ -78,6 +78,9 @@ final class HTTPCache: Sendable {
         // Idle origin connections are closed after 2 s, before the origin's own keep-alive timeout
         // (5 s in Node and Apache httpd) can close one just as a request is sent on it.
         config.connectionPool = .init(idleTimeout: .seconds(2), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        // An origin that refuses connections or fails the TLS handshake is an answer (a stale
+        // copy or 502 now), not something to retry until the request's deadline.
+        config.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: config)
     }
 
@@ -353,6 +356,14 @@ final class HTTPCache: Sendable {
     /// new version yet (an edge notices a publish within its watch interval), so while a
     /// revalidation still finds the old one it is tried again, 0.25 to 4 s later, for about 8 s.
     private func notified(on loop: any EventLoop) -> ProxyResponse {
+        // Anyone may notify, so at most once a second: more would only multiply origin requests.
+        let now = clock()
+        let accepted = lastNotify.withLock { last in
+            guard now - last >= 1 else { return false }
+            last = now
+            return true
+        }
+        guard accepted else { return CacheAdmin.json(.tooManyRequests, ["marked": 0]) }
         let keys = store.keys(prefix: "").filter { key in
             let path = key.split(separator: "?", maxSplits: 1).first.map(String.init) ?? key
             return path.hasSuffix("/" + PublishedLayout.manifest) || path.hasSuffix("/" + PublishedLayout.manifestJSON)
@@ -367,6 +378,8 @@ final class HTTPCache: Sendable {
         }
         return CacheAdmin.json(.ok, ["marked": marked])
     }
+
+    private let lastNotify = Mutex<Double>(-1)
 
     private static let notifyRetryDelays: [Int64] = [0, 250, 500, 1000, 2000, 4000]
 
