@@ -28,3 +28,13 @@ to_ms() { # wrk latency like 1.23ms / 850.00us / 1.02s
     python3 -c "import sys; v=sys.argv[1]; print(float(v[:-2])/1000 if v.endswith('us') else float(v[:-2]) if v.endswith('ms') else float(v[:-1])*1000)" "$1"
 }
 
+
+nginx_main_conf() { # work_dir: the top of an nginx.conf (one worker, foreground, files in work_dir)
+    cat <<CONF
+worker_processes 1;
+daemon off;
+pid $1/nginx.pid;
+error_log $1/nginx-error.log;
+events { worker_connections 4096; }
+CONF
+}

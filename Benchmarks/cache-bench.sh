@@ -36,12 +36,7 @@ mkdir -p "$work/nginx" "$work/ncache"
 # nginx's worker runs as another user: it must be able to write its cache and temp files.
 chmod 755 "$work"
 chmod 777 "$work/nginx" "$work/ncache"
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events { worker_connections 4096; }
+{ nginx_main_conf "$work"; cat <<CONF; } > "$work/nginx.conf"
 http {
     access_log off;
     keepalive_requests 1000000;

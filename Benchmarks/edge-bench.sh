@@ -19,12 +19,7 @@ trap cleanup EXIT
 
 nginx_port=$(free_port)
 mkdir -p "$work/nginx"
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events { worker_connections 4096; }
+{ nginx_main_conf "$work"; cat <<CONF; } > "$work/nginx.conf"
 http {
     access_log off;
     sendfile on;
