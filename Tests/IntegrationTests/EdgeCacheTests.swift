@@ -294,6 +294,13 @@ extension EdgeIntegration {
             #expect(answers[1].body.isEmpty && answers[1].header("Content-Length") == "100")
             #expect(answers[2].body.count == 100 && answers[2].header("Cache-Status") == "folio-edge; hit")
 
+            // 300 pipelined requests at once, past the 128 outstanding at which the tier stops
+            // reading: every one answered, in order.
+            let many = (0..<300).map { RawHTTPConnection.head("GET", "/cached?n=\($0)") }.joined()
+            try c.send(many)
+            let paths = try c.readResponses(Array(repeating: "GET", count: 300)).map { $0.header("X-Path") ?? "" }
+            #expect(paths == (0..<300).map { "/cached?n=\($0)" })
+
             try c.send("GET /cached HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
             let bad = try c.readResponse()
             #expect(bad.status == 400)

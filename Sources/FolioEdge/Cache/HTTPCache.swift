@@ -640,7 +640,24 @@ final class HTTPCache: Sendable {
 
     /// Sends the request to the origin (hop-by-hop fields removed, redirects not followed,
     /// nothing decompressed); fails on transport errors.
+    /// A kept-alive origin connection can fail under a request: the origin closed it as the
+    /// request went out, or an earlier response left bytes on it that this response's parse
+    /// trips over. A GET or HEAD that fails so is sent once more (on another connection).
     private func forward(_ request: ProxyRequest, on loop: any EventLoop) -> EventLoopFuture<ProxyResponse> {
+        let first = forwardOnce(request, on: loop)
+        guard request.method == .GET || request.method == .HEAD else { return first }
+        return first.flatMapError { error in
+            guard Self.isConnectionFailure(error) else { return loop.makeFailedFuture(error) }
+            return self.forwardOnce(request, on: loop)
+        }
+    }
+
+    static func isConnectionFailure(_ error: any Error) -> Bool {
+        if let e = error as? HTTPClientError, e == .remoteConnectionClosed { return true }
+        return error is HTTPParserError
+    }
+
+    private func forwardOnce(_ request: ProxyRequest, on loop: any EventLoop) -> EventLoopFuture<ProxyResponse> {
         var headers = CacheFields.endToEnd(request.headers)
         headers.remove(name: "host")
         headers.remove(name: "content-length")

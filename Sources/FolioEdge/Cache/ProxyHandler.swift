@@ -30,6 +30,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var first = 0
     private var next = 0
     private var closed = false
+    /// Reading stops while this many answers are outstanding (a client pipelining without
+    /// reading), and resumes below a quarter of it.
+    static let maxOutstanding = 128
+    private var readPaused = false
 
     init(cache: HTTPCache, metrics: EdgeMetrics, accessLog: Logger?) {
         self.cache = cache
@@ -60,6 +64,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let slot = next
             next += 1
             queue.append((nil, false))
+            if queue.count >= Self.maxOutstanding, !readPaused {
+                readPaused = true
+                context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+            }
             let keepAlive = head.isKeepAlive
             let started = self.started
             if tooLarge {
@@ -156,6 +164,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         if wrote { context.flush() }
+        if readPaused, queue.count < Self.maxOutstanding / 4 {
+            readPaused = false
+            context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+            context.read()
+        }
     }
 
     /// A response as bytes: status line, fields, Content-Length (none for 1xx, 204 and 304;
