@@ -388,9 +388,7 @@ final class HTTPCache: Sendable {
     private func refreshAfterNotify(_ stored: StoredResponse, attempt: Int, on loop: any EventLoop) {
         guard attempt < Self.notifyRetryDelays.count else { return }
         store.store(stored.markingStale())
-        var selecting = HTTPHeaders()
-        for (name, value) in zip(stored.varyNames, stored.varyValues) { if let value { selecting.add(name: name, value: value) } }
-        let headers = selecting
+        let headers = stored.selectingHeaders
         let request = ProxyRequest(method: .GET, target: stored.key, headers: headers, body: nil)
         loop.scheduleTask(in: .milliseconds(Self.notifyRetryDelays[attempt])) {
             guard let current = self.store.variants(stored.key).first(where: { $0.varyMatches(headers) }), current.etag == stored.etag else { return }

@@ -93,11 +93,16 @@ final class StoredResponse: Sendable {
 
     /// The same response, stale from now on (a soft purge).
     func markingStale() -> StoredResponse {
+        StoredResponse(
+            key: key, status: status, reason: reason, headers: headers, body: body, requestTime: requestTime,
+            responseTime: responseTime, requestHeaders: selectingHeaders, markedStale: true)
+    }
+
+    /// The request fields this response was selected by (its `Vary` fields that were present).
+    var selectingHeaders: HTTPHeaders {
         var request = HTTPHeaders()
         for (n, v) in zip(varyNames, varyValues) { if let v { request.add(name: n, value: v) } }
-        return StoredResponse(
-            key: key, status: status, reason: reason, headers: headers, body: body, requestTime: requestTime,
-            responseTime: responseTime, requestHeaders: request, markedStale: true)
+        return request
     }
 
     /// Seconds since the origin generated (or validated) this response (§4.2.3).
