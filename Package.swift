@@ -44,7 +44,9 @@ let package = Package(
         .target(name: "FolioPlist", dependencies: ["CLibXML2"]),
         .target(name: "FolioLocalization", dependencies: ["FolioPlist", "FolioSupport"]),
         // Internal: the published directory (layout, manifest, versions, verifying objects).
-        .target(name: "FolioPublished", dependencies: ["FolioPlist", "FolioSupport"]),
+        .target(
+            name: "FolioPublished",
+            dependencies: ["FolioPlist", "FolioSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "FolioKit",
             dependencies: [

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The end-to-end demo behind `make demo`: publish, serve, fetch and revalidate with curl,
-# sync and read with the client, localized strings and negotiation, read again offline, and
-# diff two versions.
+# sync and read with the client, localized strings and negotiation, read again offline, diff
+# two versions, then a signed release: keys, a signed publish, a verified sync and a refusal.
 set -euo pipefail
 bin=${BIN:-.build/release}
 public=${PUBLIC:-public}
@@ -10,6 +10,18 @@ edge_pid=""
 cleanup() {
     if [ -n "$edge_pid" ] && kill -0 "$edge_pid" 2>/dev/null; then kill "$edge_pid"; wait "$edge_pid" 2>/dev/null || true; fi
     rm -rf "$work"
+}
+# Starts folio-edge with the given arguments; sets edge_pid and url.
+start_edge() {
+    "$bin/folio-edge" --port 0 --no-access-log "$@" > "$work/edge.out" 2> "$work/edge.err" &
+    edge_pid=$!
+    for _ in $(seq 1 100); do grep -q "listening on" "$work/edge.out" 2>/dev/null && break; sleep 0.1; done
+    url=$(sed -n 's/^listening on //p' "$work/edge.out")
+}
+stop_edge() {
+    kill -TERM "$edge_pid"
+    wait "$edge_pid" || true
+    edge_pid=""
 }
 trap cleanup EXIT
 
@@ -20,10 +32,7 @@ ls "$public"
 echo "objects: $(ls "$public/objects" | wc -l) files"
 
 step "start folio-edge on a free port"
-"$bin/folio-edge" --root "$public" --port 0 --no-access-log > "$work/edge.out" 2> "$work/edge.err" &
-edge_pid=$!
-for _ in $(seq 1 100); do grep -q "listening on" "$work/edge.out" 2>/dev/null && break; sleep 0.1; done
-url=$(sed -n 's/^listening on //p' "$work/edge.out")
+start_edge --root "$public"
 echo "folio-edge (pid $edge_pid) listening on $url"
 
 step "GET /content/sonnets/018.plist (gzip)"
@@ -77,3 +86,38 @@ folio diff "$public" "$work/public-next"
 status=$?
 set -e
 echo "(folio diff exit status: $status — 0 same, 1 different, 2 error)"
+
+step "signed releases: a root key (kept offline), a signing key, and a key list the root signs"
+keys="$work/keys"
+mkdir -p "$keys"
+"$bin/folio" keys generate "$keys/root"
+"$bin/folio" keys generate "$keys/signer"
+"$bin/folio" keys authorize --root "$keys/root.key" "$keys/signer.pub" --valid-for 90d --output "$keys/keylist.plist"
+
+step "folio-build --signing-key … --key-list …: a signed publish"
+"$bin/folio-build" --content "$work/content" --output "$work/public-signed" --quiet \
+    --signing-key "$keys/signer.key" --key-list "$keys/keylist.plist" --valid-for 7d
+"$bin/folio" keys show "$work/public-signed/manifest.plist" --trust "$keys/root.pub"
+
+step "folio-edge --trust root.pub serves it; folio sync --trust root.pub verifies it"
+start_edge --root "$work/public-signed" --trust "$keys/root.pub"
+signed() { "$bin/folio" --edge "$url" --cache-dir "$work/signed-cache" --trust "$keys/root.pub" "$@"; }
+signed sync --json
+signed status
+stop_edge
+
+step "an edge that serves content signed under another root: refused, the cache kept"
+"$bin/folio" keys generate "$keys/rogue"
+"$bin/folio" keys authorize --root "$keys/rogue.key" "$keys/rogue.pub" --output "$keys/rogue-list.plist" > /dev/null
+sed -i 's/Shall I compare thee/Shall I not compare thee/' "$work/content/sonnets/018.txt"
+cp -r "$work/public-signed" "$work/public-rogue"
+"$bin/folio-build" --content "$work/content" --output "$work/public-rogue" --quiet \
+    --signing-key "$keys/rogue.key" --key-list "$keys/rogue-list.plist"
+start_edge --root "$work/public-rogue"
+set +e
+signed sync --force
+status=$?
+set -e
+echo "(folio sync exit status: $status — 16: the key list is not signed by a trusted root)"
+stop_edge
+signed read sonnet 18 --offline | head -3

@@ -54,6 +54,10 @@ if options.only == "catalogs" {
     try catalogBenchmark()
     exit(0)
 }
+if options.only == "signing" {
+    try signingBenchmark(root: options.root, iterations: options.iterations)
+    exit(0)
+}
 let manifest = try Manifest(bytes: try FileIO.read(options.root + "/manifest.plist"))
 guard let entry = manifest.entry("sonnets/all.plist") else { fatalError("no sonnets/all.plist in \(options.root)") }
 let bytes = try FileIO.read(options.object ?? (options.root + "/" + entry.objectPath))
@@ -122,6 +126,7 @@ noop.sort()
 print("builder: folio-build of \(options.content)/ (process wall time, median of 7)")
 print("  fresh publish     \(fmt(fresh[3]))   (target < 300 ms: \(fresh[3] < 300 ? "met" : "MISSED"))")
 print("  no-op rebuild     \(fmt(noop[3]))")
+try signingBenchmark(root: options.root, iterations: options.iterations)
 try catalogBenchmark()
 if sink == 42 { print("") }
 

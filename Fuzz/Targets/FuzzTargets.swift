@@ -35,6 +35,9 @@ package enum FuzzTargets {
         FuzzTarget(name: "plural-forms", summary: "gettext Plural-Forms expressions, parsed and evaluated", run: pluralForms),
         FuzzTarget(name: "compiled-catalog", summary: "the client's reader of published catalogs, then look up", run: compiledCatalog),
         FuzzTarget(name: "manifest", summary: "manifest loader; what loads re-encodes to the same manifest", run: manifest),
+        FuzzTarget(
+            name: "signed-manifest", summary: "signed manifests, key lists and key files; what verifies is what the plain reader reads",
+            run: signedManifest),
         FuzzTarget(name: "http-request", summary: "the edge's request-head parser; views stay in the buffer", run: httpRequest),
         FuzzTarget(name: "http-response", summary: "the client's response reader, inflate and manifest", run: httpResponse),
         FuzzTarget(name: "gzip", summary: "gzip inflate with a size limit; deflate round trip", run: gzip),
@@ -208,6 +211,27 @@ package enum FuzzTargets {
     }
 
     // MARK: Manifest
+
+    /// Signed manifests verified under the root they name (so that a valid input verifies), key
+    /// lists and key files. What verifies must be exactly the manifest that `Manifest(bytes:)`
+    /// (which edges and readers use) reads from the same bytes: no parser differential.
+    package static func signedManifest(_ data: UnsafeRawBufferPointer) {
+        let bytes = Array(data)
+        if let signed = try? SignedManifest.decode(bytes) {
+            let trust = Trust(roots: [signed.keyList.keyList.root])
+            let now = signed.manifest.createdAt
+            if let verified = try? trust.verify(bytes, now: now) {
+                check((try? Manifest(bytes: bytes)) == verified.manifest, "signed-manifest", "the plain reader reads another manifest than the one verified")
+                check(verified.validSigners.count >= verified.keyList.keyList.threshold, "signed-manifest", "verified with fewer signers than the threshold")
+            }
+            _ = signed.summary
+        }
+        _ = try? SignedKeyList(bytes: bytes).isSignedByItsRoot
+        if bytes.count <= 4096, let text = String(validating: bytes, as: UTF8.self) {
+            _ = try? PublicKey(fileText: text, path: "fuzz")
+            _ = try? SecretKey(fileText: text, path: "fuzz")
+        }
+    }
 
     /// A manifest that loads re-encodes (binary) and loads to the same manifest; its JSON mirror
     /// is written without trapping.

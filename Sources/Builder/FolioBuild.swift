@@ -27,8 +27,20 @@ struct FolioBuild: ParsableCommand {
     var notice: String?
     @Option(help: "After publishing, tell this cache tier (folio-edge --origin, http://HOST:PORT) to revalidate the manifest now; repeatable.")
     var notify: [String] = []
+    @Option(
+        parsing: .upToNextOption,
+        help: "Sign the manifest with these secret keys (folio keys generate); as many as the key list's threshold.")
+    var signingKey: [String] = []
+    @Option(help: "The root-signed key list that authorizes the signing keys (folio keys authorize); published as keylist.plist.")
+    var keyList: String?
+    @Option(help: "How long a signed manifest is accepted from signing, like 12h or 7d; a build renews it after half of this.")
+    var validFor = "7d"
 
     func validate() throws {
+        if signingKey.isEmpty != (keyList == nil) {
+            throw ValidationError("--signing-key and --key-list go together: sign with keys that the key list authorizes")
+        }
+        if DurationText.seconds(validFor) == nil { throw ValidationError(DurationText.problem("--valid-for", validFor)) }
         if let notice, notice.isEmpty || notice.count > 1000 || notice.contains(where: \.isNewline) {
             throw ValidationError("--notice must be one line of 1 to 1000 characters")
         }
@@ -40,10 +52,25 @@ struct FolioBuild: ParsableCommand {
     func run() throws {
         // A build allocates a lot once and exits: see BatchMemory.
         BatchMemory.prepare()
-        let config = BuildConfiguration(
+        var config = BuildConfiguration(
             contentDir: content, outputDir: output, sourceRevision: sourceRevision,
             environment: ProcessInfo.processInfo.environment, quiet: quiet,
             developmentLanguage: developmentLanguage, strict: strict, notice: notice)
+        if let keyList {
+            do {
+                // Signing time is the clock's, whole seconds: SOURCE_DATE_EPOCH dates the content.
+                let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+                let signing = try ReleaseSigning.load(
+                    keyFiles: signingKey, keyListFile: keyList, validFor: DurationText.seconds(validFor) ?? ReleaseSigning.defaultValidFor,
+                    now: now, forbidden: [content, output])
+                if let warning = signing.warning { printErr("folio-build: warning: \(warning)") }
+                config.signing = signing
+            } catch {
+                printErr("folio-build: error: \(error)")
+                printErr("folio-build: nothing was published; \(output)/ is unchanged")
+                throw ExitCode(1)
+            }
+        }
         let ok = Pipeline.standard.run(config, keepUntilExit: true)
         if !ok { throw ExitCode(1) }
         if let seed {

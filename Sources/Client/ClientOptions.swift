@@ -1,4 +1,5 @@
 import ArgumentParser
+import FolioPublished
 import Foundation
 
 /// Options every subcommand shares: where the edge is and where the cache lives.
@@ -8,6 +9,9 @@ struct ClientOptions: ParsableArguments {
 
     @Option(help: "The cache directory (default: FOLIO_CACHE_DIR, else $XDG_CACHE_HOME/folio, else ~/.cache/folio).")
     var cacheDir: String?
+
+    @Option(help: "A root public key (.pub) to trust; then only manifests signed under its key list are accepted (default: FOLIO_TRUST, paths separated by ':').")
+    var trust: [String] = []
 
     /// The one baked-in URL: the edge's base; everything else is found through its manifest.
     var edgeURL: String { Self.edgeURL(edge) }
@@ -46,5 +50,16 @@ struct ClientOptions: ParsableArguments {
 
     func validate() throws {
         if let problem = Self.problem(withEdge: edgeURL) { throw ValidationError(problem) }
+    }
+
+    /// The trusted roots: `--trust`, else `FOLIO_TRUST`; nil when none.
+    func trustedRoots() throws -> Trust? { try Self.trustedRoots(trust) }
+
+    static func trustedRoots(_ option: [String]) throws -> Trust? {
+        let files = option.isEmpty ? (variable("FOLIO_TRUST")?.split(separator: ":").map(String.init) ?? []) : option
+        guard !files.isEmpty else { return nil }
+        do { return try Trust(files: files) } catch {
+            throw CLIError("\(option.isEmpty ? "FOLIO_TRUST" : "--trust"): \(error)", exitCode: 2)
+        }
     }
 }

@@ -18,13 +18,17 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await Self.perform(
-            edge: options.edgeURL, cachePath: options.cachePath, force: force, allowDowngrade: allowDowngrade,
-            noWait: noWait, json: json)
+            edge: options.edgeURL, cachePath: options.cachePath, trust: try options.trustedRoots(), force: force,
+            allowDowngrade: allowDowngrade, noWait: noWait, json: json)
     }
 
     /// The sync itself, shared with the fast path that skips argument parsing (`FastSync`).
-    static func perform(edge: String, cachePath: String, force: Bool, allowDowngrade: Bool, noWait: Bool, json: Bool) async throws {
+    static func perform(
+        edge: String, cachePath: String, trust: Trust?, force: Bool, allowDowngrade: Bool, noWait: Bool, json: Bool
+    ) async throws {
         var settings = SyncSettings(edge: edge)
+        settings.trust = trust
+        if trust != nil { settings.seed = BundledSeed.seed?.manifest }
         settings.force = force
         settings.allowDowngrade = allowDowngrade
         settings.waitForLock = !noWait
@@ -33,7 +37,7 @@ struct SyncCommand: AsyncParsableCommand {
         do {
             report = try await Syncer(cache: ContentCache(dir: cachePath), settings: settings).run()
         } catch let failure as FolioError {
-            throw CLIError(failure.message)
+            throw CLIError(failure.message, exitCode: failure.exitCode)
         } catch let error as FileError {
             throw CLIError("\(error)")
         }
@@ -53,6 +57,7 @@ struct SyncCommand: AsyncParsableCommand {
 struct FastSync {
     var edge: String?
     var cacheDir: String?
+    var trust: [String] = []
     var force = false, allowDowngrade = false, noWait = false, json = false
 
     init?(_ arguments: [String]) {
@@ -67,9 +72,13 @@ struct FastSync {
             case "--allow-downgrade" where sawSync && !allowDowngrade: allowDowngrade = true
             case "--no-wait" where sawSync && !noWait: noWait = true
             case "--json" where sawSync && !json: json = true
-            case "--edge" where edge == nil, "--cache-dir" where cacheDir == nil:
+            case "--edge" where edge == nil, "--cache-dir" where cacheDir == nil, "--trust":
                 guard let value = args.popFirst(), !value.hasPrefix("-") else { return nil }
-                if arg == "--edge" { edge = value } else { cacheDir = value }
+                switch arg {
+                case "--edge": edge = value
+                case "--cache-dir": cacheDir = value
+                default: trust.append(value)
+                }
             default: return nil
             }
         }
@@ -79,7 +88,8 @@ struct FastSync {
 
     func run() async throws {
         try await SyncCommand.perform(
-            edge: ClientOptions.edgeURL(edge), cachePath: ClientOptions.cachePath(cacheDir), force: force,
+            edge: ClientOptions.edgeURL(edge), cachePath: ClientOptions.cachePath(cacheDir),
+            trust: try ClientOptions.trustedRoots(trust), force: force,
             allowDowngrade: allowDowngrade, noWait: noWait, json: json)
     }
 }
@@ -231,6 +241,9 @@ struct StatusCommand: AsyncParsableCommand {
             lines.append("version:     \(held.state.version) (published \(Age.text(since: held.manifest.createdAt)) ago)")
             lines.append("last sync:   \(Age.text(since: held.state.lastAttemptAt)) ago: \(held.state.lastResult)" + (held.state.lastError.map { " (\($0))" } ?? ""))
             lines.append("freshness:   " + (fresh ? "fresh (validated \(age) s ago, max-age \(maxAge) s)" : "stale (validated \(Age.text(since: held.state.validatedAt)) ago, max-age \(maxAge) s)"))
+            let signing = SigningStatus(cache.currentManifestBytes() ?? [], trust: try options.trustedRoots())
+            d["signing"] = signing.json
+            lines.append("signing:     \(signing.line)")
         } else {
             lines.append("version:     none cached yet (run `folio sync`)")
         }
@@ -253,10 +266,65 @@ struct StatusCommand: AsyncParsableCommand {
     }
 }
 
+/// What `status` says about the signature of the version held.
+struct SigningStatus {
+    var signed: SignedManifest?
+    /// "verified", "unsigned", "untrusted" (trusted roots given and the check failed) or
+    /// "unchecked" (no root trusted).
+    var trust: String
+    var problem: String?
+
+    init(_ bytes: [UInt8], trust roots: Trust?) {
+        signed = try? SignedManifest.decode(bytes)
+        guard let roots else {
+            trust = signed == nil ? "unsigned" : "unchecked"
+            return
+        }
+        do {
+            _ = try roots.verify(bytes)
+            trust = "verified"
+        } catch {
+            trust = error.kind == .unsigned ? "unsigned" : "untrusted"
+            problem = error.description
+        }
+    }
+
+    var json: PlistValue {
+        var d: [String: PlistValue] = ["trust": .string(trust), "signed": .bool(signed != nil)]
+        if let signed {
+            let list = signed.keyList.keyList
+            d["signers"] = .array(signed.signatures.map { .string($0.keyID) })
+            d["keyListVersion"] = .int(Int64(list.version))
+            d["rootKeyID"] = .string(list.root.keyID)
+            d["threshold"] = .int(Int64(list.threshold))
+            d["keyListExpiresAt"] = .date(list.expiresAt)
+            if let e = signed.manifest.expiresAt { d["expiresAt"] = .date(e) }
+        }
+        if let problem { d["problem"] = .string(problem) }
+        return .dict(d)
+    }
+
+    var line: String {
+        guard let signed else { return trust == "unsigned" && problem != nil ? "unsigned (refused: a root is trusted)" : "unsigned" }
+        var s = "signed by \(signed.signatures.map(\.keyID).joined(separator: ", ")) under key list \(signed.keyList.keyList.version) of root \(signed.keyList.keyList.root.keyID)"
+        if let e = signed.manifest.expiresAt { s += ", expires \(PlistDates.formatISO8601(e))" }
+        switch trust {
+        case "verified": s += "; verified"
+        case "unchecked": s += "; not checked (no --trust)"
+        default: s += "; NOT TRUSTED: \(problem ?? "")"
+        }
+        return s
+    }
+}
+
 func resolveView(_ options: ClientOptions, refresh: Bool) async throws -> ContentView {
     let cache = ContentCache(dir: options.cachePath)
-    guard let view = await ContentView.resolve(cache: cache, seed: BundledSeed.seed, edge: options.edgeURL, refresh: refresh) else {
+    let trust = try options.trustedRoots()
+    guard let view = await ContentView.resolve(cache: cache, seed: BundledSeed.seed, edge: options.edgeURL, refresh: refresh, trust: trust) else {
         throw CLIError("no content: the cache at \(options.cachePath) is empty, the edge \(options.edgeURL) is unreachable, and this build has no seed")
+    }
+    if let refusal = view.refusal {
+        FileHandle.standardError.write(Data("folio: warning: \(refusal.message); reading version \(view.manifest.version) from the \(view.origin.rawValue)\n".utf8))
     }
     if let notice = view.manifest.notice { FileHandle.standardError.write(Data("folio: notice: \(notice)\n".utf8)) }
     return view

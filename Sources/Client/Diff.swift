@@ -11,6 +11,8 @@ import NIOCore
 struct DiffSide {
     var label: String
     var manifest: Manifest
+    /// The signature, when the side is a signed manifest (not verified: diff compares).
+    var signed: SignedManifest? = nil
     var load: (Manifest.Entry) async throws -> [UInt8]
 
     /// Resolves `spec`: a published directory, a manifest file, an edge URL, or `@N`.
@@ -18,15 +20,15 @@ struct DiffSide {
         let cache = ContentCache(dir: options.cachePath)
         if spec.hasPrefix("@") {
             guard let n = Int(spec.dropFirst()), n >= 1 else { throw CLIError("'\(spec)': @N needs a version number, like @3", exitCode: 2) }
-            if let m = cache.manifest(version: n) {
-                return DiffSide(label: "version \(n) (cache)", manifest: m) { e in
+            if let (m, bytes) = cache.manifestFile(version: n) {
+                return DiffSide(label: "version \(n) (cache)", manifest: m, signed: try? SignedManifest.decode(bytes)) { e in
                     if let bytes = try? cache.object(e) { return bytes }
                     return try await fetch(options.edgeURL + "/" + e.objectPath, verify: e)
                 }
             }
             let bytes = try await fetchBytes(options.edgeURL + "/" + PublishedLayout.versionedManifest(n))
             let m = try parseManifest(bytes, from: options.edgeURL + "/" + PublishedLayout.versionedManifest(n))
-            return DiffSide(label: "version \(n) (\(options.edgeURL))", manifest: m) { e in
+            return DiffSide(label: "version \(n) (\(options.edgeURL))", manifest: m, signed: try? SignedManifest.decode(bytes)) { e in
                 try await fetch(options.edgeURL + "/" + e.objectPath, verify: e)
             }
         }
@@ -35,8 +37,9 @@ struct DiffSide {
             while base.hasSuffix("/") { base.removeLast() }
             let suffix = "/" + PublishedLayout.manifest
             if base.hasSuffix(suffix) { base.removeLast(suffix.count) }
-            let m = try parseManifest(try await fetchBytes(base + suffix), from: base + suffix)
-            return DiffSide(label: "\(base) (version \(m.version))", manifest: m) { e in
+            let bytes = try await fetchBytes(base + suffix)
+            let m = try parseManifest(bytes, from: base + suffix)
+            return DiffSide(label: "\(base) (version \(m.version))", manifest: m, signed: try? SignedManifest.decode(bytes)) { e in
                 try await fetch(base + "/" + e.objectPath, verify: e)
             }
         }
@@ -58,7 +61,7 @@ struct DiffSide {
         let bytes: [UInt8]
         do { bytes = try FileIO.read(manifestPath) } catch { throw CLIError("\(error)", exitCode: 2) }
         let m = try parseManifest(bytes, from: manifestPath)
-        return DiffSide(label: "\(spec) (version \(m.version))", manifest: m) { e in
+        return DiffSide(label: "\(spec) (version \(m.version))", manifest: m, signed: try? SignedManifest.decode(bytes)) { e in
             let path = (root.isEmpty ? "." : root) + "/" + e.objectPath
             if let bytes = try? FileIO.read(path), e.matches(bytes) { return bytes }
             if let bytes = try? cache.object(e) { return bytes }
@@ -117,6 +120,8 @@ struct ContentDiff {
     var added: [Manifest.Entry] = []
     var removed: [Manifest.Entry] = []
     var changed: [Changed] = []
+    /// Changes of signature: who signed, and the key list (shown; not content differences).
+    var signing: [Change] = []
 
     var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
 
@@ -124,6 +129,8 @@ struct ContentDiff {
 
     static func compute(_ a: DiffSide, _ b: DiffSide) async throws -> ContentDiff {
         var diff = ContentDiff(from: (a.label, a.manifest.version), to: (b.label, b.manifest.version))
+        var truncated = false
+        walk(a.signed?.summary ?? .string("unsigned"), b.signed?.summary ?? .string("unsigned"), "signing", into: &diff.signing, truncated: &truncated)
         let old = Dictionary(uniqueKeysWithValues: a.manifest.entries.map { ($0.path, $0) })
         let new = Dictionary(uniqueKeysWithValues: b.manifest.entries.map { ($0.path, $0) })
         diff.added = b.manifest.entries.filter { old[$0.path] == nil }
@@ -194,6 +201,7 @@ struct ContentDiff {
 
     func text() -> String {
         var out = "folio diff: \(from.label) → \(to.label): " + (isEmpty ? "no differences" : summary) + "\n"
+        for ch in signing { out += "! \(ch.keyPath): \(Self.short(ch.old)) → \(Self.short(ch.new))\n" }
         for e in added { out += "+ \(e.path)\n" }
         for e in removed { out += "- \(e.path)\n" }
         for c in changed {
@@ -213,6 +221,11 @@ struct ContentDiff {
     func markdown() -> String {
         var head = "### Folio content diff\n\n`\(from.label)` → `\(to.label)`\n\n"
         head += "| | entries |\n|---|---:|\n| added | \(added.count) |\n| removed | \(removed.count) |\n| changed | \(changed.count) |\n\n"
+        if !signing.isEmpty {
+            head += "**Signing changed:**\n\n| | before | after |\n|---|---|---|\n"
+            for ch in signing { head += "| `\(ch.keyPath)` | \(Self.cell(Self.short(ch.old))) | \(Self.cell(Self.short(ch.new))) |\n" }
+            head += "\n"
+        }
         if isEmpty { return head + "No differences.\n" }
         var blocks: [String] = []
         if !added.isEmpty { blocks.append("**Added:** " + added.map { "`\($0.path)`" }.joined(separator: ", ") + "\n\n") }
@@ -256,6 +269,9 @@ struct ContentDiff {
             "from": .dict(["label": .string(from.label), "version": .int(Int64(from.version))]),
             "to": .dict(["label": .string(to.label), "version": .int(Int64(to.version))]),
             "equal": .bool(isEmpty),
+            "signing": .array(signing.map { ch in
+                .dict(["keyPath": .string(ch.keyPath), "old": .string(Self.short(ch.old)), "new": .string(Self.short(ch.new))])
+            }),
             "added": .array(added.map(entry)),
             "removed": .array(removed.map(entry)),
             "changed": .array(changed.map { c in

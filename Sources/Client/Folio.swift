@@ -9,7 +9,7 @@ struct Folio: AsyncParsableCommand {
         abstract: "Read, sync and compare Folio content.",
         subcommands: [
             SyncCommand.self, ListCommand.self, ReadCommand.self, ShowCommand.self, StatusCommand.self,
-            DiffCommand.self, StringsCommand.self, PlistCommand.self,
+            DiffCommand.self, StringsCommand.self, PlistCommand.self, KeysCommand.self,
         ])
 
     /// Accepted before the subcommand too (`folio --edge URL sync`); each subcommand reads them.
@@ -30,7 +30,7 @@ struct Folio: AsyncParsableCommand {
             }
         } catch let error as FolioError {
             FileHandle.standardError.write(Data("folio: error: \(error.message)\n".utf8))
-            Foundation.exit(1)
+            Foundation.exit(error.exitCode)
         } catch let error as CLIError {
             FileHandle.standardError.write(Data("folio: error: \(error.description)\n".utf8))
             Foundation.exit(error.exitCode)

@@ -30,6 +30,8 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "A file holding the bearer token for PURGE and /.folio/ requests (without it they are disabled).") var purgeTokenFile: String?
     @Option(help: "A PEM file of certificate authorities to trust for an https origin (default: the system's).") var originCa: String?
     @Flag(help: "Send each authorized purge to the origin first: for a chain of tiers sharing one purge token.") var purgeOrigin = false
+    @Option(help: "A root public key (.pub): serve or forward only manifests signed under a key list it signed; repeatable.")
+    var trust: [String] = []
     @Option(help: "While this file exists, serve from the cache only (stale included) and answer misses 503.") var maintenanceFile: String?
 
     func validate() throws {
@@ -54,13 +56,19 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         var limits = ConnectionLimits()
         limits.requestTimeout = .seconds(Int64(requestTimeout))
         limits.maxHeaderBytes = maxHeaderBytes
+        let roots: Trust?
+        do { roots = trust.isEmpty ? nil : try Trust(files: trust) } catch {
+            FileHandle.standardError.write(Data("folio-edge: error: --trust: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
         let config = EdgeConfiguration(
             root: root, host: host, port: port, threads: threads, memoryBudget: memoryBudget,
             maxConnections: maxConnections, limits: limits,
             manifestHintOverride: CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError),
             watchInterval: .milliseconds(watchIntervalMs), accessLog: accessLog,
             origin: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize) ?? 1 << 30,
-            purgeTokenFile: purgeTokenFile, maintenanceFile: maintenanceFile, purgeOrigin: purgeOrigin, originCA: originCa)
+            purgeTokenFile: purgeTokenFile, maintenanceFile: maintenanceFile, purgeOrigin: purgeOrigin, originCA: originCa,
+            trust: roots)
         do {
             try await Edge.run(config)
         } catch let error as EdgeStartupError {

@@ -15,6 +15,8 @@ package struct BuildConfiguration: Sendable {
     package var strict = false
     /// The notice the manifest carries (`--notice`), if any.
     package var notice: String?
+    /// How to sign the manifest (`--signing-key`, `--key-list`); nil publishes it unsigned.
+    package var signing: ReleaseSigning?
 
     package init(
         contentDir: String, outputDir: String, sourceRevision: String? = nil, environment: [String: String], quiet: Bool,

@@ -14,10 +14,14 @@ package struct PublishResult: Sendable {
     package var objectsWritten = 0
     package var rawBytes = 0
     package var gzipBytes = 0
+    /// Set when the version was published again only to renew or change its signature, or
+    /// when it drops the signature the previous version had.
+    package var signingNote: String?
 
     package func summary(elapsedMilliseconds: String) -> String {
+        let notes = (changed ? previousVersion.map { ["was \($0)"] } ?? [] : []) + (signingNote.map { [$0] } ?? [])
         let head = changed
-            ? "published version \(version)" + (previousVersion.map { " (was \($0))" } ?? "")
+            ? "published version \(version)" + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))")
             : "up to date at version \(version): nothing changed, no new version"
         return "\(head): \(added) added, \(modified) changed, \(removed) removed; "
             + "\(objectsWritten) objects written; \(rawBytes) bytes raw, \(gzipBytes) bytes gzipped; \(elapsedMilliseconds) ms"
@@ -32,8 +36,9 @@ package struct PublishResult: Sendable {
 package final class PublishSession {
     package let root: String
     private let lockFD: Int32
-    /// `manifest.plist` as found, if any.
+    /// `manifest.plist` as found, if any, and its bytes (a ``SignedManifest`` when signed).
     package let current: Manifest?
+    private let currentBytes: [UInt8]?
     /// The highest version ever published here (current or under `manifests/`).
     package let highestVersion: Int
     private var objectsWritten = 0
@@ -60,13 +65,16 @@ package final class PublishSession {
         let manifestPath = PublishedLayout.path(root, PublishedLayout.manifest)
         if FileIO.exists(manifestPath) {
             do {
-                current = try Manifest(bytes: try FileIO.read(manifestPath))
+                let bytes = try FileIO.read(manifestPath)
+                current = try Manifest(bytes: bytes)
+                currentBytes = bytes
             } catch {
                 close(fd)
                 throw BuildError("\(manifestPath) is unreadable (\(error)); restore it from \(root)/manifests/ or delete it")
             }
         } else {
             current = nil
+            currentBytes = nil
         }
         var highest = current?.version ?? 0
         for name in try FileIO.list(PublishedLayout.path(root, PublishedLayout.manifests)) {
@@ -115,9 +123,12 @@ package final class PublishSession {
     }
 
     /// Publishes a manifest for `artifacts` unless it would equal the current one; always
-    /// repairs the current manifest's mirrors.
+    /// repairs the current manifest's mirrors. With `signing`, the manifest is signed, and a
+    /// version whose content is unchanged is published again when its signature must be renewed
+    /// (see ``ReleaseSigning/needsResigning(_:now:)``).
     package func publish(
-        _ artifacts: [Artifact], createdAt: Date, sourceRevision: String?, notice: String? = nil, reproducible: Bool
+        _ artifacts: [Artifact], createdAt: Date, sourceRevision: String?, notice: String? = nil, reproducible: Bool,
+        signing: ReleaseSigning? = nil
     ) throws -> PublishResult {
         let entries = artifacts.map {
             Manifest.Entry(
@@ -130,29 +141,38 @@ package final class PublishSession {
             ?? PublishHistory.make(createdAt: createdAt, entries: entries.sorted { $0.path < $1.path }, reproducible: reproducible)
         var manifest = Manifest(
             version: highestVersion + 1, createdAt: createdAt, sourceRevision: sourceRevision, history: history, notice: notice,
-            entries: entries)
-        let changed = current.map { !$0.sameContent(as: manifest) || $0.history == nil } ?? true
+            expiresAt: signing?.expiry(from: signing?.now ?? createdAt), entries: entries)
+        let contentChanged = current.map { !$0.sameContent(as: manifest) || $0.history == nil } ?? true
+        let signingChanged = signing.map { $0.needsResigning(currentBytes) } ?? (current?.expiresAt != nil)
+        let changed = contentChanged || signingChanged
         if let current, !changed { manifest = current }
 
         var result = PublishResult(previousVersion: current?.version, version: manifest.version, changed: changed)
+        if changed, !contentChanged { result.signingNote = signing == nil ? "unsigned; the previous version was signed" : "signature renewed" }
+        else if changed, signing == nil, current?.expiresAt != nil { result.signingNote = "unsigned; the previous version was signed" }
         result.objectsWritten = objectsWritten
         let old = Dictionary(uniqueKeysWithValues: (current?.entries ?? []).map { ($0.path, $0.sha256) })
         for e in manifest.entries {
             result.rawBytes += e.size
             result.gzipBytes += e.gzipSize ?? e.size
-            if !changed { continue }
+            if !contentChanged { continue }
             switch old[e.path] {
             case nil: result.added += 1
             case let sha? where sha != e.sha256: result.modified += 1
             default: break
             }
         }
-        if changed {
+        if contentChanged {
             let paths = Set(manifest.entries.map(\.path))
             result.removed = old.keys.count { !paths.contains($0) }
         }
 
-        let plist = BinaryPlist.encode(manifest.plist)
+        // The bytes served as manifest.plist: the plain manifest, or the signed one.
+        let signed = changed ? signing?.sign(manifest) : nil
+        let plist = changed ? (signed?.bytes ?? BinaryPlist.encode(manifest.plist)) : currentBytes ?? BinaryPlist.encode(manifest.plist)
+        if let signing {
+            try writeMirror(signing.keyList.bytes, to: PublishedLayout.path(root, PublishedLayout.keyList))
+        }
         if changed {
             let versioned = PublishedLayout.path(root, PublishedLayout.versionedManifest(manifest.version))
             try FileIO.writeAtomically(plist, to: versioned)
@@ -167,7 +187,7 @@ package final class PublishSession {
             try syncDirectories(manifests: false)
         }
         try writeMirror(Gzip.compress(plist, level: 9), to: PublishedLayout.path(root, PublishedLayout.manifestGzip))
-        try writeMirror(JSONPlist.encode(manifest.plist), to: PublishedLayout.path(root, PublishedLayout.manifestJSON))
+        try writeMirror(JSONPlist.encode(Manifest.jsonMirror(plist)), to: PublishedLayout.path(root, PublishedLayout.manifestJSON))
         return result
     }
 

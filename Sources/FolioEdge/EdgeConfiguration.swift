@@ -27,13 +27,17 @@ package struct EdgeConfiguration: Sendable {
     package var purgeOrigin: Bool
     /// PEM certificate authorities trusted for an https origin (nil: the system's).
     package var originCA: String?
+    /// Root keys a manifest must verify under before it is served or forwarded (nil: any).
+    package var trust: Trust?
 
     package init(
         root: String, host: String, port: Int, threads: Int, memoryBudget: Int, maxConnections: Int,
         limits: ConnectionLimits, manifestHintOverride: CacheHintOverride, watchInterval: Duration, accessLog: Bool,
         origin: String? = nil, cacheDirectory: String? = nil, cacheSize: Int = 1 << 30,
-        purgeTokenFile: String? = nil, maintenanceFile: String? = nil, purgeOrigin: Bool = false, originCA: String? = nil
+        purgeTokenFile: String? = nil, maintenanceFile: String? = nil, purgeOrigin: Bool = false, originCA: String? = nil,
+        trust: Trust? = nil
     ) {
+        self.trust = trust
         self.originCA = originCA
         self.purgeOrigin = purgeOrigin
         self.root = root

@@ -148,7 +148,9 @@ package enum Edge {
             }
             let admin = CacheAdmin(token: token, maintenanceFile: config.maintenanceFile)
             let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
-            let cache = HTTPCache(origin: origin, store: store, admin: admin, metrics: metrics, group: group, purgeOrigin: config.purgeOrigin, originCA: config.originCA)
+            let cache = HTTPCache(
+                origin: origin, store: store, admin: admin, metrics: metrics, group: group, purgeOrigin: config.purgeOrigin,
+                originCA: config.originCA, trust: config.trust)
             let edge = EdgeService(config: config, group: group, content: .cache(cache), metrics: metrics, logger: logger)
             let services = ServiceGroup(
                 configuration: .init(
@@ -160,7 +162,7 @@ package enum Edge {
             return
         }
         let loader = SiteLoader(
-            root: config.root, memoryBudget: config.memoryBudget, manifestHintOverride: config.manifestHintOverride)
+            root: config.root, memoryBudget: config.memoryBudget, manifestHintOverride: config.manifestHintOverride, trust: config.trust)
         let site: Site
         do { site = try loader.load(previous: nil) } catch {
             throw EdgeStartupError("cannot serve \(config.root): \(error)")

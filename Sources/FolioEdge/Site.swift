@@ -201,6 +201,8 @@ struct SiteLoader {
     var root: String
     var memoryBudget: Int
     var manifestHintOverride = CacheHintOverride()
+    /// Root keys the manifest must verify under (`--trust`); nil serves unsigned ones too.
+    var trust: Trust?
 
     static let plistType = "application/x-plist"
     static let jsonType = "application/json; charset=utf-8"
@@ -214,6 +216,11 @@ struct SiteLoader {
         let manifest: Manifest
         do { manifest = try Manifest(bytes: manifestBytes) } catch {
             throw SiteLoadError("\(root)/manifest.plist: \(error)")
+        }
+        if let trust {
+            do { _ = try trust.verify(manifestBytes) } catch {
+                throw SiteLoadError("\(root)/manifest.plist does not verify under --trust: \(error)")
+            }
         }
         let created = Int64(manifest.createdAt.timeIntervalSince1970.rounded(.down))
         var budget = memoryBudget
@@ -265,8 +272,12 @@ struct SiteLoader {
 
         routes["/" + PublishedLayout.manifest] = try resource(ByteBuffer(bytes: manifestBytes), type: Self.plistType, cacheControl: manifestCC, lastModified: created)
         let json: [UInt8]
-        do { json = try JSONPlist.encode(manifest.plist) } catch { throw SiteLoadError("manifest has no JSON form: \(error)") }
+        do { json = try JSONPlist.encode(try Manifest.jsonMirror(manifestBytes)) } catch { throw SiteLoadError("manifest has no JSON form: \(error)") }
         routes["/" + PublishedLayout.manifestJSON] = try resource(ByteBuffer(bytes: json), type: Self.jsonType, cacheControl: manifestCC, lastModified: created)
+        // The key list a signed manifest carries, also on its own for people and tools.
+        if let signed = try? SignedManifest.decode(manifestBytes) {
+            routes["/" + PublishedLayout.keyList] = try resource(ByteBuffer(bytes: signed.keyList.bytes), type: Self.plistType, cacheControl: manifestCC, lastModified: created)
+        }
 
         // Every manifest ever published, immutable.
         var versioned = previous?.versionedManifests ?? [:]

@@ -34,6 +34,10 @@ package struct ContentCache: Sendable {
         package var lastError: String?
         /// When every object of this version was last hashed and found intact.
         package var verifiedAt: Date?
+        /// The highest version ever made current here (a floor against rollback when trusting).
+        package var highestVersion: Int?
+        /// The highest key list version verified here (older ones are refused as replays).
+        package var keyListVersion: Int?
 
         package var plist: PlistValue {
             var d: [String: PlistValue] = [
@@ -44,13 +48,18 @@ package struct ContentCache: Sendable {
             if let etag { d["etag"] = .string(etag) }
             if let lastError { d["lastError"] = .string(lastError) }
             if let verifiedAt { d["verifiedAt"] = .date(verifiedAt) }
+            if let highestVersion { d["highestVersion"] = .int(Int64(highestVersion)) }
+            if let keyListVersion { d["keyListVersion"] = .int(Int64(keyListVersion)) }
             return .dict(d)
         }
 
         package init(
             version: Int, manifestSHA256: String, etag: String?, validatedAt: Date, lastAttemptAt: Date,
-            lastResult: String, lastError: String? = nil, verifiedAt: Date? = nil
+            lastResult: String, lastError: String? = nil, verifiedAt: Date? = nil, highestVersion: Int? = nil,
+            keyListVersion: Int? = nil
         ) {
+            self.highestVersion = highestVersion
+            self.keyListVersion = keyListVersion
             self.version = version
             self.manifestSHA256 = manifestSHA256
             self.etag = etag
@@ -69,8 +78,15 @@ package struct ContentCache: Sendable {
             self.init(
                 version: v, manifestSHA256: sha, etag: plist["etag"]?.stringValue, validatedAt: validated,
                 lastAttemptAt: attempt, lastResult: result, lastError: plist["lastError"]?.stringValue,
-                verifiedAt: plist["verifiedAt"]?.dateValue)
+                verifiedAt: plist["verifiedAt"]?.dateValue, highestVersion: plist["highestVersion"]?.intValue,
+                keyListVersion: plist["keyListVersion"]?.intValue)
         }
+    }
+
+    /// The current version's manifest file as served (a ``SignedManifest`` when signed).
+    package func currentManifestBytes() -> [UInt8]? {
+        guard let held = current() else { return nil }
+        return try? FileIO.read(manifestPath(held.state.version, sha256: held.state.manifestSHA256))
     }
 
     /// The current version: its state and manifest. Nil when there is none or it is unusable.
@@ -88,15 +104,22 @@ package struct ContentCache: Sendable {
     package func objectPath(_ sha: String) -> String { "\(objectsDir)/\(sha).plist" }
 
     /// The manifest of version `version`, if held (the current one's when several are).
-    package func manifest(version: Int) -> Manifest? {
-        if let held = current(), held.state.version == version { return held.manifest }
+    package func manifest(version: Int) -> Manifest? { manifestFile(version: version)?.manifest }
+
+    /// The manifest of version `version` and its file's bytes (a signed manifest when signed).
+    package func manifestFile(version: Int) -> (manifest: Manifest, bytes: [UInt8])? {
+        if let held = current(), held.state.version == version,
+            let bytes = try? FileIO.read(manifestPath(version, sha256: held.state.manifestSHA256))
+        {
+            return (held.manifest, bytes)
+        }
         let prefix = "\(version)-"
         for name in ((try? FileIO.list(manifestsDir)) ?? []).sorted() where name.hasPrefix(prefix) && name.hasSuffix(".plist") {
             let sha = name.dropFirst(prefix.count).dropLast(6)
             if let bytes = try? FileIO.read(manifestsDir + "/" + name), ContentHash.sha256Hex(bytes) == sha,
                 let m = try? Manifest(bytes: bytes), m.version == version
             {
-                return m
+                return (m, bytes)
             }
         }
         return nil

@@ -22,6 +22,8 @@ package struct ContentView: Sendable {
     package let validatedAt: Date?
     /// Whether this command tried to refresh a stale cache from the edge and could not.
     package var refreshFailed = false
+    /// Why the refresh was refused, when the edge's content failed a trust check.
+    package var refusal: FolioError?
 
     package init(
         manifest: Manifest, origin: ContentOrigin, cache: ContentCache?, seed: FolioSeed?, validatedAt: Date?,
@@ -81,10 +83,11 @@ package struct ContentView: Sendable {
     /// Resolves what to read: the cache (synced first when stale, if `refresh`), or the seed
     /// when the cache holds nothing verified or the seed is newer in the same history.
     package static func resolve(
-        cache: ContentCache, seed: FolioSeed?, edge: String, refresh: Bool
+        cache: ContentCache, seed: FolioSeed?, edge: String, refresh: Bool, trust: Trust? = nil
     ) async -> ContentView? {
         var origin = ContentOrigin.cache
         var refreshFailed = false
+        var refusal: FolioError?
         // Refresh when the cache is stale, or when there is neither a cache nor a seed.
         let held = cache.current()
         let stale = held.map { Date().timeIntervalSince($0.state.validatedAt) >= Double($0.manifest.cacheHint("manifest").maxAge) }
@@ -93,11 +96,17 @@ package struct ContentView: Sendable {
             settings.attempts = 1
             settings.timeout = .seconds(2)
             settings.waitForLock = false
-            let report = try? await Syncer(cache: cache, settings: settings).run()
+            settings.trust = trust
+            settings.seed = trust == nil ? nil : seed?.manifest
+            var report: SyncReport?
+            do { report = try await Syncer(cache: cache, settings: settings).run() } catch let error as FolioError {
+                if error.isTrustFailure || error.code == .downgrade { refusal = error }
+            } catch {}
             if report?.result == .updated { origin = .network }
-            refreshFailed = report == nil || report?.result == .offline
+            refreshFailed = (report == nil && refusal == nil) || report?.result == .offline
         }
         guard var view = local(cache: cache, seed: seed) else { return nil }
+        view.refusal = refusal
         if view.origin == .cache {
             view.origin = origin
             view.refreshFailed = refreshFailed

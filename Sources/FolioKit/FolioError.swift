@@ -18,8 +18,23 @@ public struct FolioError: Error, CustomStringConvertible, Sendable {
         case edgeUnreachable
         /// The edge answered, but with something unusable (status, manifest, object, gzip).
         case invalidResponse
-        /// The edge offers an older version than the one held (a rollback).
+        /// The edge offers an older version than the one held, or (when trusting a root) than the
+        /// seed's (a rollback).
         case downgrade
+        /// The client trusts a root key and the manifest is not signed.
+        case unsigned
+        /// A signature does not verify over the manifest's bytes (altered, or signed over others).
+        case badSignature
+        /// The manifest is signed by a key its key list does not authorize.
+        case unknownSigner
+        /// The manifest is signed by a key its key list revokes.
+        case revokedSigner
+        /// The manifest has fewer valid signatures than its key list requires.
+        case tooFewSignatures
+        /// The signed manifest or its key list has expired (nothing newer has been signed).
+        case expired
+        /// The key list is not signed by a trusted root key, or is older than one already seen.
+        case untrustedKeyList
         /// Another sync holds the cache.
         case busy
         /// Reading or writing the cache directory failed.
@@ -68,4 +83,12 @@ public struct FolioError: Error, CustomStringConvertible, Sendable {
 
     /// The message.
     public var description: String { message }
+
+    /// Whether the edge's content was refused by the signature checks of a trusted root.
+    public var isTrustFailure: Bool {
+        switch code {
+        case .unsigned, .badSignature, .unknownSigner, .revokedSigner, .tooFewSignatures, .expired, .untrustedKeyList: true
+        default: false
+        }
+    }
 }

@@ -20,6 +20,8 @@ public final class FolioStore: Sendable {
     public let cacheDirectory: String
     /// The seed read when the cache holds nothing verified (or an older version of its history).
     public let seed: FolioSeed?
+    /// The root keys whose signatures every synced manifest needs; nil accepts unsigned content.
+    public let trust: FolioTrust?
 
     private let cache: ContentCache
     private let listeners = Listeners()
@@ -28,8 +30,11 @@ public final class FolioStore: Sendable {
     /// reads skip re-reading and re-hashing the manifest.
     private let resolved = Mutex<(stamp: FileStamp?, view: ContentView?)>((nil, nil))
 
-    /// Opens a store; nothing is read or fetched until asked.
-    public init(edge: String, cacheDirectory: String, seed: FolioSeed? = nil) throws(FolioError) {
+    /// Opens a store; nothing is read or fetched until asked. With `trust`, a sync accepts only
+    /// manifests signed under a key list that one of its roots signed, unexpired, and not older
+    /// than what the store already holds or `seed` bundles.
+    public init(edge: String, cacheDirectory: String, seed: FolioSeed? = nil, trust: FolioTrust? = nil) throws(FolioError) {
+        self.trust = trust
         let trimmed = edge.hasSuffix("/") ? String(edge.dropLast()) : edge
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host != nil
@@ -55,6 +60,8 @@ public final class FolioStore: Sendable {
         var settings = SyncSettings(edge: edge)
         settings.force = force
         settings.allowDowngrade = allowDowngrade
+        settings.trust = trust?.trust
+        settings.seed = trust == nil ? nil : seed?.manifest
         let listeners = self.listeners
         settings.progress = { listeners.progress($0) }
         let report: SyncReport

@@ -58,6 +58,10 @@ package struct SyncSettings: Sendable {
     package var attempts = 3
     package var timeout: TimeAmount = .seconds(15)
     package var concurrency = 8
+    /// The root keys whose signatures the manifest needs; nil accepts unsigned manifests.
+    package var trust: Trust?
+    /// The bundled seed's manifest: when trusting, an older version is refused as a rollback.
+    package var seed: Manifest?
 
     package init(edge: String) { self.edge = edge }
 }
@@ -104,7 +108,7 @@ package struct Syncer {
             // Record the failed attempt for `status` (the lock is held); the version stays as it was.
             if var state = cache.current()?.state {
                 state.lastAttemptAt = Date()
-                state.lastResult = "failed"
+                state.lastResult = failure.isTrustFailure || failure.code == .downgrade ? "refused" : "failed"
                 state.lastError = failure.message
                 try? cache.saveState(state, durable: false)
             }
@@ -171,7 +175,7 @@ package struct Syncer {
             return finish(&report)
         }
 
-        let manifest: Manifest
+        var manifest: Manifest
         let manifestBytes: [UInt8]
         let etag = manifestResponse.headers.first(name: "etag")
         switch manifestResponse.status {
@@ -191,6 +195,19 @@ package struct Syncer {
             }
         default:
             throw FolioError(.invalidResponse, "GET \(settings.edge)/\(PublishedLayout.manifest) answered \(manifestResponse.status)")
+        }
+        // With a trusted root: signatures, expiry and rollback, before anything is fetched or stored.
+        var keyListVersion = held?.state.keyListVersion
+        if let trust = settings.trust {
+            let url = settings.edge + "/" + PublishedLayout.manifest
+            do {
+                let signed = try trust.verify(manifestBytes, now: Date(), minimumKeyListVersion: held?.state.keyListVersion)
+                manifest = signed.manifest
+                keyListVersion = max(keyListVersion ?? 0, signed.keyList.keyList.version)
+                if !settings.allowDowngrade, manifestResponse.status == 200 { try Self.checkRollback(manifest, manifestBytes, held: held, seed: settings.seed) }
+            } catch {
+                throw FolioError(error, url: url, hasContent: held != nil || settings.seed != nil)
+            }
         }
 
         // 2. The objects the cache lacks, fetched concurrently and verified.
@@ -223,7 +240,9 @@ package struct Syncer {
         try cache.saveState(
             ContentCache.State(
                 version: manifest.version, manifestSHA256: sha, etag: etag ?? held?.state.etag,
-                validatedAt: now, lastAttemptAt: now, lastResult: result.rawValue, verifiedAt: now),
+                validatedAt: now, lastAttemptAt: now, lastResult: result.rawValue, verifiedAt: now,
+                highestVersion: max(manifest.version, held?.state.highestVersion ?? held?.state.version ?? 0),
+                keyListVersion: keyListVersion),
             durable: result != .notModified)
         report.result = result
         report.versionAfter = manifest.version
@@ -237,6 +256,35 @@ package struct Syncer {
             report.message = "version \(manifest.version) is current"
         }
         return finish(&report)
+    }
+
+    /// Refuses a verified manifest older than what this client has already held or bundles:
+    /// within one publish history by version (an equal version must be the same bytes), across
+    /// histories by creation time.
+    private static func checkRollback(
+        _ manifest: Manifest, _ bytes: [UInt8], held: (state: ContentCache.State, manifest: Manifest)?, seed: Manifest?
+    ) throws(TrustError) {
+        if let held {
+            let floor = max(held.state.version, held.state.highestVersion ?? 0)
+            if manifest.history == held.manifest.history {
+                if manifest.version < floor {
+                    throw TrustError(.rollback, "the edge offers version \(manifest.version), older than version \(floor) already verified here (a rollback or replay)")
+                }
+                if manifest.version == held.state.version, ContentHash.sha256Hex(bytes) != held.state.manifestSHA256 {
+                    throw TrustError(.rollback, "the edge offers version \(manifest.version) with other bytes than the version \(manifest.version) verified here")
+                }
+            } else if manifest.createdAt < held.manifest.createdAt {
+                throw TrustError(.rollback, "the edge offers a version published \(PlistDates.formatISO8601(manifest.createdAt)), before the one held (\(PlistDates.formatISO8601(held.manifest.createdAt)))")
+            }
+        }
+        if let seed {
+            if manifest.history == seed.history ? manifest.version < seed.version : manifest.createdAt < seed.createdAt {
+                throw TrustError(.rollback, "the edge offers version \(manifest.version), older than the bundled seed's version \(seed.version) (a rollback)")
+            }
+            if manifest.history == seed.history, manifest.version == seed.version, manifest != seed {
+                throw TrustError(.rollback, "the edge offers version \(manifest.version) with other content than the bundled seed's version \(seed.version)")
+            }
+        }
     }
 
     /// Entries whose objects are not usable in the cache (deduplicated by hash).

@@ -4,8 +4,13 @@ import Foundation
 
 /// The published manifest: the one mutable file, naming every entry's content-addressed object.
 package struct Manifest: Sendable, Equatable {
-    /// The manifest layout this code reads and writes.
-    package static let currentSchemaVersion = 1
+    /// The newest manifest layout this code reads.
+    package static let currentSchemaVersion = 2
+    /// The layout of an unsigned manifest, which clients from before signing also read.
+    package static let unsignedSchemaVersion = 1
+    /// The layout of a signed manifest (``SignedManifest``) and of the manifest inside it, which
+    /// carries `expiresAt`.
+    package static let signedSchemaVersion = 2
     /// The content type of every compiled plist entry.
     package static let plistContentType = "application/x-plist"
 
@@ -77,6 +82,8 @@ package struct Manifest: Sendable, Equatable {
     /// A message for the app's users that comes with this version (maintenance, an outage, new
     /// content), shown by `folio status` and `folio read` and offered to apps; nil for none.
     package var notice: String?
+    /// When a signed manifest stops being accepted (nil for an unsigned one).
+    package var expiresAt: Date?
     /// Cache hints by kind: `manifest` (the mutable manifest and logical paths) and `object`.
     package var cacheHints: [String: CacheHint]
     /// Entries sorted by path.
@@ -91,10 +98,11 @@ package struct Manifest: Sendable, Equatable {
 
     package init(
         version: Int, createdAt: Date, sourceRevision: String? = nil, history: String? = nil, notice: String? = nil,
-        cacheHints: [String: CacheHint] = Manifest.defaultCacheHints, entries: [Entry]
+        expiresAt: Date? = nil, cacheHints: [String: CacheHint] = Manifest.defaultCacheHints, entries: [Entry]
     ) {
         self.notice = notice
-        self.schemaVersion = Manifest.currentSchemaVersion
+        self.expiresAt = expiresAt
+        self.schemaVersion = expiresAt == nil ? Manifest.unsignedSchemaVersion : Manifest.signedSchemaVersion
         self.version = version
         self.createdAt = createdAt
         self.sourceRevision = sourceRevision
@@ -158,6 +166,7 @@ package struct Manifest: Sendable, Equatable {
         if let sourceRevision { root["sourceRevision"] = .string(sourceRevision) }
         if let history { root["history"] = .string(history) }
         if let notice { root["notice"] = .string(notice) }
+        if let expiresAt { root["expiresAt"] = .date(expiresAt) }
         return .dict(root)
     }
 
@@ -175,8 +184,9 @@ package struct Manifest: Sendable, Equatable {
             return s
         }
         schemaVersion = try int(root, "schemaVersion", "manifest")
-        guard schemaVersion == Manifest.currentSchemaVersion else {
-            throw ManifestError("schemaVersion \(schemaVersion) is not supported (this build reads \(Manifest.currentSchemaVersion))")
+        guard (Manifest.unsignedSchemaVersion...Manifest.currentSchemaVersion).contains(schemaVersion) else {
+            throw ManifestError(
+                "schemaVersion \(schemaVersion) is not supported (this build reads \(Manifest.unsignedSchemaVersion) to \(Manifest.currentSchemaVersion)); update folio")
         }
         version = try int(root, "version", "manifest")
         guard version >= 1 else { throw ManifestError("manifest.version \(version) must be at least 1") }
@@ -190,6 +200,12 @@ package struct Manifest: Sendable, Equatable {
         if let n = root["notice"] {
             guard let text = n.stringValue else { throw ManifestError("manifest.notice is a \(n.typeName), not a string") }
             notice = text
+        }
+        if let e = root["expiresAt"] {
+            guard let date = e.dateValue, abs(date.timeIntervalSinceReferenceDate) <= PlistDates.maximumMagnitude else {
+                throw ManifestError("manifest.expiresAt is not a usable date")
+            }
+            expiresAt = date
         }
         var hints: [String: CacheHint] = [:]
         if let h = root["cacheHints"] {
@@ -231,11 +247,30 @@ package struct Manifest: Sendable, Equatable {
         self.entries = entries
     }
 
-    /// Decodes a manifest from bytes in any plist format.
+    /// Decodes a manifest from bytes in any plist format: a plain manifest, or the one inside a
+    /// ``SignedManifest`` (whose signatures this does not check; ``Trust`` does).
     package init(bytes: [UInt8]) throws(ManifestError) {
         let value: PlistValue
         do { value = try PlistValue.decode(bytes) } catch { throw ManifestError("not a property list: \(error)") }
+        if let inner = Manifest.envelopedBytes(value) {
+            guard value["schemaVersion"]?.intValue == Manifest.signedSchemaVersion else {
+                throw ManifestError("the signed manifest's schemaVersion is not \(Manifest.signedSchemaVersion)")
+            }
+            let signed: PlistValue
+            do { signed = try PlistValue.decode(Array(inner)) } catch { throw ManifestError("the signed manifest's manifest is not a property list: \(error)") }
+            try self.init(plist: signed)
+            guard schemaVersion == Manifest.signedSchemaVersion, expiresAt != nil else {
+                throw ManifestError("a signed manifest must be schemaVersion \(Manifest.signedSchemaVersion) with an expiresAt date")
+            }
+            return
+        }
         try self.init(plist: value)
+    }
+
+    /// The signed manifest bytes inside a ``SignedManifest``'s plist; nil for a plain manifest.
+    package static func envelopedBytes(_ value: PlistValue) -> [UInt8]? {
+        guard value["entries"] == nil, let data = value["manifest"]?.dataValue else { return nil }
+        return Array(data)
     }
 
     /// Whether `path` is a relative path of plain segments (no `.`, `..`, empty or hidden segments).

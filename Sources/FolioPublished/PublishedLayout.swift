@@ -4,6 +4,7 @@
 /// ```
 /// manifest.plist                     the current manifest (the only file that changes)
 /// manifest.plist.gz, manifest.json   its gzip variant and JSON mirror
+/// keylist.plist                      the root-signed key list (signed publishes)
 /// manifests/<version>.plist          every manifest ever published
 /// objects/<sha256>.plist[.gz]        content-addressed objects and their gzip variants
 /// ```
@@ -14,6 +15,8 @@ package enum PublishedLayout {
     package static let manifestGzip = "manifest.plist.gz"
     /// The current manifest as JSON, for people and CI.
     package static let manifestJSON = "manifest.json"
+    /// The key list a signed publish is signed under (also carried inside its manifest).
+    package static let keyList = "keylist.plist"
     /// The directory of objects.
     package static let objects = "objects"
     /// The directory of versioned manifests.

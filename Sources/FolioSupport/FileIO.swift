@@ -82,6 +82,23 @@ package enum FileIO {
         ok = true
     }
 
+    /// Creates `path` with `bytes` and permission `mode`, complete or not at all, and never over
+    /// an existing file (it throws EEXIST then): a temporary file, fsynced, then hard-linked.
+    package static func createExclusive(_ bytes: [UInt8], at path: String, mode: mode_t) throws(FileError) {
+        let dir = parent(of: path)
+        let tmp = (dir.isEmpty ? "" : dir + "/") + ".tmp-\(getpid())-\(lastComponent(of: path))"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw FileError("create", tmp) }
+        defer { unlink(tmp) }
+        do {
+            defer { close(fd) }
+            guard fchmod(fd, mode) == 0 else { throw FileError("chmod", tmp) }
+            try writeAll(bytes, to: fd, path: tmp)
+            if fsync(fd) != 0 { throw FileError("fsync", tmp) }
+        }
+        guard link(tmp, path) == 0 else { throw FileError("create", path) }
+    }
+
     /// Writes `bytes` as a new file at `path`, atomically: the bytes go into an unnamed file
     /// (O_TMPFILE) in the target directory, which is then linked at `path` in one step. A crash
     /// before the link leaves nothing behind; readers never see a partial file. One directory
@@ -177,6 +194,24 @@ package enum FileIO {
         while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
         guard p.count > 1, let slash = p.lastIndex(of: "/") else { return String(p) }
         return String(p[p.index(after: slash)...])
+    }
+
+    /// The absolute path with symbolic links resolved; nil when it does not exist.
+    package static func resolved(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    /// Whether `path` is `dir` or lies inside it, with symbolic links resolved (a `path` that does
+    /// not exist yet is resolved through its parent).
+    package static func isInside(_ path: String, _ dir: String) -> Bool {
+        guard let d = resolved(dir) else { return false }
+        let parent = parent(of: path)
+        guard let p = resolved(path) ?? resolved(parent.isEmpty ? "." : parent).map({ $0 + "/" + lastComponent(of: path) }) else {
+            return false
+        }
+        return p == d || p.hasPrefix(d == "/" ? "/" : d + "/")
     }
 
     /// Creates `path` and its parents if missing.

@@ -71,7 +71,7 @@ struct ClientRoot: Sendable {
 
     /// Copies content/, lets `prepare` edit it, and publishes it. Versions start at `floor`.
     static func make(
-        _ label: String = "client", floor: Int? = nil, prepare: (ClientRoot) throws -> Void = { _ in }
+        _ label: String = "client", floor: Int? = nil, publishArgs: [String] = [], prepare: (ClientRoot) throws -> Void = { _ in }
     ) throws -> ClientRoot {
         let dir = Harness.tempDir(label)
         let r = ClientRoot(dir: dir, content: Harness.copyContent(to: dir), root: dir + "/public")
@@ -83,7 +83,7 @@ struct ClientRoot: Sendable {
                 try FileIO.writeAtomically([], to: r.root + "/manifests/\(first - 1).plist")
             }
             try prepare(r)
-            try r.publish()
+            try r.publish(seed: nil, publishArgs)
         } catch {
             r.cleanup()
             throw error

@@ -139,13 +139,13 @@ struct ClientSyncTests {
 
         let stateBefore = try #require(try cache.state())
         let refused = try ClientTest.folio(["sync", "--force"], cache: cache.dir, edge: edgeB.baseURL)
-        #expect(refused.status == 1)
+        #expect(refused.status == 17, "a rollback has its own exit code")
         #expect(refused.stderr.contains("--allow-downgrade"), "\(refused.stderr)")
         // The current version is untouched; only the attempt is recorded.
         let stateAfter = try #require(try cache.state())
         #expect(stateAfter.version == stateBefore.version)
         #expect(stateAfter.manifestSHA256 == stateBefore.manifestSHA256)
-        #expect(stateAfter.lastResult == "failed")
+        #expect(stateAfter.lastResult == "refused")
         #expect(try cache.currentManifest() == ma)
 
         let allowed = try ClientTest.folio(["sync", "--force", "--allow-downgrade", "--json"], cache: cache.dir, edge: edgeB.baseURL)

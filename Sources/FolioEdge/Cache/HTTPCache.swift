@@ -52,12 +52,15 @@ final class HTTPCache: Sendable {
     /// Seconds a key whose response could not be stored is not waited on.
     let passTime: Double = 30
     private let clock: @Sendable () -> Double
+    /// Root keys an origin's manifest must verify under to be stored or forwarded (nil: any).
+    let trust: Trust?
 
     init(
         origin: String, store: CacheStore, admin: CacheAdmin, metrics: EdgeMetrics, group: any EventLoopGroup,
-        purgeOrigin: Bool = false, originCA: String? = nil, timeout: TimeAmount = .seconds(30),
+        purgeOrigin: Bool = false, originCA: String? = nil, trust: Trust? = nil, timeout: TimeAmount = .seconds(30),
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
+        self.trust = trust
         self.origin = origin.hasSuffix("/") ? String(origin.dropLast()) : origin
         self.store = store
         self.admin = admin
@@ -330,7 +333,8 @@ final class HTTPCache: Sendable {
             // forbid that (RFC 9111 §4.2.4).
             let now = self.clock()
             if !CachePolicy.forbidsStale(stored), !stored.control.noCache, !requestControl.noCache {
-                return loop.makeSucceededFuture(self.serve(stored, to: request, now: now, cacheStatus: "fwd=\(reason); detail=origin-unreachable"))
+                let detail = error is UntrustedOriginManifest ? "untrusted-manifest" : "origin-unreachable"
+                return loop.makeSucceededFuture(self.serve(stored, to: request, now: now, cacheStatus: "fwd=\(reason); detail=\(detail)"))
             }
             return loop.makeSucceededFuture(self.gatewayError(error))
         }
@@ -618,6 +622,13 @@ final class HTTPCache: Sendable {
     }
 
     private func gatewayError(_ error: any Error) -> ProxyResponse {
+        if let refused = error as? UntrustedOriginManifest {
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+            headers.add(name: "Cache-Control", value: "no-store")
+            headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=untrusted-manifest")
+            return ProxyResponse(status: .badGateway, headers: headers, body: ByteBuffer(string: "the origin's manifest does not verify: \(refused.description)\n"))
+        }
         let timedOut = "\(error)".contains("deadlineExceeded") || "\(error)".contains("readTimeout")
         let text = timedOut ? "the origin did not answer in time\n" : "the origin could not be reached\n"
         var headers = HTTPHeaders()
@@ -669,8 +680,33 @@ final class HTTPCache: Sendable {
         } catch {
             return loop.makeFailedFuture(error)
         }
-        return client.execute(request: outgoing, eventLoop: .delegate(on: loop), deadline: .now() + timeout).map { r in
-            ProxyResponse(status: r.status, headers: CacheFields.endToEnd(r.headers), body: r.body)
+        return client.execute(request: outgoing, eventLoop: .delegate(on: loop), deadline: .now() + timeout).flatMapThrowing { r in
+            let response = ProxyResponse(status: r.status, headers: CacheFields.endToEnd(r.headers), body: r.body)
+            try self.checkTrust(response, request)
+            return response
         }
     }
+
+    /// With `--trust`, an origin's manifest (a 200 for `…/manifest.plist`) must verify before it
+    /// is stored or forwarded; one that does not fails like an origin error (a stale verified
+    /// copy may stand in, else 502).
+    private func checkTrust(_ response: ProxyResponse, _ request: ProxyRequest) throws {
+        guard let trust, request.method == .GET, response.status == .ok else { return }
+        let path = request.target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.target
+        guard path.hasSuffix("/" + PublishedLayout.manifest) else { return }
+        var bytes = response.body.map { Array($0.readableBytesView) } ?? []
+        if response.headers.first(name: "content-encoding")?.lowercased() == "gzip" {
+            do { bytes = try Gzip.decompress(bytes, maxSize: 64 << 20) } catch {
+                throw UntrustedOriginManifest(description: "bad gzip: \(error)")
+            }
+        }
+        do { _ = try trust.verify(bytes, now: Date(timeIntervalSince1970: clock())) } catch {
+            throw UntrustedOriginManifest(description: error.description)
+        }
+    }
+}
+
+/// An origin's manifest that failed `--trust` verification.
+struct UntrustedOriginManifest: Error, CustomStringConvertible {
+    var description: String
 }
