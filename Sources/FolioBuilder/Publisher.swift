@@ -125,7 +125,7 @@ package final class PublishSession {
     /// Publishes a manifest for `artifacts` unless it would equal the current one; always
     /// repairs the current manifest's mirrors. With `signing`, the manifest is signed, and a
     /// version whose content is unchanged is published again when its signature must be renewed
-    /// (see ``ReleaseSigning/needsResigning(_:now:)``).
+    /// (see ``ReleaseSigning/needsResigning(_:)``).
     package func publish(
         _ artifacts: [Artifact], createdAt: Date, sourceRevision: String?, notice: String? = nil, reproducible: Bool,
         signing: ReleaseSigning? = nil
@@ -148,8 +148,13 @@ package final class PublishSession {
         if let current, !changed { manifest = current }
 
         var result = PublishResult(previousVersion: current?.version, version: manifest.version, changed: changed)
-        if changed, !contentChanged { result.signingNote = signing == nil ? "unsigned; the previous version was signed" : "signature renewed" }
-        else if changed, signing == nil, current?.expiresAt != nil { result.signingNote = "unsigned; the previous version was signed" }
+        if changed, let current {
+            if signing == nil, current.expiresAt != nil {
+                result.signingNote = "unsigned; the previous version was signed"
+            } else if signing != nil, !contentChanged {
+                result.signingNote = current.expiresAt == nil ? "now signed" : "signature renewed"
+            }
+        }
         result.objectsWritten = objectsWritten
         let old = Dictionary(uniqueKeysWithValues: (current?.entries ?? []).map { ($0.path, $0.sha256) })
         for e in manifest.entries {
@@ -170,9 +175,6 @@ package final class PublishSession {
         // The bytes served as manifest.plist: the plain manifest, or the signed one.
         let signed = changed ? signing?.sign(manifest) : nil
         let plist = changed ? (signed?.bytes ?? BinaryPlist.encode(manifest.plist)) : currentBytes ?? BinaryPlist.encode(manifest.plist)
-        if let signing {
-            try writeMirror(signing.keyList.bytes, to: PublishedLayout.path(root, PublishedLayout.keyList))
-        }
         if changed {
             let versioned = PublishedLayout.path(root, PublishedLayout.versionedManifest(manifest.version))
             try FileIO.writeAtomically(plist, to: versioned)
@@ -185,6 +187,10 @@ package final class PublishSession {
             try FileIO.syncDirectory(root)
         } else if objectsDirectoryDirty {
             try syncDirectories(manifests: false)
+        }
+        // Mirrors, after the commit point: the key list (the manifest carries its own copy), gzip, JSON.
+        if let signed = try? SignedManifest.decode(plist) {
+            try writeMirror(signed.keyList.bytes, to: PublishedLayout.path(root, PublishedLayout.keyList))
         }
         try writeMirror(Gzip.compress(plist, level: 9), to: PublishedLayout.path(root, PublishedLayout.manifestGzip))
         try writeMirror(JSONPlist.encode(Manifest.jsonMirror(plist)), to: PublishedLayout.path(root, PublishedLayout.manifestJSON))

@@ -190,9 +190,6 @@ package struct Syncer {
             do { manifest = try Manifest(bytes: manifestBytes) } catch {
                 throw FolioError(.invalidResponse, "the edge's \(PublishedLayout.manifest) is unusable: \(error)")
             }
-            if let held, manifest.version < held.state.version, !settings.allowDowngrade {
-                throw FolioError(.downgrade, "the edge offers version \(manifest.version), older than the cached version \(held.state.version) (a rollback?); pass --allow-downgrade to accept it")
-            }
         default:
             throw FolioError(.invalidResponse, "GET \(settings.edge)/\(PublishedLayout.manifest) answered \(manifestResponse.status)")
         }
@@ -208,6 +205,11 @@ package struct Syncer {
             } catch {
                 throw FolioError(error, url: url, hasContent: held != nil || settings.seed != nil)
             }
+        }
+        // Signed or not, never back to a lower version than the one held (after the signature
+        // checks, so that a forged old manifest is refused for what it is).
+        if manifestResponse.status == 200, let held, manifest.version < held.state.version, !settings.allowDowngrade {
+            throw FolioError(.downgrade, "the edge offers version \(manifest.version), older than the cached version \(held.state.version) (a rollback?); pass --allow-downgrade to accept it")
         }
 
         // 2. The objects the cache lacks, fetched concurrently and verified.

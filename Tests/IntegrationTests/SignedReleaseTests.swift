@@ -182,7 +182,7 @@ struct SignedReleaseTests {
         let atTwo = try s.snapshot()
         try FileIO.writeAtomically(current, to: s.evil + "/manifest.plist")
         let rollback = try s.folio(["sync", "--force"], edge: server.url)
-        #expect(rollback.status == 17 && rollback.stderr.contains("older than the cached version 2"), "exit \(rollback.status): \(rollback.stderr)")
+        #expect(rollback.status == 17 && rollback.stderr.contains("older than version 2 already verified here"), "exit \(rollback.status): \(rollback.stderr)")
         #expect(try s.snapshot() == atTwo)
         // The same version number with other content, correctly signed: refused too.
         var twin = try Manifest(bytes: try s.publishedBytes())
@@ -277,6 +277,39 @@ struct SignedReleaseTests {
             Harness.binary("folio-build"), ["--content", s.root.content, "--output", s.root.root, "-q"] + s.keys.buildArgs(["a"], keyList: s.keyList1),
             env: ClientTest.buildEnv)
         #expect(again.status == 0 && again.stdout.contains("up to date at version 3"), "re-running publishes nothing: \(again.stdout)")
+    }
+
+    @Test("a freeze: when the version an edge keeps answering 304 for expires, sync refuses it and reads go on")
+    func freeze() async throws {
+        let s = try SignedSetup.make("signed-freeze")
+        defer { s.cleanup() }
+        let short = try Harness.run(
+            Harness.binary("folio-build"),
+            ["--content", s.root.content, "--output", s.root.root, "-q"] + s.keys.buildArgs(["a"], keyList: s.keyList1, validFor: "2s"),
+            env: ClientTest.buildEnv)
+        #expect(short.status == 0 && short.stdout.contains("signature renewed"), "\(short.stdout) \(short.stderr)")
+        let edge = try EdgeProcess.start(root: s.root.root, args: ClientTest.edgeArgs)
+        defer { edge.stop() }
+        // The library's sync, with no clock-skew allowance so that 2 s are enough to expire.
+        var trust = try Trust(files: [s.keys.pub("root")])
+        trust.skew = 0
+        var settings = SyncSettings(edge: edge.baseURL)
+        settings.trust = trust
+        settings.force = true
+        let cache = ContentCache(dir: s.cache.dir)
+        #expect(try await Syncer(cache: cache, settings: settings).run().result == .updated)
+        let held = try s.snapshot()
+        ClientTest.sleep(ms: 2500)
+        do {
+            _ = try await Syncer(cache: cache, settings: settings).run()
+            Issue.record("an expired manifest was accepted again")
+        } catch let error as FolioError {
+            #expect(error.code == .expired && error.message.contains("expired at"), "\(error)")
+        }
+        #expect(try s.snapshot() == held)
+        #expect(try s.cache.state()?.lastResult == "refused")
+        let view = try #require(ContentView.local(cache: cache, seed: nil))
+        #expect(try view.plist("sonnets/018.plist")["number"]?.intValue == 18)
     }
 
     @Test("folio-edge --trust refuses to serve a manifest that does not verify, as an origin and as a cache tier")

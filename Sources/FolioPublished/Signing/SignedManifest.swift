@@ -73,6 +73,8 @@ package struct Trust: Sendable {
     /// How far a clock may be behind: a manifest or key list is refused only once it has been
     /// expired for longer than this.
     package static let clockSkewAllowance: TimeInterval = 300
+    /// This trust's allowance (``clockSkewAllowance``; tests set less).
+    package var skew: TimeInterval = Trust.clockSkewAllowance
 
     package init(roots: [PublicKey]) { self.roots = roots }
 
@@ -104,7 +106,7 @@ package struct Trust: Sendable {
             throw TrustError(.untrustedKeyList, "the key list's signature by root key \(root.keyID) does not verify: the key list was altered or not signed by the root")
         }
         let late = now.timeIntervalSince(list.expiresAt)
-        if late > Trust.clockSkewAllowance {
+        if late > skew {
             throw TrustError(
                 .expired, "the key list (version \(list.version)) expired at \(PlistDates.formatISO8601(list.expiresAt)); the root must authorize a new one (folio keys authorize)")
         }
@@ -144,7 +146,7 @@ package struct Trust: Sendable {
         guard let expiresAt = signed.manifest.expiresAt else {
             throw TrustError(.expired, "the signed manifest (version \(signed.manifest.version)) has no expiresAt")
         }
-        if now.timeIntervalSince(expiresAt) > Trust.clockSkewAllowance {
+        if now.timeIntervalSince(expiresAt) > skew {
             throw TrustError(
                 .expired,
                 "version \(signed.manifest.version) expired at \(PlistDates.formatISO8601(expiresAt)); the publisher has not signed a newer one (a frozen or stale edge?)")
