@@ -252,25 +252,29 @@ package struct Manifest: Sendable, Equatable {
     package init(bytes: [UInt8]) throws(ManifestError) {
         let value: PlistValue
         do { value = try PlistValue.decode(bytes) } catch { throw ManifestError("not a property list: \(error)") }
-        if let inner = Manifest.envelopedBytes(value) {
-            guard value["schemaVersion"]?.intValue == Manifest.signedSchemaVersion else {
-                throw ManifestError("the signed manifest's schemaVersion is not \(Manifest.signedSchemaVersion)")
-            }
-            let signed: PlistValue
-            do { signed = try PlistValue.decode(Array(inner)) } catch { throw ManifestError("the signed manifest's manifest is not a property list: \(error)") }
-            try self.init(plist: signed)
-            guard schemaVersion == Manifest.signedSchemaVersion, expiresAt != nil else {
-                throw ManifestError("a signed manifest must be schemaVersion \(Manifest.signedSchemaVersion) with an expiresAt date")
-            }
+        if let signed = try Manifest.unwrapSigned(value) {
+            self = signed.manifest
             return
         }
         try self.init(plist: value)
     }
 
-    /// The signed manifest bytes inside a ``SignedManifest``'s plist; nil for a plain manifest.
-    package static func envelopedBytes(_ value: PlistValue) -> [UInt8]? {
+    /// The signed bytes inside a ``SignedManifest``'s plist and the manifest they hold, checked
+    /// as every reader checks them (the one path for the edge, the client and ``Trust``); nil
+    /// for a plain manifest.
+    package static func unwrapSigned(_ value: PlistValue) throws(ManifestError) -> (bytes: [UInt8], manifest: Manifest)? {
         guard value["entries"] == nil, let data = value["manifest"]?.dataValue else { return nil }
-        return Array(data)
+        guard value["schemaVersion"]?.intValue == Manifest.signedSchemaVersion else {
+            throw ManifestError("the signed manifest's schemaVersion is not \(Manifest.signedSchemaVersion)")
+        }
+        let inner = Array(data)
+        let signed: PlistValue
+        do { signed = try PlistValue.decode(inner) } catch { throw ManifestError("the signed manifest's manifest is not a property list: \(error)") }
+        let manifest = try Manifest(plist: signed)
+        guard manifest.schemaVersion == Manifest.signedSchemaVersion, manifest.expiresAt != nil else {
+            throw ManifestError("a signed manifest must be schemaVersion \(Manifest.signedSchemaVersion) with an expiresAt date")
+        }
+        return (inner, manifest)
     }
 
     /// Whether `path` is a relative path of plain segments (no `.`, `..`, empty or hidden segments).

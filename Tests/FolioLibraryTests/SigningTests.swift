@@ -115,6 +115,21 @@ struct SigningTests {
         #expect(refusal(BinaryPlist.encode(envelope))?.kind == .badSignature)
     }
 
+    @Test("the verifier and the plain reader accept exactly the same signed files (a fuzzer found an outer schemaVersion only one checked)")
+    func oneReader() throws {
+        guard case .dict(var envelope) = try BinaryPlist.decode(signed()) else { throw TestFailure("not a dict") }
+        for version: PlistValue in [.int(64), .int(1), .string("2")] {
+            envelope["schemaVersion"] = version
+            let bytes = BinaryPlist.encode(.dict(envelope))
+            #expect(refusal(bytes) != nil, "\(version)")
+            #expect(throws: ManifestError.self) { try Manifest(bytes: bytes) }
+        }
+        // A signed manifest inside a signed manifest is not a manifest either way.
+        let nested = SignedManifest(signing: signed(), manifest: manifest(), keys: [signerA], keyList: keyList()).bytes
+        #expect(refusal(nested) != nil)
+        #expect(throws: ManifestError.self) { try Manifest(bytes: nested) }
+    }
+
     @Test("key files round-trip, and damaged or swapped ones are refused with the reason")
     func keyFiles() throws {
         let key = SecretKey.generate()

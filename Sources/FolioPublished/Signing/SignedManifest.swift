@@ -37,10 +37,10 @@ package struct SignedManifest: Sendable {
     package static func decode(_ bytes: [UInt8]) throws(TrustError) -> SignedManifest? {
         let value: PlistValue
         do { value = try PlistValue.decode(bytes) } catch { throw TrustError(.badSignature, "the manifest is not a property list: \(error)") }
-        guard let inner = Manifest.envelopedBytes(value) else { return nil }
+        let unwrapped: (bytes: [UInt8], manifest: Manifest)?
+        do { unwrapped = try Manifest.unwrapSigned(value) } catch { throw TrustError(.badSignature, "the signed manifest is unusable: \(error)") }
+        guard let (inner, manifest) = unwrapped else { return nil }
         guard let list = value["keyList"]?.dataValue else { throw TrustError(.untrustedKeyList, "the signed manifest carries no key list") }
-        let manifest: Manifest
-        do { manifest = try Manifest(bytes: inner) } catch { throw TrustError(.badSignature, "the signed manifest is unusable: \(error)") }
         return SignedManifest(
             manifestBytes: inner, manifest: manifest, signatures: try Signature.list(value["signatures"], "the manifest"),
             keyList: try SignedKeyList(bytes: Array(list)), bytes: bytes)
