@@ -305,7 +305,9 @@ struct SigningStatus {
     }
 
     var line: String {
-        guard let signed else { return trust == "unsigned" && problem != nil ? "unsigned (refused: a root is trusted)" : "unsigned" }
+        guard let signed else {
+            return problem != nil ? "unsigned; a root is trusted, so a sync refuses unsigned versions" : "unsigned"
+        }
         var s = "signed by \(signed.signatures.map(\.keyID).joined(separator: ", ")) under key list \(signed.keyList.keyList.version) of root \(signed.keyList.keyList.root.keyID)"
         if let e = signed.manifest.expiresAt { s += ", expires \(PlistDates.formatISO8601(e))" }
         switch trust {

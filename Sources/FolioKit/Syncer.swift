@@ -34,6 +34,9 @@ package struct SyncReport: Sendable {
     package var requests = 0
     package var durationMs = 0.0
     package var message = ""
+    /// With a trusted root: the key IDs whose signatures verified, and the key list's version.
+    package var signers: [String]?
+    package var keyListVersion: Int?
 
     package var json: PlistValue {
         var d: [String: PlistValue] = [
@@ -43,6 +46,8 @@ package struct SyncReport: Sendable {
         ]
         if let v = versionBefore { d["versionBefore"] = .int(Int64(v)) }
         if let v = versionAfter { d["versionAfter"] = .int(Int64(v)) }
+        if let signers { d["signers"] = .array(signers.map { .string($0) }) }
+        if let keyListVersion { d["keyListVersion"] = .int(Int64(keyListVersion)) }
         return .dict(d)
     }
 }
@@ -200,6 +205,8 @@ package struct Syncer {
             do {
                 let signed = try trust.verify(manifestBytes, now: Date(), minimumKeyListVersion: held?.state.keyListVersion)
                 manifest = signed.manifest
+                report.signers = signed.verifiedSigners
+                report.keyListVersion = signed.keyList.keyList.version
                 keyListVersion = max(keyListVersion ?? 0, signed.keyList.keyList.version)
                 if !settings.allowDowngrade, manifestResponse.status == 200 { try Self.checkRollback(manifest, manifestBytes, held: held, seed: settings.seed) }
             } catch {

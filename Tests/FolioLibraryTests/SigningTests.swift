@@ -51,6 +51,7 @@ struct SigningTests {
         let verified = try trust.verify(bytes, now: now)
         #expect(verified.manifest == manifest())
         #expect(verified.validSigners == [signerA.keyID])
+        #expect(verified.verifiedSigners == [signerA.keyID])
         #expect(try Manifest(bytes: bytes) == manifest())
         #expect(try Manifest(bytes: bytes).schemaVersion == Manifest.signedSchemaVersion)
         // Deterministic: the same inputs sign to the same bytes (reproducible publishes).

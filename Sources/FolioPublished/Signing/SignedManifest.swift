@@ -18,6 +18,9 @@ package struct SignedManifest: Sendable {
     package var keyList: SignedKeyList
     /// The whole file.
     package var bytes: [UInt8]
+    /// The key IDs whose signatures ``Trust/verify(_:now:minimumKeyListVersion:)`` found valid,
+    /// sorted (empty before verifying).
+    package var verifiedSigners: [String] = []
 
     /// Signs `manifestBytes` (the binary plist of `manifest`) with each of `keys`.
     package init(signing manifestBytes: [UInt8], manifest: Manifest, keys: [SecretKey], keyList: SignedKeyList) {
@@ -151,7 +154,9 @@ package struct Trust: Sendable {
                 .expired,
                 "version \(signed.manifest.version) expired at \(PlistDates.formatISO8601(expiresAt)); the publisher has not signed a newer one (a frozen or stale edge?)")
         }
-        return signed
+        var verified = signed
+        verified.verifiedSigners = valid.sorted()
+        return verified
     }
 }
 
