@@ -241,7 +241,7 @@ struct StatusCommand: AsyncParsableCommand {
             lines.append("version:     \(held.state.version) (published \(Age.text(since: held.manifest.createdAt)) ago)")
             lines.append("last sync:   \(Age.text(since: held.state.lastAttemptAt)) ago: \(held.state.lastResult)" + (held.state.lastError.map { " (\($0))" } ?? ""))
             lines.append("freshness:   " + (fresh ? "fresh (validated \(age) s ago, max-age \(maxAge) s)" : "stale (validated \(Age.text(since: held.state.validatedAt)) ago, max-age \(maxAge) s)"))
-            let signing = SigningStatus(cache.currentManifestBytes() ?? [], trust: try options.trustedRoots())
+            let signing = SigningStatus(cache.currentManifestBytes() ?? [], parsed: held.manifest, trust: try options.trustedRoots())
             d["signing"] = signing.json
             lines.append("signing:     \(signing.line)")
         } else {
@@ -274,14 +274,15 @@ struct SigningStatus {
     var trust: String
     var problem: String?
 
-    init(_ bytes: [UInt8], trust roots: Trust?) {
-        signed = try? SignedManifest.decode(bytes)
+    /// `parsed` is the manifest already read from `bytes`.
+    init(_ bytes: [UInt8], parsed: Manifest, trust roots: Trust?) {
+        signed = try? SignedManifest.decode(bytes, parsed: parsed)
         guard let roots else {
             trust = signed == nil ? "unsigned" : "unchecked"
             return
         }
         do {
-            _ = try roots.verify(bytes)
+            _ = try roots.verify(bytes, parsed: parsed)
             trust = "verified"
         } catch {
             trust = error.kind == .unsigned ? "unsigned" : "untrusted"

@@ -138,33 +138,17 @@ struct ShowKeyCommand: ParsableCommand {
 
 /// The exit codes of refused signed content (documented in the README).
 enum TrustExit {
+    static let codes: [FolioError.Code: Int32] = [
+        .unsigned: 10, .badSignature: 11, .unknownSigner: 12, .revokedSigner: 13, .tooFewSignatures: 14, .expired: 15,
+        .untrustedKeyList: 16, .downgrade: 17,
+    ]
+
     static func code(_ kind: TrustError.Kind) -> Int32 {
-        switch kind {
-        case .unsigned: 10
-        case .badSignature: 11
-        case .unknownSigner: 12
-        case .revokedSigner: 13
-        case .tooFewSignatures: 14
-        case .expired: 15
-        case .untrustedKeyList: 16
-        case .rollback: 17
-        }
+        codes[FolioError.Code(kind)] ?? 1
     }
 }
 
 extension FolioError {
     /// The exit code `folio` ends with for this error: a refusal's own code, else 1.
-    var exitCode: Int32 {
-        switch code {
-        case .unsigned: TrustExit.code(.unsigned)
-        case .badSignature: TrustExit.code(.badSignature)
-        case .unknownSigner: TrustExit.code(.unknownSigner)
-        case .revokedSigner: TrustExit.code(.revokedSigner)
-        case .tooFewSignatures: TrustExit.code(.tooFewSignatures)
-        case .expired: TrustExit.code(.expired)
-        case .untrustedKeyList: TrustExit.code(.untrustedKeyList)
-        case .downgrade: TrustExit.code(.rollback)
-        default: 1
-        }
-    }
+    var exitCode: Int32 { TrustExit.codes[code] ?? 1 }
 }

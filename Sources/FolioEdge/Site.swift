@@ -218,7 +218,7 @@ struct SiteLoader {
             throw SiteLoadError("\(root)/manifest.plist: \(error)")
         }
         if let trust {
-            do { _ = try trust.verify(manifestBytes) } catch {
+            do { _ = try trust.verify(manifestBytes, parsed: manifest) } catch {
                 throw SiteLoadError("\(root)/manifest.plist does not verify under --trust: \(error)")
             }
         }

@@ -1,3 +1,5 @@
+import FolioPublished
+
 /// An error from FolioKit: what went wrong, where, and whether there is still content to show.
 ///
 /// Like swift-nio's `FileSystemError`, it carries a ``Code`` to branch on, a message that says
@@ -85,10 +87,5 @@ public struct FolioError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 
     /// Whether the edge's content was refused by the signature checks of a trusted root.
-    public var isTrustFailure: Bool {
-        switch code {
-        case .unsigned, .badSignature, .unknownSigner, .revokedSigner, .tooFewSignatures, .expired, .untrustedKeyList: true
-        default: false
-        }
-    }
+    public var isTrustFailure: Bool { TrustError.Kind(rawValue: code.rawValue) != nil }
 }

@@ -34,17 +34,14 @@ public struct FolioTrust: Sendable {
 extension FolioError {
     /// The error for a manifest `trust` refused.
     package init(_ refusal: TrustError, url: String, hasContent: Bool) {
-        let code: Code =
-            switch refusal.kind {
-            case .unsigned: .unsigned
-            case .badSignature: .badSignature
-            case .unknownSigner: .unknownSigner
-            case .revokedSigner: .revokedSigner
-            case .tooFewSignatures: .tooFewSignatures
-            case .expired: .expired
-            case .untrustedKeyList: .untrustedKeyList
-            case .rollback: .downgrade
-            }
+        let code = Code(refusal.kind)
         self.init(code, "refused \(url): \(refusal.description); the cache keeps its current version", url: url, underlying: refusal, hasContent: hasContent)
+    }
+}
+
+extension FolioError.Code {
+    /// The code of a refusal: named as the refusal is, but for a rollback, which is a downgrade.
+    package init(_ kind: TrustError.Kind) {
+        self = kind == .rollback ? .downgrade : Self(rawValue: kind.rawValue) ?? .invalidResponse
     }
 }

@@ -203,7 +203,8 @@ package struct Syncer {
         if let trust = settings.trust {
             let url = settings.edge + "/" + PublishedLayout.manifest
             do {
-                let signed = try trust.verify(manifestBytes, now: Date(), minimumKeyListVersion: held?.state.keyListVersion)
+                let signed = try trust.verify(
+                    manifestBytes, now: Date(), minimumKeyListVersion: held?.state.keyListVersion, parsed: manifest)
                 manifest = signed.manifest
                 report.signers = signed.verifiedSigners
                 report.keyListVersion = signed.keyList.keyList.version

@@ -263,11 +263,7 @@ package struct Manifest: Sendable, Equatable {
     /// as every reader checks them (the one path for the edge, the client and ``Trust``); nil
     /// for a plain manifest.
     package static func unwrapSigned(_ value: PlistValue) throws(ManifestError) -> (bytes: [UInt8], manifest: Manifest)? {
-        guard value["entries"] == nil, let data = value["manifest"]?.dataValue else { return nil }
-        guard value["schemaVersion"]?.intValue == Manifest.signedSchemaVersion else {
-            throw ManifestError("the signed manifest's schemaVersion is not \(Manifest.signedSchemaVersion)")
-        }
-        let inner = Array(data)
+        guard let inner = try signedBytes(value) else { return nil }
         let signed: PlistValue
         do { signed = try PlistValue.decode(inner) } catch { throw ManifestError("the signed manifest's manifest is not a property list: \(error)") }
         let manifest = try Manifest(plist: signed)
@@ -275,6 +271,16 @@ package struct Manifest: Sendable, Equatable {
             throw ManifestError("a signed manifest must be schemaVersion \(Manifest.signedSchemaVersion) with an expiresAt date")
         }
         return (inner, manifest)
+    }
+
+    /// The signed bytes inside a ``SignedManifest``'s plist, its envelope checked; nil for a
+    /// plain manifest.
+    package static func signedBytes(_ value: PlistValue) throws(ManifestError) -> [UInt8]? {
+        guard value["entries"] == nil, let data = value["manifest"]?.dataValue else { return nil }
+        guard value["schemaVersion"]?.intValue == Manifest.signedSchemaVersion else {
+            throw ManifestError("the signed manifest's schemaVersion is not \(Manifest.signedSchemaVersion)")
+        }
+        return Array(data)
     }
 
     /// Whether `path` is a relative path of plain segments (no `.`, `..`, empty or hidden segments).

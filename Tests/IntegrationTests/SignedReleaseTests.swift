@@ -85,6 +85,12 @@ struct SignedSetup {
 
     func publishedBytes() throws -> [UInt8] { try FileIO.read(root.root + "/manifest.plist") }
 
+    /// `folio-build -q` of the content into the root with `args`, its output returned.
+    func build(_ args: [String]) throws -> Harness.Output {
+        try Harness.run(
+            Harness.binary("folio-build"), ["--content", root.content, "--output", root.root, "-q"] + args, env: ClientTest.buildEnv)
+    }
+
     /// The cache as a refusal must leave it: the version, its manifest and every file held.
     func snapshot() throws -> [String] {
         let s = try #require(try cache.state())
@@ -218,9 +224,7 @@ struct SignedReleaseTests {
 
         // The root authorizes b and revokes a; the same content is published again, signed by b.
         let list2 = try s.keys.authorize(["b"], version: 2, revoke: ["a"])
-        let build = try Harness.run(
-            Harness.binary("folio-build"), ["--content", s.root.content, "--output", s.root.root] + s.keys.buildArgs(["b"], keyList: list2),
-            env: ClientTest.buildEnv)
+        let build = try s.build(s.keys.buildArgs(["b"], keyList: list2))
         #expect(build.status == 0 && build.stdout.contains("published version 2 (was 1, signature renewed)"), "\(build.stdout) \(build.stderr)")
         _ = try #require(await edge.waitForVersion(2, timeout: 10))
         let rotated = try s.folio(["sync", "--force", "--json"], edge: edge.baseURL)
@@ -265,19 +269,12 @@ struct SignedReleaseTests {
         #expect(noop.result == "notModified" && noop.requests == 1 && noop.bytes < 1024, "\(noop)")
 
         // A publish signed for 2 s: once it is past, a build signs it again as a new version.
-        let short = try Harness.run(
-            Harness.binary("folio-build"),
-            ["--content", s.root.content, "--output", s.root.root, "-q"] + s.keys.buildArgs(["a"], keyList: s.keyList1, validFor: "2s"),
-            env: ClientTest.buildEnv)
+        let short = try s.build(s.keys.buildArgs(["a"], keyList: s.keyList1, validFor: "2s"))
         #expect(short.status == 0 && short.stdout.contains("signature renewed"), "\(short.stdout) \(short.stderr)")
         ClientTest.sleep(ms: 2100)
-        let same = try Harness.run(
-            Harness.binary("folio-build"), ["--content", s.root.content, "--output", s.root.root, "-q"] + s.keys.buildArgs(["a"], keyList: s.keyList1),
-            env: ClientTest.buildEnv)
+        let same = try s.build(s.keys.buildArgs(["a"], keyList: s.keyList1))
         #expect(same.status == 0 && same.stdout.contains("signature renewed") && same.stdout.contains("version 3"), "\(same.stdout)")
-        let again = try Harness.run(
-            Harness.binary("folio-build"), ["--content", s.root.content, "--output", s.root.root, "-q"] + s.keys.buildArgs(["a"], keyList: s.keyList1),
-            env: ClientTest.buildEnv)
+        let again = try s.build(s.keys.buildArgs(["a"], keyList: s.keyList1))
         #expect(again.status == 0 && again.stdout.contains("up to date at version 3"), "re-running publishes nothing: \(again.stdout)")
     }
 
@@ -285,10 +282,7 @@ struct SignedReleaseTests {
     func freeze() async throws {
         let s = try SignedSetup.make("signed-freeze")
         defer { s.cleanup() }
-        let short = try Harness.run(
-            Harness.binary("folio-build"),
-            ["--content", s.root.content, "--output", s.root.root, "-q"] + s.keys.buildArgs(["a"], keyList: s.keyList1, validFor: "2s"),
-            env: ClientTest.buildEnv)
+        let short = try s.build(s.keys.buildArgs(["a"], keyList: s.keyList1, validFor: "2s"))
         #expect(short.status == 0 && short.stdout.contains("signature renewed"), "\(short.stdout) \(short.stderr)")
         let edge = try EdgeProcess.start(root: s.root.root, args: ClientTest.edgeArgs)
         defer { edge.stop() }
@@ -356,9 +350,7 @@ struct SignedReleaseTests {
         let s = try SignedSetup.make("signed-build")
         defer { s.cleanup() }
         let before = Harness.snapshot(s.root.root)
-        func build(_ args: [String]) throws -> Harness.Output {
-            try Harness.run(Harness.binary("folio-build"), ["--content", s.root.content, "--output", s.root.root, "-q"] + args, env: ClientTest.buildEnv)
-        }
+        let build = s.build
         // A secret key inside the content directory.
         try FileIO.writeAtomically(try FileIO.read(s.keys.key("a")), to: s.root.content + "/a.key")
         chmod(s.root.content + "/a.key", 0o600)

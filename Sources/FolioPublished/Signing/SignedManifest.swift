@@ -37,11 +37,20 @@ package struct SignedManifest: Sendable {
 
     /// Reads a signed manifest without checking anything but its shape; nil when `bytes` are a
     /// plain (unsigned) manifest.
-    package static func decode(_ bytes: [UInt8]) throws(TrustError) -> SignedManifest? {
+    ///
+    /// `parsed`, when given, must be `Manifest(bytes: bytes)`, already read by the caller: the
+    /// manifest inside is then not parsed a second time (a sync parses it once).
+    package static func decode(_ bytes: [UInt8], parsed: Manifest? = nil) throws(TrustError) -> SignedManifest? {
         let value: PlistValue
         do { value = try PlistValue.decode(bytes) } catch { throw TrustError(.badSignature, "the manifest is not a property list: \(error)") }
         let unwrapped: (bytes: [UInt8], manifest: Manifest)?
-        do { unwrapped = try Manifest.unwrapSigned(value) } catch { throw TrustError(.badSignature, "the signed manifest is unusable: \(error)") }
+        do {
+            if let parsed {
+                unwrapped = try Manifest.signedBytes(value).map { ($0, parsed) }
+            } else {
+                unwrapped = try Manifest.unwrapSigned(value)
+            }
+        } catch { throw TrustError(.badSignature, "the signed manifest is unusable: \(error)") }
         guard let (inner, manifest) = unwrapped else { return nil }
         guard let list = value["keyList"]?.dataValue else { throw TrustError(.untrustedKeyList, "the signed manifest carries no key list") }
         return SignedManifest(
@@ -94,8 +103,11 @@ package struct Trust: Sendable {
     /// Checks served manifest bytes: a key list signed by a trusted root, not expired and not
     /// older than `minimumKeyListVersion`; at least `threshold` valid signatures by its keys
     /// over the exact manifest bytes; a manifest not expired at `now`.
-    package func verify(_ bytes: [UInt8], now: Date = Date(), minimumKeyListVersion: Int? = nil) throws(TrustError) -> SignedManifest {
-        guard let signed = try SignedManifest.decode(bytes) else {
+    /// `parsed`: see ``SignedManifest/decode(_:parsed:)``.
+    package func verify(
+        _ bytes: [UInt8], now: Date = Date(), minimumKeyListVersion: Int? = nil, parsed: Manifest? = nil
+    ) throws(TrustError) -> SignedManifest {
+        guard let signed = try SignedManifest.decode(bytes, parsed: parsed) else {
             throw TrustError(.unsigned, "the manifest is not signed, and this client trusts root key \(rootIDs): unsigned content is refused")
         }
         let list = signed.keyList.keyList
