@@ -20,7 +20,7 @@ DEBUG      := .build/debug
 # and the reference programs `make bench` compares against.
 BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf
 TEST_PKGS  := libplist-utils python3 curl gettext openssl
-BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish
+BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd
 
 .PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests
 
@@ -96,6 +96,8 @@ bench: bench-deps build publish
 	@echo "== client: folio sync vs curl (hyperfine) =="
 	@python3 Benchmarks/client-bench.py $(PUBLIC) $(RELEASE)
 	@python3 Benchmarks/catalog-bench.py $(PUBLIC) $(RELEASE)
+	@echo "== delta updates: bytes per update, deltas vs whole objects =="
+	@python3 Benchmarks/delta-bench.py $(CONTENT) $(RELEASE)
 
 demo: publish
 	@BIN=$(RELEASE) PUBLIC=$(PUBLIC) scripts/demo.sh

@@ -41,6 +41,7 @@ package enum FuzzTargets {
         FuzzTarget(name: "http-request", summary: "the edge's request-head parser; views stay in the buffer", run: httpRequest),
         FuzzTarget(name: "http-response", summary: "the client's response reader, inflate and manifest", run: httpResponse),
         FuzzTarget(name: "gzip", summary: "gzip inflate with a size limit; deflate round trip", run: gzip),
+        FuzzTarget(name: "delta", summary: "deltas, heads and plist edits; diff's edit rebuilds the target", run: delta),
     ]
 
     /// The target called `name`.
@@ -358,5 +359,33 @@ package enum FuzzTargets {
     /// A broken invariant: a crash, as the fuzzer counts them.
     private static func violated(_ target: String, _ message: String) -> Never {
         fatalError("fuzz invariant broken (\(target)): \(message)")
+    }
+}
+
+// MARK: Deltas
+
+extension FuzzTargets {
+    /// Deltas and heads as a client reads them; and `[source, target]` pairs: the edit `diff`
+    /// makes rebuilds the target, and any value applied as an edit ends in a value or a refusal.
+    package static func delta(_ data: UnsafeRawBufferPointer) {
+        let bytes = Array(data)
+        _ = try? DeltaHead(bytes: bytes)
+        if let bundle = try? DeltaBundle(bytes: bytes) {
+            _ = try? DeltaBundle.apply(bundle.manifest, to: bytes)
+            let sample = PlistValue.array([.dict(["lines": .array([.string("a"), .string("b")]), "number": .int(1)])])
+            for edit in bundle.objects.values { _ = try? PlistPatch.apply(edit, to: sample) }
+        }
+        guard let value = try? BinaryPlist.decode(bytes), case .array(let pair) = value, pair.count == 2 else { return }
+        _ = try? PlistPatch.apply(pair[1], to: pair[0])
+        guard let edit = PlistPatch.diff(pair[0], pair[1]) else {
+            check(PlistPatch.identical(pair[0], pair[1]), "delta", "no edit between different values")
+            return
+        }
+        do {
+            let rebuilt = try PlistPatch.apply(edit, to: pair[0])
+            check(PlistPatch.identical(rebuilt, pair[1]), "delta", "the edit does not rebuild the target")
+        } catch {
+            violated("delta", "the edit diff made does not apply: \(error)")
+        }
     }
 }

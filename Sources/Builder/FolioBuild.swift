@@ -35,11 +35,14 @@ struct FolioBuild: ParsableCommand {
     var keyList: String?
     @Option(help: "How long a signed manifest is accepted from signing, like 12h or 7d; a build renews it after half of this.")
     var validFor = "7d"
+    @Option(help: "Write deltas from each of this many earlier versions to the new one (0: none, and no head.plist).")
+    var deltaHistory = DeltaWriter.defaultHistory
 
     func validate() throws {
         if signingKey.isEmpty != (keyList == nil) {
             throw ValidationError("--signing-key and --key-list go together: sign with keys that the key list authorizes")
         }
+        if deltaHistory < 0 || deltaHistory > 100 { throw ValidationError("--delta-history must be 0 to 100, got \(deltaHistory)") }
         if DurationText.seconds(validFor) == nil { throw ValidationError(DurationText.problem("--valid-for", validFor)) }
         if let notice, notice.isEmpty || notice.count > 1000 || notice.contains(where: \.isNewline) {
             throw ValidationError("--notice must be one line of 1 to 1000 characters")
@@ -56,6 +59,7 @@ struct FolioBuild: ParsableCommand {
             contentDir: content, outputDir: output, sourceRevision: sourceRevision,
             environment: ProcessInfo.processInfo.environment, quiet: quiet,
             developmentLanguage: developmentLanguage, strict: strict, notice: notice)
+        config.deltaHistory = deltaHistory
         if let keyList {
             do {
                 // Signing time is the clock's, whole seconds: SOURCE_DATE_EPOCH dates the content.

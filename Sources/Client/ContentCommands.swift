@@ -15,16 +15,19 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Accept a manifest older than the cached one (a rollback).") var allowDowngrade = false
     @Flag(help: "Fail at once instead of waiting when another sync holds the cache.") var noWait = false
     @Flag(help: "Print a machine-readable summary.") var json = false
+    @Flag(help: "Fetch the manifest and changed objects whole, not deltas from the cached version.") var noDelta = false
+    @Flag(help: "Also say how the update was fetched, and why not by delta.") var verbose = false
 
     func run() async throws {
         try await Self.perform(
             edge: options.edgeURL, cachePath: options.cachePath, trust: try options.trustedRoots(), force: force,
-            allowDowngrade: allowDowngrade, noWait: noWait, json: json)
+            allowDowngrade: allowDowngrade, noWait: noWait, json: json, deltas: !noDelta, verbose: verbose)
     }
 
     /// The sync itself, shared with the fast path that skips argument parsing (`FastSync`).
     static func perform(
-        edge: String, cachePath: String, trust: Trust?, force: Bool, allowDowngrade: Bool, noWait: Bool, json: Bool
+        edge: String, cachePath: String, trust: Trust?, force: Bool, allowDowngrade: Bool, noWait: Bool, json: Bool,
+        deltas: Bool = true, verbose: Bool = false
     ) async throws {
         var settings = SyncSettings(edge: edge)
         settings.trust = trust
@@ -32,6 +35,7 @@ struct SyncCommand: AsyncParsableCommand {
         settings.force = force
         settings.allowDowngrade = allowDowngrade
         settings.waitForLock = !noWait
+        settings.deltas = deltas
         if !json, isatty(2) == 1 { settings.progress = { ProgressBar.draw($0) } }
         let report: SyncReport
         do {
@@ -45,6 +49,12 @@ struct SyncCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data(try JSONPlist.encode(report.json)))
         } else {
             FileHandle.standardOutput.write(Data("folio: \(report.message)\n".utf8))
+            if verbose {
+                var how: [String] = []
+                if let saved = report.bytesSaved { how.append("\(report.bytes) bytes in \(report.requests) requests, \(saved) saved by deltas") }
+                if let why = report.deltaFallback { how.append("deltas not used: \(why)") }
+                if !how.isEmpty { FileHandle.standardOutput.write(Data("folio: \(how.joined(separator: "; "))\n".utf8)) }
+            }
         }
         if report.result == .offline { throw ExitCode(3) }
     }
@@ -58,7 +68,7 @@ struct FastSync {
     var edge: String?
     var cacheDir: String?
     var trust: [String] = []
-    var force = false, allowDowngrade = false, noWait = false, json = false
+    var force = false, allowDowngrade = false, noWait = false, json = false, noDelta = false, verbose = false
 
     init?(_ arguments: [String]) {
         var args = arguments.dropFirst()
@@ -72,6 +82,8 @@ struct FastSync {
             case "--allow-downgrade" where sawSync && !allowDowngrade: allowDowngrade = true
             case "--no-wait" where sawSync && !noWait: noWait = true
             case "--json" where sawSync && !json: json = true
+            case "--no-delta" where sawSync && !noDelta: noDelta = true
+            case "--verbose" where sawSync && !verbose: verbose = true
             case "--edge" where edge == nil, "--cache-dir" where cacheDir == nil, "--trust":
                 guard let value = args.popFirst(), !value.hasPrefix("-") else { return nil }
                 switch arg {
@@ -90,7 +102,7 @@ struct FastSync {
         try await SyncCommand.perform(
             edge: ClientOptions.edgeURL(edge), cachePath: ClientOptions.cachePath(cacheDir),
             trust: try ClientOptions.trustedRoots(trust), force: force,
-            allowDowngrade: allowDowngrade, noWait: noWait, json: json)
+            allowDowngrade: allowDowngrade, noWait: noWait, json: json, deltas: !noDelta, verbose: verbose)
     }
 }
 
@@ -240,6 +252,10 @@ struct StatusCommand: AsyncParsableCommand {
             d["maxAge"] = .int(Int64(maxAge))
             lines.append("version:     \(held.state.version) (published \(Age.text(since: held.manifest.createdAt)) ago)")
             lines.append("last sync:   \(Age.text(since: held.state.lastAttemptAt)) ago: \(held.state.lastResult)" + (held.state.lastError.map { " (\($0))" } ?? ""))
+            if let method = held.state.lastMethod {
+                d["lastUpdate"] = .string(method)
+                lines.append("last update: \(method)")
+            }
             lines.append("freshness:   " + (fresh ? "fresh (validated \(age) s ago, max-age \(maxAge) s)" : "stale (validated \(Age.text(since: held.state.validatedAt)) ago, max-age \(maxAge) s)"))
             let signing = SigningStatus(cache.currentManifestBytes() ?? [], parsed: held.manifest, trust: try options.trustedRoots())
             d["signing"] = signing.json

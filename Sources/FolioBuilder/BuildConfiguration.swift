@@ -17,6 +17,8 @@ package struct BuildConfiguration: Sendable {
     package var notice: String?
     /// How to sign the manifest (`--signing-key`, `--key-list`); nil publishes it unsigned.
     package var signing: ReleaseSigning?
+    /// How many earlier versions deltas are written from (`--delta-history`).
+    package var deltaHistory = DeltaWriter.defaultHistory
 
     package init(
         contentDir: String, outputDir: String, sourceRevision: String? = nil, environment: [String: String], quiet: Bool,

@@ -244,6 +244,6 @@ package enum Steps {
         ctx.result = try session.publish(
             ctx.artifacts, createdAt: try ctx.config.creationDate(),
             sourceRevision: ctx.config.resolvedSourceRevision(), notice: ctx.config.notice, reproducible: ctx.config.isReproducible,
-            signing: ctx.config.signing)
+            signing: ctx.config.signing, deltaHistory: ctx.config.deltaHistory)
     }
 }

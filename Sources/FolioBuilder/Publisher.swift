@@ -17,22 +17,26 @@ package struct PublishResult: Sendable {
     /// Set when the version was published again only to renew or change its signature, or
     /// when it drops the signature the previous version had.
     package var signingNote: String?
+    /// Deltas written from earlier versions to this one, and their bytes as served.
+    package var deltas = DeltaWriter.Summary()
 
     package func summary(elapsedMilliseconds: String) -> String {
         let notes = (changed ? previousVersion.map { ["was \($0)"] } ?? [] : []) + (signingNote.map { [$0] } ?? [])
         let head = changed
             ? "published version \(version)" + (notes.isEmpty ? "" : " (\(notes.joined(separator: ", ")))")
             : "up to date at version \(version): nothing changed, no new version"
+        let deltaText = deltas.written > 0 ? "\(deltas.written) deltas (\(deltas.bytes) bytes); " : ""
         return "\(head): \(added) added, \(modified) changed, \(removed) removed; "
-            + "\(objectsWritten) objects written; \(rawBytes) bytes raw, \(gzipBytes) bytes gzipped; \(elapsedMilliseconds) ms"
+            + "\(objectsWritten) objects written; \(deltaText)\(rawBytes) bytes raw, \(gzipBytes) bytes gzipped; \(elapsedMilliseconds) ms"
     }
 }
 
 /// One publish into a root directory, holding its lock from the first object to the last rename.
 ///
-/// Order: objects (then one file-system sync), the versioned manifest, `manifest.plist` by rename
-/// (the commit point), then its mirrors `manifest.plist.gz` and `manifest.json`. Killed at any
-/// instant, the root's `manifest.plist` names only objects that are complete on disk.
+/// Order: objects (then one file-system sync), deltas, the versioned manifest, `head.plist`,
+/// `manifest.plist` by rename (the commit point), then its mirrors `manifest.plist.gz` and
+/// `manifest.json`. Killed at any instant, the root's `manifest.plist` and `head.plist` name
+/// only objects and deltas that are complete on disk.
 package final class PublishSession {
     package let root: String
     private let lockFD: Int32
@@ -57,7 +61,8 @@ package final class PublishSession {
         }
         lockFD = fd
         // Temporary files left by a build that was killed are never referenced: remove them.
-        for dir in [root, PublishedLayout.path(root, PublishedLayout.objects), PublishedLayout.path(root, PublishedLayout.manifests)] {
+        for dir in [root, PublishedLayout.path(root, PublishedLayout.objects), PublishedLayout.path(root, PublishedLayout.manifests),
+                    PublishedLayout.path(root, PublishedLayout.deltas)] {
             for name in (try? FileIO.list(dir)) ?? [] where name.hasPrefix(".tmp-") {
                 unlink(dir + "/" + name)
             }
@@ -125,10 +130,11 @@ package final class PublishSession {
     /// Publishes a manifest for `artifacts` unless it would equal the current one; always
     /// repairs the current manifest's mirrors. With `signing`, the manifest is signed, and a
     /// version whose content is unchanged is published again when its signature must be renewed
-    /// (see ``ReleaseSigning/needsResigning(_:)``).
+    /// (see ``ReleaseSigning/needsResigning(_:)``). Deltas are written from the last
+    /// `deltaHistory` versions (none, and no `head.plist`, with 0).
     package func publish(
         _ artifacts: [Artifact], createdAt: Date, sourceRevision: String?, notice: String? = nil, reproducible: Bool,
-        signing: ReleaseSigning? = nil
+        signing: ReleaseSigning? = nil, deltaHistory: Int = DeltaWriter.defaultHistory
     ) throws -> PublishResult {
         let entries = artifacts.map {
             Manifest.Entry(
@@ -175,10 +181,25 @@ package final class PublishSession {
         // The bytes served as manifest.plist: the plain manifest, or the signed one.
         let signed = changed ? signing?.sign(manifest) : nil
         let plist = changed ? (signed?.bytes ?? BinaryPlist.encode(manifest.plist)) : currentBytes ?? BinaryPlist.encode(manifest.plist)
+        let gzip = try Gzip.compress(plist, level: 9)
+        let deltas = DeltaWriter(root: root, history: max(0, deltaHistory))
+        let headPath = PublishedLayout.path(root, PublishedLayout.head)
         if changed {
+            if deltaHistory > 0 {
+                var byHash: [String: [UInt8]] = [:]
+                for a in artifacts { byHash[a.sha256] = a.bytes }
+                result.deltas = try deltas.write(target: manifest, targetBytes: plist, objects: byHash)
+            }
             let versioned = PublishedLayout.path(root, PublishedLayout.versionedManifest(manifest.version))
             try FileIO.writeAtomically(plist, to: versioned)
             try syncDirectories(manifests: true)
+            // The head before the commit point: it names only a version complete on disk, and an
+            // edge that reloads on the new manifest.plist finds the head that goes with it.
+            if deltaHistory > 0 {
+                try FileIO.writeAtomically(deltas.head(for: manifest, bytes: plist, gzipSize: gzip.count).bytes, to: headPath)
+            } else {
+                unlink(headPath)
+            }
             // The commit point: manifest.plist becomes the (durable) versioned manifest by rename.
             let current = PublishedLayout.path(root, PublishedLayout.manifest)
             if !(try FileIO.replaceWithLink(to: versioned, at: current)) {
@@ -188,11 +209,18 @@ package final class PublishSession {
         } else if objectsDirectoryDirty {
             try syncDirectories(manifests: false)
         }
-        // Mirrors, after the commit point: the key list (the manifest carries its own copy), gzip, JSON.
+        // Mirrors, after the commit point: the key list (the manifest carries its own copy), gzip, JSON,
+        // and the head of an unchanged version (repaired if a build was killed before writing it).
         if let signed = try? SignedManifest.decode(plist) {
             try writeMirror(signed.keyList.bytes, to: PublishedLayout.path(root, PublishedLayout.keyList))
         }
-        try writeMirror(Gzip.compress(plist, level: 9), to: PublishedLayout.path(root, PublishedLayout.manifestGzip))
+        if deltaHistory > 0 {
+            if !changed { try writeMirror(deltas.head(for: manifest, bytes: plist, gzipSize: gzip.count).bytes, to: headPath) }
+        } else {
+            unlink(headPath)
+        }
+        deltas.prune(current: manifest, currentBytes: plist)
+        try writeMirror(gzip, to: PublishedLayout.path(root, PublishedLayout.manifestGzip))
         try writeMirror(JSONPlist.encode(Manifest.jsonMirror(plist)), to: PublishedLayout.path(root, PublishedLayout.manifestJSON))
         return result
     }

@@ -98,12 +98,16 @@ final class Site: Sendable {
     let objects: [String: LoadedObject]
     /// Versioned manifests by number (immutable, reused across reloads).
     let versionedManifests: [Int: ByteBuffer]
+    /// Deltas by URL path (immutable, reused across reloads).
+    let deltas: [String: Resource]
     let bytesInMemory: Int
     /// Localized catalogs: negotiated tables and non-canonical locale spellings.
     let catalogs: CatalogRoutes
 
     init(manifest: Manifest, routes: RouteTable, objects: [String: LoadedObject],
-         versionedManifests: [Int: ByteBuffer], bytesInMemory: Int, catalogs: CatalogRoutes = CatalogRoutes()) {
+         versionedManifests: [Int: ByteBuffer], deltas: [String: Resource] = [:], bytesInMemory: Int,
+         catalogs: CatalogRoutes = CatalogRoutes()) {
+        self.deltas = deltas
         self.manifest = manifest
         self.routes = routes
         self.catalogs = catalogs
@@ -295,6 +299,26 @@ struct SiteLoader {
             routes["/" + PublishedLayout.versionedManifest(v)] = try resource(bytes, type: Self.plistType, cacheControl: immutableCC, lastModified: date)
         }
 
+        // The head, when it describes this manifest (a build writes it just before the manifest),
+        // and the deltas beside it: immutable, like objects.
+        let manifestSHA = ContentHash.sha256Hex(manifestBytes)
+        if let bytes = try? FileIO.read(PublishedLayout.path(root, PublishedLayout.head)),
+            let head = try? DeltaHead(bytes: bytes), head.sha256 == manifestSHA, head.version == manifest.version
+        {
+            routes["/" + PublishedLayout.head] = try resource(ByteBuffer(bytes: bytes), type: Self.plistType, cacheControl: manifestCC, lastModified: created)
+        }
+        var deltas: [String: Resource] = [:]
+        for name in (try? FileIO.list(PublishedLayout.path(root, PublishedLayout.deltas))) ?? [] where PublishedLayout.deltaPair(ofFile: name) != nil {
+            let path = "/" + PublishedLayout.deltas + "/" + name
+            if let old = previous?.deltas[path] {
+                deltas[path] = old
+            } else if let bytes = try? FileIO.read(PublishedLayout.path(root, PublishedLayout.deltas + "/" + name)) {
+                inMemory += bytes.count
+                deltas[path] = try resource(ByteBuffer(bytes: bytes), type: Self.plistType, cacheControl: immutableCC, lastModified: created)
+            }
+        }
+        routes.merge(deltas) { a, _ in a }
+
         for (sha, obj) in objects {
             routes["/" + PublishedLayout.object(sha)] = objectResource(obj, cacheControl: objectCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified))
         }
@@ -337,7 +361,9 @@ struct SiteLoader {
                 catalogs.tables[path] = CatalogTable(chooser: chooser, variants: resources)
             }
         }
-        return Site(manifest: manifest, routes: RouteTable(routes), objects: objects, versionedManifests: versioned, bytesInMemory: inMemory, catalogs: catalogs)
+        return Site(
+            manifest: manifest, routes: RouteTable(routes), objects: objects, versionedManifests: versioned, deltas: deltas,
+            bytesInMemory: inMemory, catalogs: catalogs)
     }
 
     /// The `developmentLanguage` of `catalogs/index.plist`; nil when the index is missing or unreadable.

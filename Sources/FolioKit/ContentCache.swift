@@ -38,6 +38,13 @@ package struct ContentCache: Sendable {
         package var highestVersion: Int?
         /// The highest key list version verified here (older ones are refused as replays).
         package var keyListVersion: Int?
+        /// `head.plist`'s ETag, for a conditional request of the next sync.
+        package var headETag: String?
+        /// The edge answered that it has no `head.plist`: ask for the manifest directly until
+        /// the version changes.
+        package var headMissing = false
+        /// How the current version was fetched (`delta from version 4: …`), for `status`.
+        package var lastMethod: String?
 
         package var plist: PlistValue {
             var d: [String: PlistValue] = [
@@ -50,6 +57,9 @@ package struct ContentCache: Sendable {
             if let verifiedAt { d["verifiedAt"] = .date(verifiedAt) }
             if let highestVersion { d["highestVersion"] = .int(Int64(highestVersion)) }
             if let keyListVersion { d["keyListVersion"] = .int(Int64(keyListVersion)) }
+            if let headETag { d["headETag"] = .string(headETag) }
+            if headMissing { d["headMissing"] = .bool(true) }
+            if let lastMethod { d["lastMethod"] = .string(lastMethod) }
             return .dict(d)
         }
 
@@ -80,6 +90,9 @@ package struct ContentCache: Sendable {
                 lastAttemptAt: attempt, lastResult: result, lastError: plist["lastError"]?.stringValue,
                 verifiedAt: plist["verifiedAt"]?.dateValue, highestVersion: plist["highestVersion"]?.intValue,
                 keyListVersion: plist["keyListVersion"]?.intValue)
+            headETag = plist["headETag"]?.stringValue
+            headMissing = plist["headMissing"]?.boolValue ?? false
+            lastMethod = plist["lastMethod"]?.stringValue
         }
     }
 

@@ -186,8 +186,13 @@ public struct SyncOutcome: Sendable, Hashable {
     public var versionBefore: Int?
     /// The version held after.
     public var versionAfter: Int?
-    /// Objects fetched.
+    /// Objects fetched whole.
     public var objectsFetched: Int
+    /// Objects rebuilt from deltas of objects the cache held (verified like fetched ones).
+    public var objectsPatched: Int
+    /// For an update, the bytes deltas saved against fetching the manifest and objects whole;
+    /// nil when no delta was used.
+    public var bytesSaved: Int?
     /// Bytes received, response heads included.
     public var bytesReceived: Int
     /// HTTP requests made.
@@ -200,6 +205,8 @@ public struct SyncOutcome: Sendable, Hashable {
         versionBefore = r.versionBefore
         versionAfter = r.versionAfter
         objectsFetched = r.objectsFetched
+        objectsPatched = r.objectsPatched
+        bytesSaved = r.bytesSaved
         bytesReceived = r.bytes
         requests = r.requests
         message = r.message

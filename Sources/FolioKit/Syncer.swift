@@ -37,6 +37,15 @@ package struct SyncReport: Sendable {
     /// With a trusted root: the key IDs whose signatures verified, and the key list's version.
     package var signers: [String]?
     package var keyListVersion: Int?
+    /// For an update: `delta`, `delta-chain` or `whole`.
+    package var method: String?
+    /// Objects rebuilt from deltas (not counted in `objectsFetched`).
+    package var objectsPatched = 0
+    /// The deltas taken, and the bytes they saved against fetching the manifest and objects whole.
+    package var deltaSteps: Int?
+    package var bytesSaved: Int?
+    /// Why deltas were not used, or not for every object.
+    package var deltaFallback: String?
 
     package var json: PlistValue {
         var d: [String: PlistValue] = [
@@ -48,6 +57,11 @@ package struct SyncReport: Sendable {
         if let v = versionAfter { d["versionAfter"] = .int(Int64(v)) }
         if let signers { d["signers"] = .array(signers.map { .string($0) }) }
         if let keyListVersion { d["keyListVersion"] = .int(Int64(keyListVersion)) }
+        if let method { d["method"] = .string(method) }
+        if objectsPatched > 0 || method != nil { d["objectsPatched"] = .int(Int64(objectsPatched)) }
+        if let deltaSteps { d["deltaSteps"] = .int(Int64(deltaSteps)) }
+        if let bytesSaved { d["bytesSaved"] = .int(Int64(bytesSaved)) }
+        if let deltaFallback { d["deltaFallback"] = .string(deltaFallback) }
         return .dict(d)
     }
 }
@@ -67,6 +81,8 @@ package struct SyncSettings: Sendable {
     package var trust: Trust?
     /// The bundled seed's manifest: when trusting, an older version is refused as a rollback.
     package var seed: Manifest?
+    /// Ask for `head.plist` and take deltas when the edge has them (`--no-delta` turns it off).
+    package var deltas = true
 
     package init(edge: String) { self.edge = edge }
 }
@@ -82,21 +98,21 @@ package struct Syncer {
         self.settings = settings
     }
 
-    private final class Counters: Sendable {
+    final class Counters: Sendable {
         package let requests = Atomic<Int>(0)
         package let bytes = Atomic<Int>(0)
         package let bodyBytes = Atomic<Int>(0)
         package let objects = Atomic<Int>(0)
     }
 
-    private struct Response {
+    struct Response {
         package var status: Int
         package var headers: HTTPHeaders
         package var body: [UInt8]
     }
 
     /// A failure talking to the edge that retrying might cure (or that means we are offline).
-    private struct TransportError: Error, CustomStringConvertible {
+    struct TransportError: Error, CustomStringConvertible {
         package var description: String
     }
 
@@ -160,14 +176,7 @@ package struct Syncer {
             }
         }
 
-        // 1. The manifest, conditionally (one blocking request; the pooled client starts only
-        // when there are objects to fetch).
-        var headers = [("Accept-Encoding", "gzip")]
-        if let etag = held?.state.etag { headers.append(("If-None-Match", etag)) }
-        let manifestResponse: Response
-        do {
-            manifestResponse = try await get(FolioHTTP.client, "/" + PublishedLayout.manifest, headers: headers, maxBody: 64 << 20, counters: counters, quick: true)
-        } catch let error as TransportError {
+        func offline(_ error: TransportError) -> SyncReport {
             if var state = held?.state {
                 state.lastAttemptAt = Date()
                 state.lastResult = "offline"
@@ -180,23 +189,85 @@ package struct Syncer {
             return finish(&report)
         }
 
+        // 1. What is current. A synced client asks for head.plist (a few hundred bytes) and, when
+        // the version moved, rebuilds the new one from deltas; otherwise, and whenever a delta
+        // is missing or wrong, it asks for the manifest (conditionally) and fetches objects whole.
         var manifest: Manifest
         let manifestBytes: [UInt8]
-        let etag = manifestResponse.headers.first(name: "etag")
-        switch manifestResponse.status {
-        case 304:
-            guard let held else {
-                throw FolioError(.invalidResponse, "the edge answered 304 to an unconditional request")
+        var status: Int
+        var manifestETag = held?.state.etag
+        var headETag = held?.state.headETag
+        var headMissing = held?.state.headMissing ?? false
+        var delta: DeltaUse?
+        var deltaBytes = 0
+        var fromHead: (status: Int, bytes: [UInt8], manifest: Manifest)?
+        if settings.deltas, let held, !headMissing, let heldBytes = try? FileIO.read(cache.manifestPath(held.state.version, sha256: held.state.manifestSHA256)) {
+            let before = counters.bytes.load(ordering: .relaxed)
+            var headers = [("Accept-Encoding", "gzip")]
+            if let headETag { headers.append(("If-None-Match", headETag)) }
+            let response: Response
+            do {
+                response = try await get(FolioHTTP.client, "/" + PublishedLayout.head, headers: headers, maxBody: 1 << 20, counters: counters, quick: true)
+            } catch let error as TransportError {
+                return offline(error)
             }
-            manifest = held.manifest
-            manifestBytes = try FileIO.read(cache.manifestPath(held.state.version, sha256: held.state.manifestSHA256))
-        case 200:
-            manifestBytes = try decodeBody(manifestResponse, limit: 64 << 20, what: PublishedLayout.manifest)
-            do { manifest = try Manifest(bytes: manifestBytes) } catch {
-                throw FolioError(.invalidResponse, "the edge's \(PublishedLayout.manifest) is unusable: \(error)")
+            switch response.status {
+            case 304:
+                fromHead = (304, heldBytes, held.manifest)
+            case 200:
+                headETag = response.headers.first(name: "etag")
+                do {
+                    let head = try DeltaHead(bytes: try decodeBody(response, limit: 1 << 20, what: PublishedLayout.head))
+                    if head.sha256 == held.state.manifestSHA256 {
+                        fromHead = (304, heldBytes, held.manifest)
+                    } else {
+                        let use = try await viaDeltas(head, held: held, heldBytes: heldBytes, counters: counters)
+                        delta = use
+                        fromHead = (200, use.manifestBytes, use.manifest!)
+                        manifestETag = nil
+                    }
+                } catch {
+                    report.deltaFallback = "\(error)"
+                }
+            case 404, 410:
+                headMissing = true
+                headETag = nil
+            default:
+                report.deltaFallback = "GET /\(PublishedLayout.head) answered \(response.status)"
             }
-        default:
-            throw FolioError(.invalidResponse, "GET \(settings.edge)/\(PublishedLayout.manifest) answered \(manifestResponse.status)")
+            deltaBytes = counters.bytes.load(ordering: .relaxed) - before
+        }
+        if let fromHead {
+            (status, manifestBytes, manifest) = fromHead
+        } else {
+            var headers = [("Accept-Encoding", "gzip")]
+            if let etag = held?.state.etag { headers.append(("If-None-Match", etag)) }
+            let manifestResponse: Response
+            do {
+                manifestResponse = try await get(FolioHTTP.client, "/" + PublishedLayout.manifest, headers: headers, maxBody: 64 << 20, counters: counters, quick: true)
+            } catch let error as TransportError {
+                return offline(error)
+            }
+            status = manifestResponse.status
+            switch manifestResponse.status {
+            case 304:
+                guard let held else {
+                    throw FolioError(.invalidResponse, "the edge answered 304 to an unconditional request")
+                }
+                manifest = held.manifest
+                manifestBytes = try FileIO.read(cache.manifestPath(held.state.version, sha256: held.state.manifestSHA256))
+            case 200:
+                manifestBytes = try decodeBody(manifestResponse, limit: 64 << 20, what: PublishedLayout.manifest)
+                do { manifest = try Manifest(bytes: manifestBytes) } catch {
+                    throw FolioError(.invalidResponse, "the edge's \(PublishedLayout.manifest) is unusable: \(error)")
+                }
+                manifestETag = manifestResponse.headers.first(name: "etag") ?? held?.state.etag
+                // A new version: the edge may have deltas now.
+                headMissing = false
+                headETag = nil
+            default:
+                throw FolioError(.invalidResponse, "GET \(settings.edge)/\(PublishedLayout.manifest) answered \(manifestResponse.status)")
+            }
         }
         // With a trusted root: signatures, expiry and rollback, before anything is fetched or stored.
         var keyListVersion = held?.state.keyListVersion
@@ -209,21 +280,31 @@ package struct Syncer {
                 report.signers = signed.verifiedSigners
                 report.keyListVersion = signed.keyList.keyList.version
                 keyListVersion = max(keyListVersion ?? 0, signed.keyList.keyList.version)
-                if !settings.allowDowngrade, manifestResponse.status == 200 { try Self.checkRollback(manifest, manifestBytes, held: held, seed: settings.seed) }
+                if !settings.allowDowngrade, status == 200 { try Self.checkRollback(manifest, manifestBytes, held: held, seed: settings.seed) }
             } catch {
                 throw FolioError(error, url: url, hasContent: held != nil || settings.seed != nil)
             }
         }
         // Signed or not, never back to a lower version than the one held (after the signature
         // checks, so that a forged old manifest is refused for what it is).
-        if manifestResponse.status == 200, let held, manifest.version < held.state.version, !settings.allowDowngrade {
+        if status == 200, let held, manifest.version < held.state.version, !settings.allowDowngrade {
             throw FolioError(.downgrade, "the edge offers version \(manifest.version), older than the cached version \(held.state.version) (a rollback?); pass --allow-downgrade to accept it")
         }
 
         // 2. The objects the cache lacks, fetched concurrently and verified.
         let sha = ContentHash.sha256Hex(manifestBytes)
         let sameManifest = held?.state.manifestSHA256 == sha
-        let missing = sameManifest ? damaged : missingObjects(manifest, reportCorrupt: false, knownIntact: intact)
+        var missing = sameManifest ? damaged : missingObjects(manifest, reportCorrupt: false, knownIntact: intact)
+        // Objects the deltas rebuilt, checked against the (verified) manifest once more.
+        var patched: [Manifest.Entry] = []
+        if let rebuilt = delta?.objects, !rebuilt.isEmpty {
+            missing = try missing.filter { entry in
+                guard let bytes = rebuilt[entry.sha256], entry.matches(bytes) else { return true }
+                try cache.storeObject(bytes, sha256: entry.sha256)
+                patched.append(entry)
+                return false
+            }
+        }
         let progress = settings.progress.flatMap { !missing.isEmpty ? ProgressCounter(total: missing.count, handler: $0) : nil }
         if !missing.isEmpty, let endpoint = TCPSocket.endpoint(settings.edge) {
             try fetchOnThreads(endpoint, missing, counters: counters, progress: progress)
@@ -245,21 +326,45 @@ package struct Syncer {
         // 3. The switch: the manifest, durability, then the state that names it.
         let now = Date()
         if !sameManifest { try cache.storeManifest(manifestBytes, version: manifest.version) }
-        if counters.objects.load(ordering: .relaxed) > 0 || !sameManifest { try cache.syncAll() }
+        if counters.objects.load(ordering: .relaxed) > 0 || !patched.isEmpty || !sameManifest { try cache.syncAll() }
         let result: SyncReport.Result = !sameManifest ? .updated : (missing.isEmpty ? .notModified : .repaired)
-        try cache.saveState(
-            ContentCache.State(
-                version: manifest.version, manifestSHA256: sha, etag: etag ?? held?.state.etag,
-                validatedAt: now, lastAttemptAt: now, lastResult: result.rawValue, verifiedAt: now,
-                highestVersion: max(manifest.version, held?.state.highestVersion ?? held?.state.version ?? 0),
-                keyListVersion: keyListVersion),
-            durable: result != .notModified)
+        report.objectsPatched = patched.count
+        let fetched = counters.objects.load(ordering: .relaxed)
+        if result == .updated { report.method = delta.map { $0.steps > 1 ? "delta-chain" : "delta" } ?? "whole" }
+        if let delta, result == .updated {
+            // What the same sync would have received without deltas: the manifest and the rebuilt
+            // objects whole, each with a response head like this sync's, instead of head.plist
+            // and the deltas.
+            let requests = max(1, counters.requests.load(ordering: .relaxed))
+            let heads = (counters.bytes.load(ordering: .relaxed) - counters.bodyBytes.load(ordering: .relaxed)) / requests
+            let whole = counters.bytes.load(ordering: .relaxed) - deltaBytes + delta.manifestWireSize + heads
+                + patched.reduce(0) { $0 + ($1.gzipSize ?? $1.size) + heads }
+            report.bytesSaved = whole - counters.bytes.load(ordering: .relaxed)
+            report.deltaSteps = delta.steps
+            if delta.failedEdits > 0 { report.deltaFallback = "\(delta.failedEdits) object edits did not verify; fetched whole" }
+        }
+        var lastMethod = held?.state.lastMethod
+        if result == .updated {
+            let total = counters.bytes.load(ordering: .relaxed)
+            lastMethod = delta.map { d in
+                "\(d.steps > 1 ? "\(d.steps) deltas" : "delta") from version \(held?.state.version ?? 0): \(patched.count) objects patched, \(fetched) fetched whole; \(total) bytes (\(report.bytesSaved ?? 0) saved)"
+            } ?? "whole objects: \(fetched) fetched; \(total) bytes" + (report.deltaFallback.map { " (no delta: \($0))" } ?? "")
+        }
+        var state = ContentCache.State(
+            version: manifest.version, manifestSHA256: sha, etag: manifestETag,
+            validatedAt: now, lastAttemptAt: now, lastResult: result.rawValue, verifiedAt: now,
+            highestVersion: max(manifest.version, held?.state.highestVersion ?? held?.state.version ?? 0),
+            keyListVersion: keyListVersion)
+        state.headETag = headETag
+        state.headMissing = headMissing
+        state.lastMethod = lastMethod
+        try cache.saveState(state, durable: result != .notModified)
         report.result = result
         report.versionAfter = manifest.version
         switch result {
         case .updated:
             report.message = "updated to version \(manifest.version)" + (held.map { " from \($0.state.version)" } ?? "")
-                + ": \(counters.objects.load(ordering: .relaxed)) objects fetched"
+                + (delta == nil ? ": \(fetched) objects fetched" : ": \(patched.count) objects patched by \(delta!.steps > 1 ? "\(delta!.steps) deltas" : "a delta"), \(fetched) fetched whole")
         case .repaired:
             report.message = "version \(manifest.version): fetched \(missing.count) missing or damaged objects again"
         default:
@@ -402,7 +507,7 @@ package struct Syncer {
         progress?.advance(bytes: response.body.count)
     }
 
-    private func decodeBody(_ response: Response, limit: Int, what: String) throws -> [UInt8] {
+    func decodeBody(_ response: Response, limit: Int, what: String) throws -> [UInt8] {
         guard response.headers.first(name: "content-encoding")?.lowercased() == "gzip" else { return response.body }
         do { return try Gzip.decompress(response.body, maxSize: limit) } catch {
             throw FolioError(.invalidResponse, "\(what): bad gzip from the edge: \(error)")
@@ -410,7 +515,7 @@ package struct Syncer {
     }
 
     /// One GET with retries and exponential backoff on transport errors and 5xx.
-    private func get(
+    func get(
         _ client: @autoclosure () -> HTTPClient, _ path: String, headers: [(String, String)], maxBody: Int,
         counters: Counters, quick: Bool = false
     ) async throws -> Response {

@@ -1,3 +1,5 @@
+import FolioSupport
+
 /// The names in a published directory, which are also the edge's URL paths: the one place they
 /// are written.
 ///
@@ -5,6 +7,8 @@
 /// manifest.plist                     the current manifest (the only file that changes)
 /// manifest.plist.gz, manifest.json   its gzip variant and JSON mirror
 /// keylist.plist                      the root-signed key list (signed publishes)
+/// head.plist                         the current version in brief, and the deltas into it
+/// deltas/<from>-<to>.plist[.gz]      from one manifest.plist (by SHA-256) to another
 /// manifests/<version>.plist          every manifest ever published
 /// objects/<sha256>.plist[.gz]        content-addressed objects and their gzip variants
 /// ```
@@ -17,6 +21,10 @@ package enum PublishedLayout {
     package static let manifestJSON = "manifest.json"
     /// The key list a signed publish is signed under (also carried inside its manifest).
     package static let keyList = "keylist.plist"
+    /// The current version in brief and the deltas that lead to it (``DeltaHead``).
+    package static let head = "head.plist"
+    /// The directory of deltas.
+    package static let deltas = "deltas"
     /// The directory of objects.
     package static let objects = "objects"
     /// The directory of versioned manifests.
@@ -26,6 +34,17 @@ package enum PublishedLayout {
     package static func object(_ sha256: String) -> String { "objects/\(sha256).plist" }
     /// `objects/<sha256>.plist.gz`.
     package static func gzipObject(_ sha256: String) -> String { "objects/\(sha256).plist.gz" }
+    /// `deltas/<from>-<to>.plist`: the delta between two `manifest.plist` files, by SHA-256.
+    package static func delta(from: String, to: String) -> String { "deltas/\(from)-\(to).plist" }
+    /// The pair of manifest SHA-256s a file name under `deltas/` stands for.
+    package static func deltaPair(ofFile name: String) -> (from: String, to: String)? {
+        guard name.hasSuffix(".plist"), name.utf8.count == 64 * 2 + 1 + 6 else { return nil }
+        let stem = name.dropLast(6)
+        let from = stem.prefix(64)
+        let to = stem.suffix(64)
+        guard stem.dropFirst(64).first == "-", ContentHash.isSHA256Hex(from), ContentHash.isSHA256Hex(to) else { return nil }
+        return (String(from), String(to))
+    }
     /// `manifests/<version>.plist`.
     package static func versionedManifest(_ version: Int) -> String { "manifests/\(version).plist" }
     /// The version a file name under `manifests/` stands for (`12.plist` → 12).

@@ -7,14 +7,41 @@ package enum ContentHash {
 
     /// The lowercase hex SHA-256 of `bytes`.
     package static func sha256Hex(_ bytes: some DataProtocol) -> String {
-        let digest = SHA256.hash(data: bytes)
+        hex(SHA256.hash(data: bytes))
+    }
+
+    /// Lowercase hex text of `bytes`.
+    package static func hex(_ bytes: some Sequence<UInt8>) -> String {
         var out = [UInt8]()
-        out.reserveCapacity(64)
-        for b in digest {
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for b in bytes {
             out.append(hexDigits[Int(b >> 4)])
             out.append(hexDigits[Int(b & 0x0F)])
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes of hex text (either case); nil when it is not hex.
+    package static func bytes(hex text: String) -> [UInt8]? {
+        let u = Array(text.utf8)
+        guard u.count % 2 == 0 else { return nil }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 0x30...0x39: return c - 0x30
+            case 0x61...0x66: return c - 0x61 + 10
+            case 0x41...0x46: return c - 0x41 + 10
+            default: return nil
+            }
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(u.count / 2)
+        var i = 0
+        while i < u.count {
+            guard let hi = nibble(u[i]), let lo = nibble(u[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
     }
 
     /// Whether `s` looks like a lowercase hex SHA-256.

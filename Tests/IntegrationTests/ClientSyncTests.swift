@@ -84,7 +84,7 @@ struct ClientSyncTests {
         }
     }
 
-    @Test("after a republish, sync --force fetches the manifest and only the changed objects")
+    @Test("after a republish, sync --force --no-delta fetches the manifest and only the changed objects")
     func republish() throws {
         try withEdge("client-republish") { root, edge, cache in
             let m1 = try root.manifest()
@@ -98,7 +98,8 @@ struct ClientSyncTests {
             #expect(Set(changed) == ["sonnets/018.plist", "sonnets/index.plist", "sonnets/all.plist"])
             try edge.requireVersion(m2.version)
 
-            let out = try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: edge.baseURL)
+            // Whole objects (deltas are DeltaSyncTests' business).
+            let out = try ClientTest.folio(["sync", "--force", "--json", "--no-delta"], cache: cache.dir, edge: edge.baseURL)
             #expect(out.status == 0, "\(out.stderr)")
             let s = try ClientSyncSummary(out)
             #expect(s.result == "updated")
@@ -334,8 +335,9 @@ struct ClientSyncTests {
             #expect(!FileIO.exists(fresh.objectPath(entry.sha256)))
             #expect(fresh.badObjects().isEmpty)
 
-            // A cache at the previous version stays there.
-            let again = try ClientTest.folio(["sync", "--force"], cache: held.dir, edge: edge.baseURL)
+            // A cache at the previous version stays there. (Without --no-delta it would rebuild the
+            // object from the edge's delta and never see the wrong bytes.)
+            let again = try ClientTest.folio(["sync", "--force", "--no-delta"], cache: held.dir, edge: edge.baseURL)
             #expect(again.status == 1)
             #expect(again.stderr.contains("does not match the manifest"), "\(again.stderr)")
             #expect(try held.state()?.version == m1.version)

@@ -117,6 +117,9 @@ struct FolioKitTests {
         try edge.requireVersion(2)
         let second = try await store.sync(force: true)
         #expect(second.result == .updated && second.versionBefore == 1 && second.versionAfter == 2)
+        // Rebuilt from the edge's delta, in two requests, not fetched whole.
+        #expect(second.objectsPatched == 3 && second.objectsFetched == 0 && second.requests == 2, "\(second)")
+        #expect((second.bytesSaved ?? 0) > 80_000)
         let edit = try #require(await iterator.next())
         #expect(edit.previousVersion == 1 && edit.version == 2)
         #expect(edit.modified == ["sonnets/018.plist", "sonnets/all.plist", "sonnets/index.plist"])

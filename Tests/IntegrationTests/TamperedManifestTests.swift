@@ -59,7 +59,9 @@ struct TamperedManifestTests {
         // The tampered manifest, served byte for byte by a static server that checks nothing.
         let bad = try Self.tampered(try FileIO.read(root.root + "/manifest.plist"), createdAt: .infinity, version: version + 1)
         try FileIO.writeAtomically(bad, to: root.root + "/manifest.plist")
-        for mirror in ["/manifest.plist.gz", "/manifest.json"] { try? FileManager.default.removeItem(atPath: root.root + mirror) }
+        // head.plist goes too: it names the real manifest by hash, so a client reading it would
+        // not look at the tampered file at all.
+        for mirror in ["/manifest.plist.gz", "/manifest.json", "/head.plist"] { try? FileManager.default.removeItem(atPath: root.root + mirror) }
         let server = try PythonServer.staticFiles(root: root.root)
         defer { server.stop() }
 

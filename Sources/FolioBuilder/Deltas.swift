@@ -1,0 +1,131 @@
+import FolioPlist
+import FolioPublished
+import FolioSupport
+import Foundation
+
+/// Writes the deltas of a new version and its `head.plist` (see ``DeltaBundle``, ``DeltaHead``).
+///
+/// A delta is written from each of the last `history` versions to the new one, holding an edit
+/// of the manifest and of every changed object whose edit, gzipped, is smaller than the object
+/// gzipped; the delta as a whole is written only when it is smaller than the manifest and
+/// those objects fetched whole. Every edit is applied and compared with the target's bytes
+/// before it is written.
+package struct DeltaWriter {
+    package var root: String
+    package var history: Int
+
+    /// The default `--delta-history`: a client up to 10 versions behind takes one delta, up to
+    /// 20 behind two.
+    package static let defaultHistory = 10
+
+    /// What the deltas of one publish came to.
+    package struct Summary: Sendable {
+        package var written = 0
+        package var bytes = 0
+    }
+
+    package init(root: String, history: Int) {
+        self.root = root
+        self.history = history
+    }
+
+    private var deltasDir: String { PublishedLayout.path(root, PublishedLayout.deltas) }
+
+    /// Versions below `version` whose `manifests/<v>.plist` is on disk, with its bytes and SHA-256.
+    func recent(below version: Int, count: Int) -> [(version: Int, bytes: [UInt8], sha256: String)] {
+        guard count > 0 else { return [] }
+        return (max(1, version - count)..<version).compactMap { v in
+            guard let bytes = try? FileIO.read(PublishedLayout.path(root, PublishedLayout.versionedManifest(v))) else { return nil }
+            return (v, bytes, ContentHash.sha256Hex(bytes))
+        }
+    }
+
+    /// Writes the deltas into `target` (the bytes of the new `manifest.plist`) and makes them
+    /// durable. `objects` are the new version's object bytes by SHA-256.
+    package func write(target: Manifest, targetBytes: [UInt8], objects: [String: [UInt8]]) throws -> Summary {
+        let sources = recent(below: target.version, count: history)
+        guard !sources.isEmpty else { return Summary() }
+        try FileIO.makeDirectory(deltasDir)
+        let targetSHA = ContentHash.sha256Hex(targetBytes)
+        let manifestGzip = (try? Gzip.compress(targetBytes, level: 9).count) ?? targetBytes.count
+        let made = Parallel.map(sources) { source in
+            delta(from: source.bytes, to: target, targetBytes: targetBytes, manifestGzip: manifestGzip, objects: objects)
+        }
+        var pending: [(path: String, bytes: [UInt8])] = []
+        for (source, bytes) in zip(sources, made) {
+            guard let (plain, gzip) = bytes else { continue }
+            let path = PublishedLayout.path(root, PublishedLayout.delta(from: source.sha256, to: targetSHA))
+            if !FileIO.exists(path) { pending.append((path, plain)) }
+            if let gzip, !FileIO.exists(path + ".gz") { pending.append((path + ".gz", gzip)) }
+        }
+        var summary = Summary()
+        summary.written = made.count { $0 != nil }
+        summary.bytes = made.reduce(0) { $0 + ($1.map { $0.gzip?.count ?? $0.plain.count } ?? 0) }
+        let perFile = pending.count <= PublishSession.perFileSyncLimit
+        for result in Parallel.map(pending, { file in Result { () throws(FileError) in try FileIO.writeNew(file.bytes, to: file.path, sync: perFile) } }) {
+            try result.get()
+        }
+        if !pending.isEmpty {
+            if !perFile { try FileIO.syncFileSystem(containing: deltasDir) }
+            try FileIO.syncDirectory(deltasDir)
+        }
+        return summary
+    }
+
+    /// The delta from one source manifest file to the target, and its gzip variant when smaller;
+    /// nil when there is none worth publishing.
+    private func delta(
+        from sourceBytes: [UInt8], to target: Manifest, targetBytes: [UInt8], manifestGzip: Int, objects: [String: [UInt8]]
+    ) -> (plain: [UInt8], gzip: [UInt8]?)? {
+        guard let source = try? Manifest(bytes: sourceBytes), source.history == target.history,
+            let manifestEdit = DeltaBundle.edit(from: sourceBytes, to: targetBytes)
+        else { return nil }
+        let held = Set(source.entries.map(\.sha256))
+        var edits: [String: PlistValue] = [:]
+        var replaced = manifestGzip
+        for entry in target.entries where !held.contains(entry.sha256) {
+            guard let old = source.entry(entry.path),
+                let oldBytes = try? FileIO.read(PublishedLayout.path(root, old.objectPath)), old.matches(oldBytes),
+                let newBytes = objects[entry.sha256] ?? (try? FileIO.read(PublishedLayout.path(root, entry.objectPath))),
+                let edit = DeltaBundle.edit(from: oldBytes, to: newBytes)
+            else { continue }
+            // Only where smaller than the object as a client would fetch it.
+            let whole = entry.gzipSize ?? entry.size
+            let encoded = BinaryPlist.encode(edit)
+            let size = min(encoded.count, (try? Gzip.compress(encoded, level: 9).count) ?? encoded.count)
+            guard size < whole else { continue }
+            edits[entry.path] = edit
+            replaced += whole
+        }
+        let plain = DeltaBundle(manifest: manifestEdit, objects: edits).bytes
+        let gzip = try? Gzip.compress(plain, level: 9)
+        let served = min(plain.count, gzip?.count ?? plain.count)
+        guard served < replaced else { return nil }
+        return (plain, gzip.flatMap { $0.count < plain.count ? $0 : nil })
+    }
+
+    /// The head for the version whose `manifest.plist` is `bytes`: the deltas into it found on
+    /// disk, from versions still under `manifests/`.
+    package func head(for manifest: Manifest, bytes: [UInt8], gzipSize: Int?) -> DeltaHead {
+        let sha = ContentHash.sha256Hex(bytes)
+        let names = Set((try? FileIO.list(deltasDir)) ?? [])
+        let from = recent(below: manifest.version, count: history).filter {
+            names.contains(String(PublishedLayout.delta(from: $0.sha256, to: sha).dropFirst(PublishedLayout.deltas.count + 1)))
+        }
+        return DeltaHead(
+            version: manifest.version, sha256: sha, size: bytes.count, gzipSize: gzipSize,
+            deltaHistory: history, deltasFrom: from.map(\.version), waypoint: from.first.map { ($0.version, $0.sha256) })
+    }
+
+    /// Removes deltas that lead to versions older than the last `history` (a client reaches the
+    /// current version directly or through the oldest of those, never through older ones).
+    package func prune(current: Manifest, currentBytes: [UInt8]) {
+        guard let names = try? FileIO.list(deltasDir) else { return }
+        let keep = Set(recent(below: current.version, count: history).map(\.sha256) + [ContentHash.sha256Hex(currentBytes)])
+        for name in names {
+            let stem = name.hasSuffix(".gz") ? String(name.dropLast(3)) : name
+            guard let pair = PublishedLayout.deltaPair(ofFile: stem), !keep.contains(pair.to) else { continue }
+            unlink(deltasDir + "/" + name)
+        }
+    }
+}

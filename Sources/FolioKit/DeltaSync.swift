@@ -1,0 +1,96 @@
+import FolioPlist
+import FolioPublished
+import FolioSupport
+import Foundation
+
+/// How a sync learned the new version: the manifest whole, or deltas from the held one.
+package struct DeltaUse: Sendable {
+    /// The deltas taken (1 direct, 2 through a waypoint).
+    package var steps = 0
+    /// The new `manifest.plist` rebuilt from the held one.
+    package var manifestBytes: [UInt8] = []
+    package var manifest: Manifest?
+    /// Objects rebuilt by the deltas and verified against the manifest they lead to, by SHA-256.
+    package var objects: [String: [UInt8]] = [:]
+    /// Object edits that did not give the object the manifest names (fetched whole instead).
+    package var failedEdits = 0
+    /// The bytes `manifest.plist.gz` (or the plain file) would have cost.
+    package var manifestWireSize = 0
+}
+
+/// Why deltas were not used for a sync that changed version (for `--json` and `--verbose`).
+package struct DeltaFallback: Error, CustomStringConvertible, Sendable {
+    package var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Syncer {
+    /// The largest delta a client accepts, whatever the head says: four times the manifest as
+    /// served, or 1 MiB. Larger is not a delta worth taking.
+    static func deltaLimit(_ head: DeltaHead) -> Int { max(4 * (head.gzipSize ?? head.size), 1 << 20) }
+
+    /// Rebuilds the head's version from the held one through one delta, or two through the
+    /// head's waypoint; every object an edit rebuilds is checked against the manifest it leads
+    /// to. Throws ``DeltaFallback`` when there is no such path or a delta is missing, oversized
+    /// or wrong; the caller then fetches the manifest and objects whole.
+    func viaDeltas(
+        _ head: DeltaHead, held: (state: ContentCache.State, manifest: Manifest), heldBytes: [UInt8], counters: Counters
+    ) async throws -> DeltaUse {
+        guard head.version > held.state.version else {
+            throw DeltaFallback("the edge's version \(head.version) is not newer than version \(held.state.version)")
+        }
+        var route: [(from: String, to: String)]
+        if head.deltasFrom.contains(held.state.version) {
+            route = [(held.state.manifestSHA256, head.sha256)]
+        } else if let w = head.waypoint, w.version > held.state.version, w.version - held.state.version <= head.deltaHistory,
+            head.deltasFrom.contains(w.version)
+        {
+            route = [(held.state.manifestSHA256, w.sha256), (w.sha256, head.sha256)]
+        } else {
+            throw DeltaFallback("no delta from version \(held.state.version) (the edge keeps deltas from versions \(head.deltasFrom.first.map(String.init) ?? "none")\(head.deltasFrom.count > 1 ? "–\(head.deltasFrom.last!)" : ""))")
+        }
+        var use = DeltaUse(steps: route.count, manifestWireSize: head.gzipSize ?? head.size)
+        var bytes = heldBytes
+        var manifest = held.manifest
+        let limit = Self.deltaLimit(head)
+        for step in route {
+            let path = PublishedLayout.delta(from: step.from, to: step.to)
+            let response: Response
+            do {
+                response = try await get(FolioHTTP.client, "/" + path, headers: [("Accept-Encoding", "gzip")], maxBody: limit + 1, counters: counters, quick: true)
+            } catch let error as TransportError {
+                throw DeltaFallback("GET \(path): \(error)")
+            }
+            guard response.status == 200 else { throw DeltaFallback("GET \(path) answered \(response.status)") }
+            guard response.body.count <= limit else { throw DeltaFallback("\(path) is over \(limit) bytes") }
+            let bundle: DeltaBundle
+            do {
+                bundle = try DeltaBundle(bytes: try decodeBody(response, limit: 64 << 20, what: path))
+                bytes = try DeltaBundle.apply(bundle.manifest, to: bytes)
+            } catch {
+                throw DeltaFallback("\(path): \(error)")
+            }
+            guard ContentHash.sha256Hex(bytes) == step.to else {
+                throw DeltaFallback("\(path) does not rebuild the manifest it names")
+            }
+            let next: Manifest
+            do { next = try Manifest(bytes: bytes) } catch { throw DeltaFallback("\(path) rebuilds an unusable manifest: \(error)") }
+            for (entryPath, edit) in bundle.objects {
+                guard let old = manifest.entry(entryPath), let new = next.entry(entryPath), use.objects[new.sha256] == nil else { continue }
+                guard let source = use.objects[old.sha256] ?? (try? cache.object(old)) else { continue }
+                if let result = try? DeltaBundle.apply(edit, to: source), new.matches(result) {
+                    use.objects[new.sha256] = result
+                } else {
+                    use.failedEdits += 1
+                }
+            }
+            manifest = next
+        }
+        // Only what the final version lists (a two-step route rebuilds some in-between objects).
+        let wanted = Set(manifest.entries.map(\.sha256))
+        use.objects = use.objects.filter { wanted.contains($0.key) }
+        use.manifestBytes = bytes
+        use.manifest = manifest
+        return use
+    }
+}
