@@ -140,6 +140,25 @@ try:
     sizes = sorted(d["bytes"] for _, d, _ in edits)
     print("  one-line edits: median %d bytes, max %d bytes, over %d edits (goal: under 2048)" % (sizes[len(sizes) // 2], sizes[-1], len(sizes)))
     table("clients further behind (at version %d):" % current, behind)
+    ms = lambda xs: sorted(xs)[len(xs) // 2]
+    print("  sync time, one-line edits (median): delta %.1f ms, whole %.1f ms" % (
+        ms([d["durationMs"] for _, d, _ in edits]), ms([w["durationMs"] for _, _, w in edits])))
+
+    # What writing the deltas costs a publish: the same one-line edits published into two copies
+    # of the root, with the default history (10 deltas each) and with none.
+    import time
+    timings = {}
+    for k in ("10", "0"):
+        shutil.copytree(root, os.path.join(work, "public-k" + k), symlinks=True)
+    for i in range(7):
+        edit_line(99, 0, lambda t, i=i: t.rstrip(" 0123456789") + " %d" % i)
+        for k in ("10", "0"):
+            start = time.perf_counter()
+            subprocess.run([build, "-q", "--content", src, "--output", os.path.join(work, "public-k" + k), "--delta-history", k],
+                           check=True, env=env, capture_output=True)
+            timings.setdefault(k, []).append((time.perf_counter() - start) * 1000)
+    print("  folio-build of a one-line edit (median of 7): %.0f ms with 10 deltas, %.0f ms with none (%.2fx)" % (
+        ms(timings["10"]), ms(timings["0"]), ms(timings["10"]) / ms(timings["0"])))
 
     # For scale: zstd's binary deltas of the first one-line edit's objects.
     if shutil.which("zstd"):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The end-to-end demo behind `make demo`: publish, serve, fetch and revalidate with curl,
 # sync and read with the client, localized strings and negotiation, read again offline, diff
-# two versions, then a signed release: keys, a signed publish, a verified sync and a refusal.
+# two versions and take the second as a delta, then a signed release: keys, a signed publish, a verified sync and a refusal.
 set -euo pipefail
 bin=${BIN:-.build/release}
 public=${PUBLIC:-public}
@@ -86,6 +86,13 @@ folio diff "$public" "$work/public-next"
 status=$?
 set -e
 echo "(folio diff exit status: $status — 0 same, 1 different, 2 error)"
+
+step "folio sync from an edge serving the second version: head.plist and one delta, not the objects whole"
+ls "$work/public-next/deltas"
+start_edge --root "$work/public-next"
+folio sync --force --json
+folio status | grep "last update"
+stop_edge
 
 step "signed releases: a root key (kept offline), a signing key, and a key list the root signs"
 keys="$work/keys"

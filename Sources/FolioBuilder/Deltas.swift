@@ -2,6 +2,7 @@ import FolioPlist
 import FolioPublished
 import FolioSupport
 import Foundation
+import Synchronization
 
 /// Writes the deltas of a new version and its `head.plist` (see ``DeltaBundle``, ``DeltaHead``).
 ///
@@ -48,8 +49,10 @@ package struct DeltaWriter {
         try FileIO.makeDirectory(deltasDir)
         let targetSHA = ContentHash.sha256Hex(targetBytes)
         let manifestGzip = (try? Gzip.compress(targetBytes, level: 9).count) ?? targetBytes.count
+        let decoded = DecodedObjects(root: root, objects: objects)
+        guard let targetValue = try? BinaryPlist.decode(targetBytes) else { return Summary() }
         let made = Parallel.map(sources) { source in
-            delta(from: source.bytes, to: target, targetBytes: targetBytes, manifestGzip: manifestGzip, objects: objects)
+            delta(from: source.bytes, to: target, targetBytes: targetBytes, targetValue: targetValue, manifestGzip: manifestGzip, decoded: decoded)
         }
         var pending: [(path: String, bytes: [UInt8])] = []
         for (source, bytes) in zip(sources, made) {
@@ -75,19 +78,19 @@ package struct DeltaWriter {
     /// The delta from one source manifest file to the target, and its gzip variant when smaller;
     /// nil when there is none worth publishing.
     private func delta(
-        from sourceBytes: [UInt8], to target: Manifest, targetBytes: [UInt8], manifestGzip: Int, objects: [String: [UInt8]]
+        from sourceBytes: [UInt8], to target: Manifest, targetBytes: [UInt8], targetValue: PlistValue, manifestGzip: Int,
+        decoded: DecodedObjects
     ) -> (plain: [UInt8], gzip: [UInt8]?)? {
         guard let source = try? Manifest(bytes: sourceBytes), source.history == target.history,
-            let manifestEdit = DeltaBundle.edit(from: sourceBytes, to: targetBytes)
+            let sourceValue = try? BinaryPlist.decode(sourceBytes),
+            let manifestEdit = DeltaBundle.edit(from: sourceValue, to: targetValue, targetBytes: targetBytes)
         else { return nil }
         let held = Set(source.entries.map(\.sha256))
         var edits: [String: PlistValue] = [:]
         var replaced = manifestGzip
         for entry in target.entries where !held.contains(entry.sha256) {
-            guard let old = source.entry(entry.path),
-                let oldBytes = try? FileIO.read(PublishedLayout.path(root, old.objectPath)), old.matches(oldBytes),
-                let newBytes = objects[entry.sha256] ?? (try? FileIO.read(PublishedLayout.path(root, entry.objectPath))),
-                let edit = DeltaBundle.edit(from: oldBytes, to: newBytes)
+            guard let old = source.entry(entry.path), let from = decoded.value(old), let to = decoded.value(entry),
+                let edit = decoded.edit(from: from, to: to, pair: old.sha256 + entry.sha256)
             else { continue }
             // Only where smaller than the object as a client would fetch it.
             let whole = entry.gzipSize ?? entry.size
@@ -115,6 +118,40 @@ package struct DeltaWriter {
         return DeltaHead(
             version: manifest.version, sha256: sha, size: bytes.count, gzipSize: gzipSize,
             deltaHistory: history, deltasFrom: from.map(\.version), waypoint: from.first.map { ($0.version, $0.sha256) })
+    }
+
+    /// Objects decoded once for all the deltas of a publish (the same object is the source or
+    /// target of several), and edits made once per pair of objects.
+    private final class DecodedObjects: Sendable {
+        let root: String
+        let objects: [String: [UInt8]]
+        private let values = Mutex<[String: (value: PlistValue, bytes: [UInt8])?]>([:])
+        private let edits = Mutex<[String: PlistValue?]>([:])
+
+        init(root: String, objects: [String: [UInt8]]) {
+            self.root = root
+            self.objects = objects
+        }
+
+        /// The entry's object, decoded, and its bytes; nil when missing, damaged or not a binary plist.
+        func value(_ entry: Manifest.Entry) -> (value: PlistValue, bytes: [UInt8])? {
+            if let known = values.withLock({ $0[entry.sha256] }) { return known }
+            var found: (PlistValue, [UInt8])?
+            if let bytes = objects[entry.sha256] ?? (try? FileIO.read(PublishedLayout.path(root, entry.objectPath))), entry.matches(bytes),
+                let value = try? BinaryPlist.decode(bytes)
+            {
+                found = (value, bytes)
+            }
+            values.withLock { $0[entry.sha256] = found }
+            return found
+        }
+
+        func edit(from: (value: PlistValue, bytes: [UInt8]), to: (value: PlistValue, bytes: [UInt8]), pair: String) -> PlistValue? {
+            if let known = edits.withLock({ $0[pair] }) { return known }
+            let edit = DeltaBundle.edit(from: from.value, to: to.value, targetBytes: to.bytes)
+            edits.withLock { $0[pair] = edit }
+            return edit
+        }
     }
 
     /// Removes deltas that lead to versions older than the last `history` (a client reaches the

@@ -262,9 +262,11 @@ package struct Syncer {
                     throw FolioError(.invalidResponse, "the edge's \(PublishedLayout.manifest) is unusable: \(error)")
                 }
                 manifestETag = manifestResponse.headers.first(name: "etag") ?? held?.state.etag
-                // A new version: the edge may have deltas now.
-                headMissing = false
-                headETag = nil
+                // A new version: an edge that had no head.plist may have one now.
+                if headMissing {
+                    headMissing = false
+                    headETag = nil
+                }
             default:
                 throw FolioError(.invalidResponse, "GET \(settings.edge)/\(PublishedLayout.manifest) answered \(manifestResponse.status)")
             }

@@ -112,6 +112,7 @@ extension EdgeIntegration {
             let gzip = [("Accept-Encoding", "gzip")]
             let v1 = try fixture.manifest().version
             #expect(try RawHTTPConnection.fetch(port: tier.port, "/manifest.plist", headers: gzip).status == 200)
+            #expect(try RawHTTPConnection.fetch(port: tier.port, "/head.plist").status == 200)
 
             let sonnet = fixture.content + "/sonnets/018.txt"
             let text = String(decoding: try FileIO.read(sonnet), as: UTF8.self)
@@ -140,6 +141,15 @@ extension EdgeIntegration {
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(served?.version == v2.version)
+            // And so does head.plist, which delta clients ask for instead of the manifest.
+            var head: DeltaHead?
+            for _ in 0..<100 {
+                head = try? DeltaHead(bytes: try RawHTTPConnection.fetch(port: tier.port, "/head.plist").body)
+                if head?.version == v2.version { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(head?.version == v2.version)
+            #expect(head?.deltasFrom == [v1])
             let entry = try #require(v2.entry("sonnets/018.plist"))
             let object = try RawHTTPConnection.fetch(port: tier.port, "/" + entry.objectPath, headers: gzip)
             #expect(Self.cacheStatus(object) == "folio-edge; hit", "\(object.headers)")

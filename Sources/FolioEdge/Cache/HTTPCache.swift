@@ -354,8 +354,8 @@ final class HTTPCache: Sendable {
     // MARK: - Folio manifests
 
     /// `POST /.folio/notify` (from `folio-build --notify`; no token: all it can cause is a few
-    /// revalidations): every stored manifest (`…/manifest.plist`, `…/manifest.json`) and
-    /// `/content/` response is marked stale and revalidated now, which also prefetches a new
+    /// revalidations): every stored manifest (`…/manifest.plist`, `…/manifest.json`), head
+    /// (`…/head.plist`) and `/content/` response is marked stale and revalidated now, which also prefetches a new
     /// version's objects before the new manifest is served. The origin may not have loaded the
     /// new version yet (an edge notices a publish within its watch interval), so while a
     /// revalidation still finds the old one it is tried again, 0.25 to 4 s later, for about 8 s.
@@ -371,7 +371,7 @@ final class HTTPCache: Sendable {
         let keys = store.keys(prefix: "").filter { key in
             let path = key.split(separator: "?", maxSplits: 1).first.map(String.init) ?? key
             return path.hasSuffix("/" + PublishedLayout.manifest) || path.hasSuffix("/" + PublishedLayout.manifestJSON)
-                || path.contains("/content/")
+                || path.hasSuffix("/" + PublishedLayout.head) || path.contains("/content/")
         }
         var marked = 0
         for key in keys {

@@ -51,8 +51,15 @@ package struct DeltaBundle: Sendable, Equatable {
     /// The edit from the binary plist `source` to `target` when applying it gives exactly
     /// `target` again; nil when they are equal or the writer would not reproduce `target`.
     package static func edit(from source: [UInt8], to target: [UInt8]) -> PlistValue? {
-        guard source != target, let a = try? BinaryPlist.decode(source), let b = try? BinaryPlist.decode(target),
-            let edit = PlistPatch.diff(a, b), (try? apply(edit, to: source)) == target
+        guard source != target, let a = try? BinaryPlist.decode(source), let b = try? BinaryPlist.decode(target) else { return nil }
+        return edit(from: a, to: b, targetBytes: target)
+    }
+
+    /// The edit from `source` to `target` (decoded from `targetBytes`) when applying it to
+    /// `source` and encoding gives exactly `targetBytes`.
+    package static func edit(from source: PlistValue, to target: PlistValue, targetBytes: [UInt8]) -> PlistValue? {
+        guard let edit = PlistPatch.diff(source, target), let rebuilt = try? PlistPatch.apply(edit, to: source),
+            BinaryPlist.encode(rebuilt) == targetBytes
         else { return nil }
         return edit
     }
