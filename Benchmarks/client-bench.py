@@ -4,7 +4,8 @@
 (a) no-op sync: one conditional GET of the manifest (folio sync --force on a synced cache)
     vs curl doing the same single conditional GET; (b) a full sync into an empty cache vs
     curl --parallel --parallel-max 8 --compressed fetching the same objects; (c) requests
-    after one sonnet changes. Times are hyperfine means in the same run."""
+    after one sonnet changes, by delta and whole (Benchmarks/delta-bench.py measures deltas in
+    full). Times are hyperfine means in the same run."""
 import json, os, plistlib, re, shutil, subprocess, sys, tempfile, time
 
 public, binaries = sys.argv[1], sys.argv[2]
@@ -37,14 +38,16 @@ try:
     gzip_total = sum(e.get("gzipSize", e["size"]) for e in objects.values())
 
     # (a) no-op sync
+    # A synced client revalidates head.plist (the first sync after a full one learns its ETag).
     first = sync()
+    sync("--force")
     noop = sync("--force")
-    etag = subprocess.run(["curl", "-s", "-D", "-", "-o", "/dev/null", "-H", "Accept-Encoding: gzip", url + "/manifest.plist"],
+    etag = subprocess.run(["curl", "-s", "-D", "-", "-o", "/dev/null", "-H", "Accept-Encoding: gzip", url + "/head.plist"],
                           capture_output=True, text=True).stdout
     etag = re.search(r"(?im)^etag: (.*?)\r?$", etag).group(1)
     t_folio, t_curl = hyperfine(
         f"{folio} --edge {url} --cache-dir {cache} sync --force",
-        f"curl -s -o /dev/null -H 'Accept-Encoding: gzip' -H 'If-None-Match: {etag}' {url}/manifest.plist",
+        f"curl -s -o /dev/null -H 'Accept-Encoding: gzip' -H 'If-None-Match: {etag}' {url}/head.plist",
         runs=100)  # ~10 ms each: enough runs to tame a noisy machine
     print("(a) no-op sync (one conditional GET, 304)")
     print(f"    folio sync --force   {t_folio:7.1f} ms   requests {noop['requests']}, ~{noop['bytes']} bytes received (headers + body)")
@@ -89,9 +92,16 @@ try:
         if f"version {new['version']}" in health:
             break
         time.sleep(0.05)
+    whole_cache = os.path.join(work, "cache-whole")
+    shutil.copytree(cache, whole_cache, symlinks=True)
     after = sync("--force")
+    whole = json.loads(subprocess.run([folio, "--edge", url, "--cache-dir", whole_cache, "sync", "--json", "--force", "--no-delta"],
+                                      capture_output=True, text=True, check=True).stdout)
     print(f"(c) after one sonnet changes (version {before} → {new['version']}, {changed} changed entries)")
-    print(f"    folio sync           requests {after['requests']} (target 1 + {changed} = {1 + changed}), objects fetched {after['objectsFetched']}")
+    print(f"    folio sync           requests {after['requests']} (target 2: head.plist and one delta), "
+          f"objects patched {after.get('objectsPatched', 0)}, fetched {after['objectsFetched']}, {after['bytes']} bytes")
+    print(f"    folio sync --no-delta requests {whole['requests']} (target 1 + {changed} = {1 + changed}), "
+          f"objects fetched {whole['objectsFetched']}, {whole['bytes']} bytes")
 finally:
     edge.terminate()
     edge.wait()
