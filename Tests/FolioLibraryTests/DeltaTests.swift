@@ -65,6 +65,19 @@ struct DeltaTests {
         #expect(try DeltaBundle.apply(edit, to: source) == target)
     }
 
+    @Test("long arrays that differ throughout, and long insertions, still give exact edits")
+    func longArrays() throws {
+        let x = PlistValue.array((0..<3000).map { .string("old \($0)") })
+        let y = PlistValue.array((0..<2001).map { .string("new \($0)") })  // 5,001 elements: not aligned
+        let edit = try #require(PlistPatch.diff(x, y))
+        #expect(BinaryPlist.encode(try PlistPatch.apply(edit, to: x)) == BinaryPlist.encode(y))
+        // 20,000 elements inserted at the front and the back of a kept middle.
+        let middle = (0..<50).map { PlistValue.string("kept \($0)") }
+        let grown = PlistValue.array((0..<10_000).map { .int(Int64($0)) } + middle + (0..<10_000).map { .int(Int64(-$0 - 1)) })
+        let grow = try #require(PlistPatch.diff(.array(middle), grown))
+        #expect(BinaryPlist.encode(try PlistPatch.apply(grow, to: .array(middle))) == BinaryPlist.encode(grown))
+    }
+
     @Test("a binary plist inside data (a signed manifest's) is edited as a value")
     func nestedPlist() throws {
         let inner1 = PlistValue.dict(["version": .int(1), "entries": .array((0..<100).map { .string("entry \($0)") })])

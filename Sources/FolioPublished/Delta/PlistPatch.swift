@@ -79,33 +79,45 @@ package enum PlistPatch {
     /// trailing copy is left implicit.
     private struct ArrayOps {
         var ops: [PlistValue] = []
+        /// Values to insert at this point, gathered into one op.
+        var inserts: [PlistValue] = []
+
+        mutating func flush() {
+            guard !inserts.isEmpty else { return }
+            ops.append(.array(inserts))
+            inserts = []
+        }
 
         mutating func copy(_ n: Int) {
             guard n > 0 else { return }
+            flush()
             if case .int(let last)? = ops.last, last > 0 { ops[ops.count - 1] = .int(last + Int64(n)) } else { ops.append(.int(Int64(n))) }
         }
 
+        /// Skips produce nothing and inserts consume nothing, so a skip goes before the inserts
+        /// gathered so far: skip, insert, skip, insert becomes one skip and one insert.
         mutating func skip(_ n: Int) {
+            guard n > 0 else { return }
             if case .int(let last)? = ops.last, last < 0 { ops[ops.count - 1] = .int(last - Int64(n)) } else { ops.append(.int(-Int64(n))) }
         }
 
-        mutating func insert(_ value: PlistValue) {
-            if case .array(var values)? = ops.last {
-                values.append(value)
-                ops[ops.count - 1] = .array(values)
-            } else {
-                ops.append(.array([value]))
-            }
+        mutating func insert(_ value: PlistValue) { inserts.append(value) }
+
+        mutating func edit(_ e: PlistValue) {
+            flush()
+            ops.append(e)
         }
 
-        mutating func edit(_ e: PlistValue) { ops.append(e) }
-
-        var value: PlistValue {
-            var out = ops
-            if case .int(let last)? = out.last, last > 0 { out.removeLast() }
-            return .dict(["a": .array(out)])
+        mutating func finish() -> PlistValue {
+            flush()
+            if case .int(let last)? = ops.last, last > 0 { ops.removeLast() }
+            return .dict(["a": .array(ops)])
         }
     }
+
+    /// Above this many elements on both sides, an array's changed middle is replaced, not
+    /// aligned: Myers' diff takes up to (n + m)² steps when two long arrays differ throughout.
+    static let alignmentLimit = 4_000
 
     private static func arrayEdit(_ x: [PlistValue], _ y: [PlistValue], depth: Int) -> PlistValue {
         var prefix = 0
@@ -130,6 +142,10 @@ package enum PlistPatch {
 
         if xm.count == ym.count {
             for (old, new) in zip(xm, ym) { substitute(old, new) }
+        } else if xm.count + ym.count > Self.alignmentLimit {
+            // Too large to align element by element in reasonable time: replace the middle.
+            ops.skip(xm.count)
+            for value in ym { ops.insert(value) }
         } else {
             // Myers' diff of the middle; a removal and an insertion at the same place pair up as
             // an edit of that element.
@@ -166,7 +182,7 @@ package enum PlistPatch {
                 }
             }
         }
-        return ops.value
+        return ops.finish()
     }
 
     private static func stringEdit(_ x: String, _ y: String) -> PlistValue {
