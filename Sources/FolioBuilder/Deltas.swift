@@ -25,30 +25,30 @@ package struct DeltaWriter {
         package var bytes = 0
     }
 
-    package init(root: String, history: Int) {
+    /// The last `history` versions below the one being published whose `manifests/<v>.plist`
+    /// is on disk, with its bytes and SHA-256: the sources of its deltas, read once.
+    let recent: [(version: Int, bytes: [UInt8], sha256: String)]
+
+    /// A writer for deltas into `version`.
+    package init(root: String, history: Int, version: Int) {
         self.root = root
         self.history = history
-    }
-
-    private var deltasDir: String { PublishedLayout.path(root, PublishedLayout.deltas) }
-
-    /// Versions below `version` whose `manifests/<v>.plist` is on disk, with its bytes and SHA-256.
-    func recent(below version: Int, count: Int) -> [(version: Int, bytes: [UInt8], sha256: String)] {
-        guard count > 0 else { return [] }
-        return (max(1, version - count)..<version).compactMap { v in
+        recent = history <= 0 ? [] : (max(1, version - history)..<version).compactMap { v in
             guard let bytes = try? FileIO.read(PublishedLayout.path(root, PublishedLayout.versionedManifest(v))) else { return nil }
             return (v, bytes, ContentHash.sha256Hex(bytes))
         }
     }
 
-    /// Writes the deltas into `target` (the bytes of the new `manifest.plist`) and makes them
-    /// durable. `objects` are the new version's object bytes by SHA-256.
-    package func write(target: Manifest, targetBytes: [UInt8], objects: [String: [UInt8]]) throws -> Summary {
-        let sources = recent(below: target.version, count: history)
+    private var deltasDir: String { PublishedLayout.path(root, PublishedLayout.deltas) }
+
+    /// Writes the deltas into `target` (the bytes of the new `manifest.plist`, `targetGzipSize`
+    /// gzipped) and makes them durable. `objects` are the new version's object bytes by SHA-256.
+    package func write(target: Manifest, targetBytes: [UInt8], targetGzipSize: Int, objects: [String: [UInt8]]) throws -> Summary {
+        let sources = recent
         guard !sources.isEmpty else { return Summary() }
         try FileIO.makeDirectory(deltasDir)
         let targetSHA = ContentHash.sha256Hex(targetBytes)
-        let manifestGzip = (try? Gzip.compress(targetBytes, level: 9).count) ?? targetBytes.count
+        let manifestGzip = targetGzipSize
         let decoded = DecodedObjects(root: root, objects: objects)
         guard let targetValue = try? BinaryPlist.decode(targetBytes) else { return Summary() }
         let made = Parallel.map(sources) { source in
@@ -112,7 +112,7 @@ package struct DeltaWriter {
     package func head(for manifest: Manifest, bytes: [UInt8], gzipSize: Int?) -> DeltaHead {
         let sha = ContentHash.sha256Hex(bytes)
         let names = Set((try? FileIO.list(deltasDir)) ?? [])
-        let from = recent(below: manifest.version, count: history).filter {
+        let from = recent.filter {
             names.contains(String(PublishedLayout.delta(from: $0.sha256, to: sha).dropFirst(PublishedLayout.deltas.count + 1)))
         }
         return DeltaHead(
@@ -156,9 +156,9 @@ package struct DeltaWriter {
 
     /// Removes deltas that lead to versions older than the last `history` (a client reaches the
     /// current version directly or through the oldest of those, never through older ones).
-    package func prune(current: Manifest, currentBytes: [UInt8]) {
+    package func prune(currentBytes: [UInt8]) {
         guard let names = try? FileIO.list(deltasDir) else { return }
-        let keep = Set(recent(below: current.version, count: history).map(\.sha256) + [ContentHash.sha256Hex(currentBytes)])
+        let keep = Set(recent.map(\.sha256) + [ContentHash.sha256Hex(currentBytes)])
         for name in names {
             let stem = name.hasSuffix(".gz") ? String(name.dropLast(3)) : name
             guard let pair = PublishedLayout.deltaPair(ofFile: stem), !keep.contains(pair.to) else { continue }

@@ -182,13 +182,13 @@ package final class PublishSession {
         let signed = changed ? signing?.sign(manifest) : nil
         let plist = changed ? (signed?.bytes ?? BinaryPlist.encode(manifest.plist)) : currentBytes ?? BinaryPlist.encode(manifest.plist)
         let gzip = try Gzip.compress(plist, level: 9)
-        let deltas = DeltaWriter(root: root, history: max(0, deltaHistory))
+        let deltas = DeltaWriter(root: root, history: max(0, deltaHistory), version: manifest.version)
         let headPath = PublishedLayout.path(root, PublishedLayout.head)
         if changed {
             if deltaHistory > 0 {
                 var byHash: [String: [UInt8]] = [:]
                 for a in artifacts { byHash[a.sha256] = a.bytes }
-                result.deltas = try deltas.write(target: manifest, targetBytes: plist, objects: byHash)
+                result.deltas = try deltas.write(target: manifest, targetBytes: plist, targetGzipSize: gzip.count, objects: byHash)
             }
             let versioned = PublishedLayout.path(root, PublishedLayout.versionedManifest(manifest.version))
             try FileIO.writeAtomically(plist, to: versioned)
@@ -219,7 +219,7 @@ package final class PublishSession {
         } else {
             unlink(headPath)
         }
-        deltas.prune(current: manifest, currentBytes: plist)
+        deltas.prune(currentBytes: plist)
         try writeMirror(gzip, to: PublishedLayout.path(root, PublishedLayout.manifestGzip))
         try writeMirror(JSONPlist.encode(Manifest.jsonMirror(plist)), to: PublishedLayout.path(root, PublishedLayout.manifestJSON))
         return result

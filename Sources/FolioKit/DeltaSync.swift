@@ -6,16 +6,16 @@ import Foundation
 /// How a sync learned the new version: the manifest whole, or deltas from the held one.
 package struct DeltaUse: Sendable {
     /// The deltas taken (1 direct, 2 through a waypoint).
-    package var steps = 0
-    /// The new `manifest.plist` rebuilt from the held one.
-    package var manifestBytes: [UInt8] = []
-    package var manifest: Manifest?
+    package var steps: Int
+    /// The new `manifest.plist` rebuilt from the held one, and the manifest it holds.
+    package var manifestBytes: [UInt8]
+    package var manifest: Manifest
     /// Objects rebuilt by the deltas and verified against the manifest they lead to, by SHA-256.
-    package var objects: [String: [UInt8]] = [:]
+    package var objects: [String: [UInt8]]
     /// Object edits that did not give the object the manifest names (fetched whole instead).
-    package var failedEdits = 0
+    package var failedEdits: Int
     /// The bytes `manifest.plist.gz` (or the plain file) would have cost.
-    package var manifestWireSize = 0
+    package var manifestWireSize: Int
 }
 
 /// Why deltas were not used for a sync that changed version (for `--json` and `--verbose`).
@@ -49,7 +49,8 @@ extension Syncer {
         } else {
             throw DeltaFallback("no delta from version \(held.state.version) (the edge keeps deltas from versions \(head.deltasFrom.first.map(String.init) ?? "none")\(head.deltasFrom.count > 1 ? "–\(head.deltasFrom.last!)" : ""))")
         }
-        var use = DeltaUse(steps: route.count, manifestWireSize: head.gzipSize ?? head.size)
+        var objects: [String: [UInt8]] = [:]
+        var failedEdits = 0
         var bytes = heldBytes
         var manifest = held.manifest
         let limit = Self.deltaLimit(head)
@@ -76,21 +77,20 @@ extension Syncer {
             let next: Manifest
             do { next = try Manifest(bytes: bytes) } catch { throw DeltaFallback("\(path) rebuilds an unusable manifest: \(error)") }
             for (entryPath, edit) in bundle.objects {
-                guard let old = manifest.entry(entryPath), let new = next.entry(entryPath), use.objects[new.sha256] == nil else { continue }
-                guard let source = use.objects[old.sha256] ?? (try? cache.object(old)) else { continue }
+                guard let old = manifest.entry(entryPath), let new = next.entry(entryPath), objects[new.sha256] == nil else { continue }
+                guard let source = objects[old.sha256] ?? (try? cache.object(old)) else { continue }
                 if let result = try? DeltaBundle.apply(edit, to: source), new.matches(result) {
-                    use.objects[new.sha256] = result
+                    objects[new.sha256] = result
                 } else {
-                    use.failedEdits += 1
+                    failedEdits += 1
                 }
             }
             manifest = next
         }
         // Only what the final version lists (a two-step route rebuilds some in-between objects).
         let wanted = Set(manifest.entries.map(\.sha256))
-        use.objects = use.objects.filter { wanted.contains($0.key) }
-        use.manifestBytes = bytes
-        use.manifest = manifest
-        return use
+        return DeltaUse(
+            steps: route.count, manifestBytes: bytes, manifest: manifest, objects: objects.filter { wanted.contains($0.key) },
+            failedEdits: failedEdits, manifestWireSize: head.gzipSize ?? head.size)
     }
 }

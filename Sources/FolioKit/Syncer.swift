@@ -223,7 +223,7 @@ package struct Syncer {
                     } else {
                         let use = try await viaDeltas(head, held: held, heldBytes: heldBytes, counters: counters)
                         delta = use
-                        fromHead = (200, use.manifestBytes, use.manifest!)
+                        fromHead = (200, use.manifestBytes, use.manifest)
                         manifestETag = nil
                     }
                 } catch {

@@ -43,14 +43,7 @@ struct DeltaSyncTests {
         /// Publishes the content again and waits until the edge serves the new version.
         func publish(_ args: [String] = []) throws {
             try root.publish(args)
-            let version = try root.manifest().version
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline {
-                let out = try Harness.run("/usr/bin/curl", ["-s", edge.baseURL + "/manifest.plist"])
-                if (try? Manifest(bytes: out.stdoutBytes))?.version == version { return }
-                ClientTest.sleep(ms: 50)
-            }
-            throw HarnessError("the edge did not serve version \(version) within 10 s")
+            try edge.requireVersion(try root.manifest().version)
         }
 
         /// The deltas published into the current version, decoded.
@@ -382,7 +375,7 @@ struct DeltaSyncTests {
         #expect(noop2["requests"]?.intValue == 1)
         try plain.replace(in: 18, ClientSyncTests.summerLine, with: winterLine)
         try plain.publish(["--delta-history", "0"])
-        ClientTest.sleep(ms: 400)
+        try plainEdge.requireVersion(try plain.manifest().version)
         let update = try summary(try s.sync(cache: c, edge: plainEdge.baseURL))
         #expect(update["method"]?.stringValue == "whole")
         #expect(update["objectsFetched"]?.intValue == 3)
