@@ -31,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/JohnSundell/Ink", from: "0.6.0"),
     ],
     targets: [
         .systemLibrary(name: "CFolioSystem", path: "Shims/CFolioSystem", providers: [.apt(["zlib1g-dev", "libdeflate-dev"])]),
@@ -56,7 +59,14 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         // Internal: the builder's pipeline (load, check, compile, publish), under folio-build.
-        .target(name: "FolioBuilder", dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport"]),
+        // Content kinds, their readers (Yams, TOMLKit), Markdown rendering (Ink) and schemas.
+        .target(
+            name: "FolioBuilder",
+            dependencies: [
+                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                .product(name: "Yams", package: "Yams"), .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Ink", package: "Ink"),
+            ]),
         .executableTarget(
             name: "Builder",
             dependencies: [
@@ -111,7 +121,10 @@ let package = Package(
         // libFuzzer targets (`make fuzz`): the harness functions, and the driver that runs them.
         .target(
             name: "FolioFuzzTargets",
-            dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore", .product(name: "NIOHTTP1", package: "swift-nio")],
+            dependencies: [
+                "FolioBuilder", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             path: "Fuzz/Targets"),
         .executableTarget(name: "folio-fuzz", dependencies: ["FolioFuzzTargets"], path: "Fuzz/Driver"),
         // Shared by the test targets: the harness that finds and runs the built programs, the one
@@ -133,7 +146,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            exclude: ["Golden"]),
+            exclude: ["Golden", "RealContent", "compare_content.py"]),
         .testTarget(name: "FuzzTargetTests", dependencies: ["FolioFuzzTargets", "FolioHTTPCore"]),
     ],
     swiftLanguageModes: [.v6]

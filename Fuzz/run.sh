@@ -33,7 +33,8 @@ for t in "${targets[@]}"; do
   seeds=("$corpus")
   if [ -d "Fuzz/Regressions/$t" ] && [ -n "$(ls -A "Fuzz/Regressions/$t")" ]; then seeds+=("Fuzz/Regressions/$t"); fi
   echo "[$i/$n] $t: fuzzing for ${seconds}s"
-  SWIFT_BACKTRACE=enable=no FOLIO_FUZZ_TARGET="$t" "$bin" "${seeds[@]}" \
+  SWIFT_BACKTRACE=enable=no LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0" \
+    FOLIO_FUZZ_TARGET="$t" "$bin" "${seeds[@]}" \
     -max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=2048 \
     -artifact_prefix="$crashes/" >"$log" 2>&1
   rc=$?

@@ -42,6 +42,12 @@ package enum FuzzTargets {
         FuzzTarget(name: "http-response", summary: "the client's response reader, inflate and manifest", run: httpResponse),
         FuzzTarget(name: "gzip", summary: "gzip inflate with a size limit; deflate round trip", run: gzip),
         FuzzTarget(name: "delta", summary: "deltas, heads and plist edits; diff's edit rebuilds the target", run: delta),
+        FuzzTarget(name: "json-schema", summary: "JSON Schema checker: schema and instance; compile, validate, bounded", run: jsonSchema),
+        FuzzTarget(name: "content-json", summary: "content JSON reader; what reads encodes to a bplist that reads back the same", run: contentJSON),
+        FuzzTarget(name: "content-yaml", summary: "content YAML reader (Yams, core schema); reads back the same", run: contentYAML),
+        FuzzTarget(name: "content-toml", summary: "content TOML reader (TOMLKit); reads back the same", run: contentTOML),
+        FuzzTarget(name: "front-matter", summary: "Markdown front matter (YAML or TOML) and body split", run: frontMatter),
+        FuzzTarget(name: "project-file", summary: "folio.toml rules, globs and .folioignore patterns", run: projectFile),
     ]
 
     /// The target called `name`.

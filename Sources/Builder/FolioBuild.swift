@@ -23,6 +23,10 @@ struct FolioBuild: ParsableCommand {
     var strict = false
     @Option(help: "Also write the published version as a seed archive, for an app to bundle.")
     var seed: String?
+    @Option(help: "Only entries whose logical paths match this glob carry their bytes in the seed (e.g. 'sonnets/**'); repeatable.")
+    var seedInclude: [String] = []
+    @Option(help: "Refuse source files larger than this many bytes (suffixes K, M, G: 256M).")
+    var maxFileSize = "256M"
     @Option(help: "A message for the app's users, carried by this version's manifest (folio status and read show it).")
     var notice: String?
     @Option(help: "After publishing, tell this cache tier (folio-edge --origin, http://HOST:PORT) to revalidate the manifest now; repeatable.")
@@ -47,6 +51,13 @@ struct FolioBuild: ParsableCommand {
         if let notice, notice.isEmpty || notice.count > 1000 || notice.contains(where: \.isNewline) {
             throw ValidationError("--notice must be one line of 1 to 1000 characters")
         }
+        if Self.byteCount(maxFileSize) == nil {
+            throw ValidationError("--max-file-size takes a number of bytes like 1048576, 64M or 1G, got '\(maxFileSize)'")
+        }
+        if !seedInclude.isEmpty && seed == nil { throw ValidationError("--seed-include goes with --seed FILE") }
+        for pattern in seedInclude {
+            do { _ = try Glob(pattern) } catch { throw ValidationError("--seed-include: \(error)") }
+        }
         for url in notify where TCPSocket.endpoint(url) == nil {
             throw ValidationError("--notify takes an http://HOST[:PORT] URL, got '\(url)'")
         }
@@ -60,6 +71,10 @@ struct FolioBuild: ParsableCommand {
             environment: ProcessInfo.processInfo.environment, quiet: quiet,
             developmentLanguage: developmentLanguage, strict: strict, notice: notice)
         config.deltaHistory = deltaHistory
+        config.maxFileSize = Self.byteCount(maxFileSize) ?? ContentTree.defaultMaxFileSize
+        config.seedPath = seed
+        config.seedInclude = seedInclude.compactMap { try? Glob($0) }
+        config.notify = notify
         if let keyList {
             do {
                 // Signing time is the clock's, whole seconds: SOURCE_DATE_EPOCH dates the content.
@@ -75,24 +90,20 @@ struct FolioBuild: ParsableCommand {
                 throw ExitCode(1)
             }
         }
-        let ok = Pipeline.standard.run(config, keepUntilExit: true)
+        let ok = Pipeline.make(config).run(config, keepUntilExit: true)
         if !ok { throw ExitCode(1) }
-        if let seed {
-            do {
-                let changed = try SeedWriter.write(root: output, to: seed)
-                if !quiet { print(changed ? "seed: wrote \(seed)" : "seed: \(seed) is up to date") }
-            } catch {
-                printErr("folio-build: error: cannot write the seed \(seed): \(error)")
-                throw ExitCode(1)
-            }
+    }
+
+    /// `256M` → 268435456; nil when it is not a positive size.
+    static func byteCount(_ text: String) -> Int? {
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(text)
+        var scale = 1
+        if let last = text.last?.uppercased().first, let unit = units[last] {
+            scale = unit
+            digits = digits.dropLast()
         }
-        // A tier that cannot be told still finds the new version when its copy goes stale.
-        for url in notify {
-            if let problem = EdgeNotifier.notify(url) {
-                printErr("folio-build: warning: could not notify \(url): \(problem); it serves the new version once its manifest goes stale")
-            } else if !quiet {
-                print("notified \(url)")
-            }
-        }
+        guard let n = Int(digits), n > 0, n <= Int.max / scale else { return nil }
+        return n * scale
     }
 }

@@ -19,6 +19,14 @@ package struct BuildConfiguration: Sendable {
     package var signing: ReleaseSigning?
     /// How many earlier versions deltas are written from (`--delta-history`).
     package var deltaHistory = DeltaWriter.defaultHistory
+    /// Files larger than this are refused (`--max-file-size`).
+    package var maxFileSize = ContentTree.defaultMaxFileSize
+    /// Where to write the seed archive an app bundles (`--seed`), if anywhere.
+    package var seedPath: String?
+    /// The logical paths the seed holds (`--seed-include`); empty for every entry.
+    package var seedInclude: [Glob] = []
+    /// Cache tiers to tell about a new version (`--notify`).
+    package var notify: [String] = []
 
     package init(
         contentDir: String, outputDir: String, sourceRevision: String? = nil, environment: [String: String], quiet: Bool,

@@ -88,8 +88,9 @@ package struct DeltaWriter {
         let held = Set(source.entries.map(\.sha256))
         var edits: [String: PlistValue] = [:]
         var replaced = manifestGzip
-        for entry in target.entries where !held.contains(entry.sha256) {
-            guard let old = source.entry(entry.path), let from = decoded.value(old), let to = decoded.value(entry),
+        // Assets travel whole; property lists as structural edits.
+        for entry in target.entries where !held.contains(entry.sha256) && entry.isPlist {
+            guard let old = source.entry(entry.path), old.isPlist, let from = decoded.value(old), let to = decoded.value(entry),
                 let edit = decoded.edit(from: from, to: to, pair: old.sha256 + entry.sha256)
             else { continue }
             // Only where smaller than the object as a client would fetch it.

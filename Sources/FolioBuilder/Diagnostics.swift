@@ -16,6 +16,8 @@ package struct Diagnostics: Sendable {
     /// `folio-build --strict`: every warning counts, and prints, as an error.
     package var strict = false
 
+    package init() {}
+
     package var errorCount: Int { strict ? all.count : all.count { $0.severity == .error } }
     package var warningCount: Int { strict ? 0 : all.count { $0.severity == .warning } }
 

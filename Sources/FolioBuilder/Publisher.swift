@@ -98,8 +98,8 @@ package final class PublishSession {
     package func writeObjects(_ artifacts: [Artifact]) throws {
         var seen = Set<String>()
         var pending: [(path: String, bytes: [UInt8])] = []
-        for a in artifacts where seen.insert(a.sha256).inserted {
-            let path = "\(root)/objects/\(a.sha256).plist"
+        for a in artifacts where a.reused == nil && seen.insert(a.sha256 + "." + a.objectExtension).inserted {
+            let path = PublishedLayout.path(root, PublishedLayout.object(a.sha256, ext: a.objectExtension))
             if !FileIO.exists(path) { pending.append((path, a.bytes)) }
             if let gz = a.gzip, a.replaceGzip || !FileIO.exists(path + ".gz") { pending.append((path + ".gz", gz)) }
         }
@@ -136,11 +136,7 @@ package final class PublishSession {
         _ artifacts: [Artifact], createdAt: Date, sourceRevision: String?, notice: String? = nil, reproducible: Bool,
         signing: ReleaseSigning? = nil, deltaHistory: Int = DeltaWriter.defaultHistory
     ) throws -> PublishResult {
-        let entries = artifacts.map {
-            Manifest.Entry(
-                path: $0.path, sha256: $0.sha256, size: $0.bytes.count, gzipSize: $0.gzip?.count,
-                contentType: $0.contentType, locale: $0.locale)
-        }
+        let entries = artifacts.map(\.entry)
         // The publish history continues; a first publish (or one after a folio-build that did not
         // record histories) starts one.
         let history = current?.history
@@ -187,7 +183,7 @@ package final class PublishSession {
         if changed {
             if deltaHistory > 0 {
                 var byHash: [String: [UInt8]] = [:]
-                for a in artifacts { byHash[a.sha256] = a.bytes }
+                for a in artifacts where a.reused == nil { byHash[a.sha256] = a.bytes }
                 result.deltas = try deltas.write(target: manifest, targetBytes: plist, targetGzipSize: gzip.count, objects: byHash)
             }
             let versioned = PublishedLayout.path(root, PublishedLayout.versionedManifest(manifest.version))

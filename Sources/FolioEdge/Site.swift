@@ -319,8 +319,11 @@ struct SiteLoader {
         }
         routes.merge(deltas) { a, _ in a }
 
-        for (sha, obj) in objects {
-            routes["/" + PublishedLayout.object(sha)] = objectResource(obj, cacheControl: objectCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified))
+        // Objects by content address, with their own extension and type (the previous version's too).
+        for entry in (previous?.manifest.entries ?? []) + manifest.entries {
+            guard let obj = objects[entry.sha256] else { continue }
+            routes["/" + entry.objectPath] = objectResource(
+                obj, cacheControl: objectCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified), contentType: entry.contentType)
         }
         // Localized catalogs (`catalogs/<locale>/<Table>.plist`), by table; the entry's locale
         // field names the locale (the path segment when it has none), canonicalised.
@@ -336,7 +339,9 @@ struct SiteLoader {
         for entry in manifest.entries {
             let obj = objects[entry.sha256]!
             let language = catalogLocales[entry.path]?.description  // Content-Language: catalogs only
-            let resource = objectResource(obj, cacheControl: manifestCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified), contentType: entry.contentType, contentLanguage: language)
+            // The project file's cache policy for the path, else the manifest's.
+            let pathCC = entry.cache?.cacheControl ?? manifestCC
+            let resource = objectResource(obj, cacheControl: pathCC, lastModified: lastModifiedText(obj.lastModified, created, lastModified), contentType: entry.contentType, contentLanguage: language)
             routes["/content/" + entry.path] = resource
             if let tag = catalogLocales[entry.path], let parts = CatalogRoutes.split(entry.path) {
                 catalogs.addExplicit(tag, file: parts.file, resource)

@@ -28,6 +28,26 @@ package struct Manifest: Sendable, Equatable {
             self.immutable = immutable
         }
 
+        /// The hint as a property list (`maxAge`, `staleWhileRevalidate`, `staleIfError`, `immutable`).
+        package var plist: PlistValue {
+            var d: [String: PlistValue] = [
+                "maxAge": .int(Int64(maxAge)),
+                "staleWhileRevalidate": .int(Int64(staleWhileRevalidate)),
+                "staleIfError": .int(Int64(staleIfError)),
+            ]
+            if immutable { d["immutable"] = .bool(true) }
+            return .dict(d)
+        }
+
+        /// Reads a hint written by ``plist``; `at` names it in errors.
+        package init(plist value: PlistValue, at: String) throws(ManifestError) {
+            guard case .dict(let d) = value else { throw ManifestError("\(at) is not a dictionary") }
+            guard let maxAge = d["maxAge"]?.intValue, maxAge >= 0 else { throw ManifestError("\(at).maxAge is not a whole number of seconds") }
+            self.init(
+                maxAge: maxAge, staleWhileRevalidate: max(0, d["staleWhileRevalidate"]?.intValue ?? 0),
+                staleIfError: max(0, d["staleIfError"]?.intValue ?? 0), immutable: d["immutable"]?.boolValue ?? false)
+        }
+
         /// The `Cache-Control` value for this hint.
         package var cacheControl: String {
             var s = "public, max-age=\(maxAge)"
@@ -46,20 +66,35 @@ package struct Manifest: Sendable, Equatable {
         package var gzipSize: Int?
         package var contentType: String
         package var locale: String?
+        /// The content kind that compiled it (`data`, `document`, `asset`, `sonnet`, `catalog`,
+        /// `index`); nil in manifests from before content kinds.
+        package var kind: String?
+        /// The project file's cache policy for this path, when it sets one (the edge's
+        /// `/content/` Cache-Control and the client's freshness for it).
+        package var cache: CacheHint?
 
-        package init(path: String, sha256: String, size: Int, gzipSize: Int?, contentType: String, locale: String? = nil) {
+        package init(
+            path: String, sha256: String, size: Int, gzipSize: Int?, contentType: String, locale: String? = nil,
+            kind: String? = nil, cache: CacheHint? = nil
+        ) {
             self.path = path
             self.sha256 = sha256
             self.size = size
             self.gzipSize = gzipSize
             self.contentType = contentType
             self.locale = locale
+            self.kind = kind
+            self.cache = cache
         }
 
+        /// The object's file extension: the logical path's (`plist` for compiled entries).
+        package var objectExtension: String { PublishedLayout.objectExtension(forPath: path) }
         /// The object's path under the published root.
-        package var objectPath: String { PublishedLayout.object(sha256) }
+        package var objectPath: String { PublishedLayout.object(sha256, ext: objectExtension) }
         /// The gzip variant's path under the published root, when there is one.
-        package var gzipObjectPath: String? { gzipSize == nil ? nil : PublishedLayout.gzipObject(sha256) }
+        package var gzipObjectPath: String? { gzipSize == nil ? nil : PublishedLayout.gzipObject(sha256, ext: objectExtension) }
+        /// Whether the entry holds a property list (structured data, documents, indexes, catalogs).
+        package var isPlist: Bool { contentType == Manifest.plistContentType }
 
         /// Whether `bytes` are this entry's object: its size, then its SHA-256.
         package func check(_ bytes: [UInt8]) -> ObjectCheck {
@@ -128,6 +163,12 @@ package struct Manifest: Sendable, Equatable {
         cacheHints[kind] ?? Manifest.defaultCacheHints[kind] ?? CacheHint(maxAge: 0)
     }
 
+    /// How long a client may keep this version without asking the edge: the manifest's
+    /// `max-age`, or an entry's own shorter one (the server sets how long each piece is kept).
+    package var freshnessLifetime: Int {
+        entries.reduce(cacheHint("manifest").maxAge) { lifetime, e in min(lifetime, e.cache?.maxAge ?? lifetime) }
+    }
+
     /// Whether two manifests publish the same entries (ignoring version and dates).
     package func sameContent(as other: Manifest) -> Bool {
         entries == other.entries && cacheHints == other.cacheHints && notice == other.notice
@@ -136,15 +177,7 @@ package struct Manifest: Sendable, Equatable {
     /// The manifest as a property list.
     package var plist: PlistValue {
         var hints: [String: PlistValue] = [:]
-        for (kind, h) in cacheHints {
-            var d: [String: PlistValue] = [
-                "maxAge": .int(Int64(h.maxAge)),
-                "staleWhileRevalidate": .int(Int64(h.staleWhileRevalidate)),
-                "staleIfError": .int(Int64(h.staleIfError)),
-            ]
-            if h.immutable { d["immutable"] = .bool(true) }
-            hints[kind] = .dict(d)
-        }
+        for (kind, h) in cacheHints { hints[kind] = h.plist }
         var root: [String: PlistValue] = [
             "schemaVersion": .int(Int64(schemaVersion)),
             "version": .int(Int64(version)),
@@ -160,6 +193,8 @@ package struct Manifest: Sendable, Equatable {
                     ]
                     if let g = e.gzipSize { d["gzipSize"] = .int(Int64(g)) }
                     if let l = e.locale { d["locale"] = .string(l) }
+                    if let k = e.kind { d["kind"] = .string(k) }
+                    if let c = e.cache { d["cache"] = c.plist }
                     return .dict(d)
                 }),
         ]
@@ -210,15 +245,7 @@ package struct Manifest: Sendable, Equatable {
         var hints: [String: CacheHint] = [:]
         if let h = root["cacheHints"] {
             guard case .dict(let kinds) = h else { throw ManifestError("manifest.cacheHints is not a dictionary") }
-            for (kind, value) in kinds {
-                guard case .dict(let d) = value else { throw ManifestError("manifest.cacheHints.\(kind) is not a dictionary") }
-                let at = "manifest.cacheHints.\(kind)"
-                hints[kind] = CacheHint(
-                    maxAge: try int(d, "maxAge", at),
-                    staleWhileRevalidate: d["staleWhileRevalidate"]?.intValue ?? 0,
-                    staleIfError: d["staleIfError"]?.intValue ?? 0,
-                    immutable: d["immutable"]?.boolValue ?? false)
-            }
+            for (kind, value) in kinds { hints[kind] = try CacheHint(plist: value, at: "manifest.cacheHints.\(kind)") }
         }
         cacheHints = hints
         guard let list = root["entries"]?.arrayValue else { throw ManifestError("manifest has no entries array") }
@@ -238,7 +265,8 @@ package struct Manifest: Sendable, Equatable {
             entries.append(
                 Entry(
                     path: path, sha256: sha, size: size, gzipSize: gzipSize,
-                    contentType: try string(d, "contentType", at), locale: d["locale"]?.stringValue))
+                    contentType: try string(d, "contentType", at), locale: d["locale"]?.stringValue,
+                    kind: d["kind"]?.stringValue, cache: try d["cache"].map { v throws(ManifestError) in try CacheHint(plist: v, at: at + ".cache") }))
         }
         entries.sort { $0.path < $1.path }
         for i in entries.indices.dropFirst() where entries[i].path == entries[i - 1].path {
@@ -298,20 +326,6 @@ package struct Manifest: Sendable, Equatable {
 package struct ManifestError: Error, CustomStringConvertible, Sendable {
     package var description: String
     package init(_ description: String) { self.description = description }
-}
-
-/// The logical paths of the sonnet entries: the Builder writes them, the client reads them.
-package enum SonnetPaths {
-    /// `sonnets/018.plist` for 18: the number padded to three digits.
-    package static func sonnet(_ number: Int) -> String {
-        let digits = String(number)
-        return "sonnets/" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + ".plist"
-    }
-
-    /// The light list a reading screen shows first.
-    package static let index = "sonnets/index.plist"
-    /// The whole collection in one object.
-    package static let all = "sonnets/all.plist"
 }
 
 /// Identities of publish histories (``Manifest/history``).

@@ -10,7 +10,7 @@ import FolioSupport
 /// head.plist                         the current version in brief, and the deltas into it
 /// deltas/<from>-<to>.plist[.gz]      from one manifest.plist (by SHA-256) to another
 /// manifests/<version>.plist          every manifest ever published
-/// objects/<sha256>.plist[.gz]        content-addressed objects and their gzip variants
+/// objects/<sha256>.<ext>[.gz]        content-addressed objects (plists, assets) and gzip variants
 /// ```
 package enum PublishedLayout {
     /// The current manifest.
@@ -30,10 +30,19 @@ package enum PublishedLayout {
     /// The directory of versioned manifests.
     package static let manifests = "manifests"
 
-    /// `objects/<sha256>.plist`.
-    package static func object(_ sha256: String) -> String { "objects/\(sha256).plist" }
-    /// `objects/<sha256>.plist.gz`.
-    package static func gzipObject(_ sha256: String) -> String { "objects/\(sha256).plist.gz" }
+    /// `objects/<sha256>.<ext>` (`plist` for compiled entries, the asset's own extension else).
+    package static func object(_ sha256: String, ext: String = "plist") -> String { "objects/\(sha256).\(ext)" }
+    /// `objects/<sha256>.<ext>.gz`.
+    package static func gzipObject(_ sha256: String, ext: String = "plist") -> String { "objects/\(sha256).\(ext).gz" }
+    /// The object file extension for a logical path: its own, lowercased, when it is 1 to 10
+    /// letters and digits; `bin` otherwise.
+    package static func objectExtension(forPath path: String) -> String {
+        let name = path.split(separator: "/").last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "bin" }
+        let ext = name[name.index(after: dot)...].lowercased()
+        let ok = (1...10).contains(ext.utf8.count) && ext.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) }
+        return ok ? ext : "bin"
+    }
     /// `deltas/<from>-<to>.plist`: the delta between two `manifest.plist` files, by SHA-256.
     package static func delta(from: String, to: String) -> String { "deltas/\(from)-\(to).plist" }
     /// The pair of manifest SHA-256s a file name under `deltas/` stands for.

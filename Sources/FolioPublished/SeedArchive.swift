@@ -17,12 +17,13 @@ package struct SeedArchive: Sendable, Equatable {
         self.objects = objects
     }
 
-    /// Packs the version `root/manifest.plist` names, checking every object's hash.
-    package static func pack(root: String) throws -> SeedArchive {
+    /// Packs the version `root/manifest.plist` names, checking every object's hash; only the
+    /// entries whose logical paths `include` accepts carry their objects.
+    package static func pack(root: String, include: (String) -> Bool = { _ in true }) throws -> SeedArchive {
         let manifestBytes = try FileIO.read(PublishedLayout.path(root, PublishedLayout.manifest))
         let manifest = try Manifest(bytes: manifestBytes)
         var objects: [String: [UInt8]] = [:]
-        for e in manifest.entries where objects[e.sha256] == nil {
+        for e in manifest.entries where objects[e.sha256] == nil && include(e.path) {
             let bytes = try FileIO.read(PublishedLayout.path(root, e.objectPath))
             guard e.matches(bytes) else {
                 throw ManifestError("\(root)/\(e.objectPath) does not match its hash")

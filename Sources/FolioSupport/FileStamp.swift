@@ -9,6 +9,13 @@ package struct FileStamp: Equatable, Sendable {
     package var mtimeSeconds: Int
     package var mtimeNanos: Int
 
+    package init(inode: UInt64, size: Int64, mtimeSeconds: Int, mtimeNanos: Int) {
+        self.inode = inode
+        self.size = size
+        self.mtimeSeconds = mtimeSeconds
+        self.mtimeNanos = mtimeNanos
+    }
+
     /// The stamp of `path`, or nil when it cannot be stat'ed.
     package static func read(_ path: String) -> FileStamp? {
         var st = stat()

@@ -5,6 +5,7 @@ import Testing
 @testable import FolioLocalization
 @testable import FolioPlist
 @testable import FolioPublished
+@testable import FolioSupport
 
 @Suite("Roman numerals")
 struct RomanNumeralTests {

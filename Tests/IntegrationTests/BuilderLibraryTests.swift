@@ -13,7 +13,8 @@ struct BuilderLibraryTests {
     private func build(_ content: String, _ output: String, epoch: String? = "1700000000") -> Bool {
         var env = ["FOLIO_SOURCE_REVISION": "library-tests"]
         if let epoch { env["SOURCE_DATE_EPOCH"] = epoch }
-        return Pipeline.standard.run(BuildConfiguration(contentDir: content, outputDir: output, environment: env, quiet: true))
+        let config = BuildConfiguration(contentDir: content, outputDir: output, environment: env, quiet: true)
+        return Pipeline.make(config).run(config)
     }
 
     private func manifest(_ root: String) throws -> Manifest {

@@ -20,16 +20,16 @@ struct BuilderTests {
             #expect(r.stdout.contains("[\(i + 1)/5] \(step)"))
         }
         // 154 sonnets + index + all, and the catalogs (14 = 13 locales + their index).
-        #expect(r.stdout.contains("published version 1: 170 added, 0 changed, 0 removed"), "\(r.stdout)")
+        #expect(r.stdout.contains("published version 1: 174 added, 0 changed, 0 removed"), "\(r.stdout)")
 
         let m = try Harness.verifyPublished(dir + "/public")
         #expect(m.version == 1)
         #expect(m.schemaVersion == Manifest.unsignedSchemaVersion, "an unsigned publish stays readable by clients from before signing")
         #expect(m.createdAt == Date(timeIntervalSince1970: 1_700_000_000))
         #expect(m.sourceRevision == "test")
-        #expect(m.entries.count == 170)
+        #expect(m.entries.count == 174)
         #expect(m.entries.filter { $0.path.hasPrefix("sonnets/") }.count == 156)
-        #expect(m.entries.allSatisfy { $0.contentType == "application/x-plist" })
+        #expect(m.entries.filter { $0.contentType != "application/x-plist" }.map(\.path) == ["images/quill.png"])
 
         func object(_ path: String) throws -> PlistValue {
             let e = try #require(m.entry(path))
@@ -55,7 +55,7 @@ struct BuilderTests {
         // The JSON mirror says the same as the binary manifest.
         let json = try JSONPlist.decode(try FileIO.read(dir + "/public/manifest.json"))
         #expect(json["version"] == .int(1))
-        #expect(json["entries"]?.arrayValue?.count == 170)
+        #expect(json["entries"]?.arrayValue?.count == 174)
         // gzip variants exist only where smaller.
         for e in m.entries { if let g = e.gzipSize { #expect(g < e.size) } }
     }

@@ -11,7 +11,9 @@ enum DeltaBuilderFixture {
         let artifacts = try entries.map { path, value in
             let bytes = BinaryPlist.encode(value)
             let gzip = try Gzip.compress(bytes)
-            return Artifact(path: path, bytes: bytes, sha256: ContentHash.sha256Hex(bytes), gzip: gzip.count < bytes.count ? gzip : nil)
+            var artifact = Artifact(path: path, bytes: bytes, sha256: ContentHash.sha256Hex(bytes))
+            artifact.gzip = gzip.count < bytes.count ? gzip : nil
+            return artifact
         }
         let session = try PublishSession(root: root)
         try session.writeObjects(artifacts)

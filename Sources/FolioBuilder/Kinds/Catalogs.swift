@@ -92,38 +92,34 @@ package enum CatalogSources {
         return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
     }
 
-    package static func isDirectory(_ path: String) -> Bool {
-        var isDir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
-    }
-
-    /// Reads every catalog file; problems with names and places become diagnostics.
-    package static func load(contentDir: String, into diags: inout Diagnostics) throws -> [CatalogSourceFile] {
+    /// Reads the catalog files under `catalogs/`: multi-locale files (.xcstrings, XLIFF) at the
+    /// top, single-locale ones in a locale folder; problems with names and places become diagnostics.
+    package static func load(_ sources: [SourceFile], contentDir: String, into diags: inout Diagnostics) throws -> [CatalogSourceFile] {
         let root = contentDir + "/" + folder
-        guard isDirectory(root) else { return [] }
         var files: [CatalogSourceFile] = []
-        for name in try FileIO.list(root).sorted() where !name.hasPrefix(".") && name != "README.md" {
-            let path = root + "/" + name
-            if isDirectory(path) {
-                let folderName = name.hasSuffix(".lproj") ? String(name.dropLast(6)) : name
+        var badFolders = Set<String>()
+        for source in sources {
+            let parts = source.relativePath.split(separator: "/").dropFirst().map(String.init)
+            let name = parts.last ?? ""
+            if parts.count == 2 {
+                let folderName = parts[0].hasSuffix(".lproj") ? String(parts[0].dropLast(6)) : parts[0]
                 guard let tag = LocaleTag(folderName) else {
-                    diags.error(path, 1, 1, "'\(name)' is not a locale: name locale folders with a BCP 47 tag or POSIX locale, like fr, pt-BR, pt_BR, zh-Hans or sr@latin")
-                    continue
-                }
-                for inner in try FileIO.list(path).sorted() where !inner.hasPrefix(".") {
-                    let innerPath = path + "/" + inner
-                    guard let format = CatalogFormat(fileName: inner), !format.isMultiLocale, !isDirectory(innerPath) else {
-                        diags.error(innerPath, 1, 1, "unexpected file in a locale folder: expected <Table>.strings, <Table>.stringsdict or <Table>.po (.xcstrings and XLIFF files go directly in \(root))")
-                        continue
+                    if badFolders.insert(parts[0]).inserted {
+                        diags.error(root + "/" + parts[0], 1, 1, "'\(parts[0])' is not a locale: name locale folders with a BCP 47 tag or POSIX locale, like fr, pt-BR, pt_BR, zh-Hans or sr@latin")
                     }
-                    try add(innerPath, inner, format, tag)
-                }
-            } else {
-                guard let format = CatalogFormat(fileName: name), format.isMultiLocale else {
-                    diags.error(path, 1, 1, "unexpected file in \(root): only .xcstrings and XLIFF (.xliff, .xlf) files sit here; .strings, .stringsdict and .po files go in a locale folder such as \(root)/fr/")
                     continue
                 }
-                try add(path, name, format, nil)
+                guard let format = CatalogFormat(fileName: name), !format.isMultiLocale else {
+                    diags.error(source.fullPath, 1, 1, "unexpected file in a locale folder: expected <Table>.strings, <Table>.stringsdict or <Table>.po (.xcstrings and XLIFF files go directly in \(root))")
+                    continue
+                }
+                try add(source.fullPath, name, format, tag)
+            } else {
+                guard parts.count == 1, let format = CatalogFormat(fileName: name), format.isMultiLocale else {
+                    diags.error(source.fullPath, 1, 1, "unexpected file in \(root): only .xcstrings and XLIFF (.xliff, .xlf) files sit here; .strings, .stringsdict and .po files go in a locale folder such as \(root)/fr/")
+                    continue
+                }
+                try add(source.fullPath, name, format, nil)
             }
         }
         func add(_ path: String, _ name: String, _ format: CatalogFormat, _ locale: LocaleTag?) throws {

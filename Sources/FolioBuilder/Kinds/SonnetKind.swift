@@ -1,6 +1,7 @@
 import FolioLocalization
 import FolioPlist
 import FolioPublished
+import FolioSupport
 
 /// One sonnet as authored in `content/sonnets/NNN.txt`.
 package struct Sonnet: Sendable, Equatable {
@@ -110,4 +111,46 @@ package enum SonnetSource {
 package func threeDigits(_ n: Int) -> String {
     let digits = String(n)
     return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+}
+
+/// `content/sonnets/NNN.txt`: each sonnet as `sonnets/NNN.plist`, with the light
+/// `sonnets/index.plist` and the whole collection in `sonnets/all.plist`.
+package struct SonnetKind: ContentKind {
+    package static let folder = "sonnets"
+    package var name: String { "sonnet" }
+
+    package init() {}
+
+    package func claims(_ file: SourceFile) -> Bool { file.topFolder == Self.folder[...] }
+
+    package func parse(_ files: [SourceFile], _ project: BuildProject, into diags: inout Diagnostics) throws -> any ParsedContent {
+        var sonnets: [Sonnet] = []
+        for file in files {
+            let stem = file.name.hasSuffix(".txt") ? String(file.name.dropLast(4)) : ""
+            guard file.relativePath.split(separator: "/").count == 2, !stem.isEmpty, stem.allSatisfy(\.isASCII),
+                stem.allSatisfy(\.isNumber), let number = Int(stem), number >= 1
+            else {
+                diags.error(file.fullPath, 1, 1, "unexpected file in \(project.config.contentDir)/\(Self.folder): sonnet files are named by number, like 018.txt")
+                continue
+            }
+            if let s = SonnetSource.parse(path: file.fullPath, fileNumber: number, bytes: try file.read(), into: &diags) {
+                sonnets.append(s)
+            }
+        }
+        SonnetSource.checkSequence(sonnets, into: &diags)
+        sonnets.sort { $0.number < $1.number }
+        return CompiledContent(items(sonnets))
+    }
+
+    private func items(_ sonnets: [Sonnet]) -> [CompiledItem] {
+        guard !sonnets.isEmpty else { return [] }
+        let sources = sonnets.map(\.path)
+        var out = sonnets.map { CompiledItem(path: Self.path($0.number), plist: $0.plist, kind: name, sources: [$0.path]) }
+        out.append(CompiledItem(path: Self.folder + "/index.plist", plist: .array(sonnets.map(\.indexPlist)), kind: "index", sources: sources))
+        out.append(CompiledItem(path: Self.folder + "/all.plist", plist: .array(sonnets.map(\.plist)), kind: name, sources: sources))
+        return out
+    }
+
+    /// `sonnets/018.plist` for 18.
+    package static func path(_ number: Int) -> String { "\(folder)/\(threeDigits(number)).plist" }
 }

@@ -1,0 +1,75 @@
+import FolioBuilder
+import FolioPlist
+
+// MARK: Content readers
+
+extension FuzzTargets {
+    /// JSON content files: what reads survives the binary form, every key of the root locates, errors have positions.
+    package static func contentJSON(_ data: UnsafeRawBufferPointer) {
+        let bytes = Array(data)
+        let value = structured(bytes, .json, "content-json")
+        if case .dict(let dict)? = value {
+            for key in dict.keys.prefix(8) {
+                let pointer = "/" + key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+                readerCheck(StructuredReader.locate(pointer, in: bytes, format: .json) != nil, "content-json", "the key \(pointer) does not locate")
+            }
+        }
+    }
+
+    /// YAML content files: what reads survives the binary form, the root locates, errors have positions.
+    package static func contentYAML(_ data: UnsafeRawBufferPointer) {
+        _ = structured(Array(data), .yaml, "content-yaml")
+    }
+
+    /// TOML content files: what reads is a dictionary that survives the binary form, errors have positions.
+    package static func contentTOML(_ data: UnsafeRawBufferPointer) {
+        let value = structured(Array(data), .toml, "content-toml")
+        if let value { readerCheck(value.dictValue != nil, "content-toml", "a TOML document read as a \(value.typeName)") }
+    }
+
+    /// Markdown front matter: the body is the file's tail, the matter survives the binary form, errors have positions.
+    package static func frontMatter(_ data: UnsafeRawBufferPointer) {
+        let bytes = Array(data)
+        _ = FrontMatter.locate("", in: bytes)
+        _ = FrontMatter.locate("/title", in: bytes)
+        let document: FrontMatterDocument
+        do { document = try FrontMatter.split(bytes) } catch {
+            readerCheckError(error, "front-matter")
+            return
+        }
+        readerCheck(document.bodyLine >= 1, "front-matter", "body line \(document.bodyLine)")
+        readerCheck(bytes.reversed().starts(with: document.body.utf8.reversed()), "front-matter", "the body is not the file's tail")
+        readerCheck(document.matterFormat != nil || document.matter.isEmpty, "front-matter", "matter without a format")
+        readerRoundTrip(.dict(document.matter), "front-matter")
+    }
+
+    /// Reads `bytes` as `format`, checking the error's position or the value's binary round trip and location.
+    private static func structured(_ bytes: [UInt8], _ format: DataFormat, _ target: String) -> PlistValue? {
+        let located = StructuredReader.locate("", in: bytes, format: format)
+        _ = StructuredReader.locate("/0/a", in: bytes, format: format)
+        let value: PlistValue
+        do { value = try StructuredReader.read(bytes, format: format) } catch {
+            readerCheckError(error, target)
+            return nil
+        }
+        readerCheck(located != nil, target, "the root of a readable document does not locate")
+        readerRoundTrip(value, target)
+        return value
+    }
+
+    private static func readerRoundTrip(_ value: PlistValue, _ target: String) {
+        let again: PlistValue
+        do { again = try BinaryPlist.decode(BinaryPlist.encode(value)) } catch {
+            fatalError("fuzz invariant broken (\(target)): the binary form does not decode: \(error)")
+        }
+        readerCheck(same(value, again), target, "the binary form decodes to another value")
+    }
+
+    private static func readerCheckError(_ error: ReadError, _ target: String) {
+        readerCheck(error.line >= 1 && error.column >= 1 && !error.message.isEmpty, target, "an error without a position or message: \(error)")
+    }
+
+    private static func readerCheck(_ condition: Bool, _ target: String, _ message: @autoclosure () -> String) {
+        if !condition { fatalError("fuzz invariant broken (\(target)): \(message())") }
+    }
+}

@@ -1,0 +1,65 @@
+import FolioPlist
+import FolioPublished
+import FolioSupport
+
+/// A compiled entry before it is written: its logical path, its object's bytes and variants.
+package struct Artifact: Sendable {
+    package var path: String
+    /// The object's bytes; empty for an entry reused from the build cache (already on disk).
+    package var bytes: [UInt8]
+    package var sha256: String
+    package var gzip: [UInt8]?
+    package var contentType: String = Manifest.plistContentType
+    package var locale: String?
+    package var kind: String?
+    package var cache: Manifest.CacheHint?
+    /// Whether a gzip variant is worth trying (not for already-compressed images, audio, …).
+    package var compressible = true
+    /// The source files it was compiled from.
+    package var sources: [String] = []
+    /// Set for an entry reused from the build cache: its object and variant are on disk.
+    package var reused: Manifest.Entry?
+    /// The gzip variant on disk is damaged and must be replaced.
+    package var replaceGzip = false
+    /// For an object larger than one gzip chunk: its first chunks, already being compressed
+    /// while the rest was encoded.
+    package var gzipStream: GzipChunkStream?
+
+    package init(
+        path: String, bytes: [UInt8], sha256: String, contentType: String = Manifest.plistContentType, locale: String? = nil,
+        gzipStream: GzipChunkStream? = nil
+    ) {
+        self.path = path
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.contentType = contentType
+        self.locale = locale
+        self.gzipStream = gzipStream
+    }
+
+    /// An entry reused from the build cache.
+    package init(reusing entry: Manifest.Entry, source: String) {
+        self.init(path: entry.path, bytes: [], sha256: entry.sha256, contentType: entry.contentType, locale: entry.locale)
+        kind = entry.kind
+        cache = entry.cache
+        sources = [source]
+        reused = entry
+    }
+
+    /// The object's size.
+    package var size: Int { reused?.size ?? bytes.count }
+    /// The gzip variant's size, when there is one.
+    package var gzipSize: Int? { reused.map(\.gzipSize) ?? gzip?.count }
+    /// The object's file extension.
+    package var objectExtension: String { PublishedLayout.objectExtension(forPath: path) }
+
+    /// Its manifest entry.
+    package var entry: Manifest.Entry {
+        Manifest.Entry(
+            path: path, sha256: sha256, size: size, gzipSize: gzipSize, contentType: contentType, locale: locale, kind: kind,
+            cache: cache)
+    }
+
+    /// Whether the build cache may record it: compiled from one file that compiles alone.
+    package var cacheable: Bool { kind == DataKind.kindName || kind == DocumentKind.kindName || kind == AssetKind.kindName }
+}

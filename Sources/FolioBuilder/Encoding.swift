@@ -1,0 +1,107 @@
+import FolioPlist
+import FolioPublished
+import FolioSupport
+
+extension Steps {
+    /// The gzip level for an object of `size` bytes: 9 for the usual small objects; above 128 KB
+    /// 6, about 3x faster for ~1% more bytes (libdeflate's 6 is still smaller than zlib's 9).
+    package static func gzipLevel(_ size: Int) -> Int32 { size > 128 * 1024 ? 6 : 9 }
+
+    /// Every item's object bytes and hash, on all cores, with the project file's cache policy.
+    /// A large plist's first gzip chunks are compressed on another core while the rest of it is
+    /// encoded.
+    package static func encode(_ items: [CompiledItem], _ project: BuildProject) -> [Artifact] {
+        let contentDir = project.config.contentDir
+        return Parallel.map(items) { item in
+            var a = artifact(item)
+            a.kind = item.kind
+            a.locale = item.locale
+            a.sources = item.sources
+            let source = item.sources.count == 1 ? IndexBuilder.relative(item.sources[0], contentDir) : item.path
+            a.cache = project.file.cache(for: source, item.path)
+            return a
+        }
+    }
+
+    private static func artifact(_ item: CompiledItem) -> Artifact {
+        switch item.body {
+        case .reused(let entry):
+            return Artifact(reusing: entry, source: item.sources.first ?? "")
+        case .bytes(let bytes, let compressible):
+            var a = Artifact(path: item.path, bytes: bytes, sha256: ContentHash.sha256Hex(bytes), contentType: item.contentType)
+            a.compressible = compressible
+            return a
+        case .plist(let value):
+            var stream: GzipChunkStream?
+            let bytes = BinaryPlist.encode(value, chunkSize: Gzip.chunkSize) { chunk in
+                // Only objects larger than a chunk get here, so the level is the large one.
+                if stream == nil { stream = GzipChunkStream(level: gzipLevel(Gzip.chunkSize + 1)) }
+                stream?.submit(Array(chunk))
+            }
+            return Artifact(path: item.path, bytes: bytes, sha256: ContentHash.sha256Hex(bytes), gzipStream: stream)
+        }
+    }
+
+    /// Adds each object's gzip variant (when compressible and smaller), compressing on all cores.
+    ///
+    /// An object already published keeps its gzip variant: the manifest must describe the bytes on
+    /// disk (another compressor or level would compress differently), and it saves the work.
+    /// One that does not inflate to the object (damaged on disk) is compressed again and replaced.
+    package static func compress(_ artifacts: [Artifact], root: String) throws(GzipError) -> [Artifact] {
+        let work = artifacts.map { a in
+            (a.reused == nil && a.compressible ? a.bytes : nil, PublishedLayout.path(root, PublishedLayout.gzipObject(a.sha256, ext: a.objectExtension)), a.gzipStream)
+        }
+        let compressed = Parallel.map(work) { bytes, gzPath, stream in
+            guard let bytes else {
+                stream?.cancel()
+                return Result<(gz: [UInt8], replace: Bool)?, GzipError>.success(nil)
+            }
+            let existing = try? FileIO.read(gzPath)
+            if let existing, (try? Gzip.decompress(existing, maxSize: bytes.count)) == bytes {
+                stream?.cancel()
+                return .success((existing, false))
+            }
+            return Result { () throws(GzipError) in
+                if let stream { return (try stream.finish(bytes), existing != nil) }
+                return (try Gzip.compress(bytes, level: gzipLevel(bytes.count)), existing != nil)
+            }
+        }
+        var artifacts = artifacts
+        for i in artifacts.indices {
+            if let (gz, replace) = try compressed[i].get() {
+                artifacts[i].gzip = gz.count < artifacts[i].bytes.count ? gz : nil
+                artifacts[i].replaceGzip = replace
+            }
+            artifacts[i].gzipStream = nil
+        }
+        return artifacts
+    }
+}
+
+/// The logical paths a build publishes: each from one source, none differing from another
+/// only in case (they would collide on a case-insensitive file system or CDN).
+package enum LogicalPaths {
+    package static func check(_ items: [CompiledItem], into diags: inout Diagnostics) {
+        var exact: [String: CompiledItem] = [:]
+        var folded: [String: CompiledItem] = [:]
+        for item in items {
+            let from = item.sources.count == 1 ? item.sources[0] : item.path
+            if let other = exact[item.path] {
+                let was = other.sources.count == 1 ? other.sources[0] : other.path
+                diags.error(from, 1, 1, "\(from) and \(was) both publish \(item.path); keep one of them (or rename one)")
+                continue
+            }
+            exact[item.path] = item
+            let key = item.path.lowercased()
+            if let other = folded[key] {
+                let was = other.sources.count == 1 ? other.sources[0] : other.path
+                diags.error(from, 1, 1, "\(item.path) and \(other.path) (from \(was)) differ only in case; rename one, as case-insensitive file systems and CDNs would mix them up")
+                continue
+            }
+            folded[key] = item
+            if !Manifest.isValidPath(item.path) {
+                diags.error(from, 1, 1, "\(item.path) cannot be a published path (an empty, hidden or control-character segment); rename the file")
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import FolioPlist
+import FolioPublished
+import FolioSupport
+
+/// One file found under the content directory, not yet read.
+package struct SourceFile: Sendable, Equatable {
+    /// Its path under the content directory, with `/` separators (`home/featured.json`).
+    package var relativePath: String
+    /// Its path as opened (the content directory joined with `relativePath`).
+    package var fullPath: String
+    package var stamp: FileStamp
+
+    /// Its bytes.
+    package func read() throws -> [UInt8] { try FileIO.read(fullPath) }
+    /// The file name, after the last `/`.
+    package var name: Substring { relativePath.split(separator: "/").last ?? "" }
+    /// The first folder of its path (`sonnets` for `sonnets/018.txt`), nil at the top level.
+    package var topFolder: Substring? {
+        relativePath.contains("/") ? relativePath.prefix { $0 != "/" } : nil
+    }
+}
+
+/// What a kind compiles one or more sources to: a property list or bytes published as they are.
+package struct CompiledItem: Sendable {
+    package enum Body: Sendable {
+        case plist(PlistValue)
+        case bytes([UInt8], compressible: Bool)
+        /// Unchanged since the last publish: its entry, from the build cache.
+        case reused(Manifest.Entry)
+    }
+
+    /// The logical path in the manifest.
+    package var path: String
+    package var body: Body
+    package var contentType: String
+    package var kind: String
+    package var locale: String?
+    /// The source files it came from (the build cache keys on them).
+    package var sources: [String]
+
+    package init(path: String, plist: PlistValue, kind: String, locale: String? = nil, sources: [String]) {
+        self.path = path
+        self.body = .plist(plist)
+        self.contentType = Manifest.plistContentType
+        self.kind = kind
+        self.locale = locale
+        self.sources = sources
+    }
+
+    package init(path: String, bytes: [UInt8], contentType: String, compressible: Bool, kind: String, sources: [String]) {
+        self.path = path
+        self.body = .bytes(bytes, compressible: compressible)
+        self.contentType = contentType
+        self.kind = kind
+        self.sources = sources
+    }
+
+    /// An entry reused from the build cache, unchanged since the last publish.
+    package init(reusing entry: Manifest.Entry, source: String) {
+        self.path = entry.path
+        self.body = .reused(entry)
+        self.contentType = entry.contentType
+        self.kind = entry.kind ?? ""
+        self.sources = [source]
+    }
+
+    /// The property list it holds, if any.
+    package var plist: PlistValue? {
+        if case .plist(let value) = body { return value }
+        return nil
+    }
+}
+
+/// What a kind parsed: checks that may run while everything is encoded, and what to publish.
+package protocol ParsedContent: Sendable {
+    /// Checks that do not change the output (a catalog's format checks), run beside encoding.
+    func check() -> Diagnostics
+    /// The items to publish (published only when no kind found an error).
+    func compile() -> [CompiledItem]
+}
+
+/// One kind of content: which files it claims, and how it parses and compiles them.
+package protocol ContentKind: Sendable {
+    /// The kind's name, as manifest entries and `folio ls` show it.
+    var name: String { get }
+    /// Whether this kind compiles `file`; the first kind in the registry that claims a file gets it.
+    func claims(_ file: SourceFile) -> Bool
+    /// Reads and parses the files it claimed (possibly none); problems go to `diags`.
+    func parse(_ files: [SourceFile], _ project: BuildProject, into diags: inout Diagnostics) throws -> any ParsedContent
+}
+
+/// Parsed content with nothing to check beyond parsing.
+package struct CompiledContent: ParsedContent {
+    package var items: [CompiledItem]
+    package init(_ items: [CompiledItem]) { self.items = items }
+    package func check() -> Diagnostics { Diagnostics() }
+    package func compile() -> [CompiledItem] { items }
+}
+
+/// What every kind may consult: the configuration and the project file.
+package struct BuildProject: Sendable {
+    package var config: BuildConfiguration
+    package var file: ProjectFile
+    /// The build cache of the last publish, for kinds that compile one file at a time.
+    package var cache: BuildCache
+
+    package init(config: BuildConfiguration, file: ProjectFile = ProjectFile(), cache: BuildCache = BuildCache()) {
+        self.config = config
+        self.file = file
+        self.cache = cache
+    }
+}
+
+/// The kinds a build is made of, in the order they claim files.
+package struct KindRegistry: Sendable {
+    package var kinds: [any ContentKind]
+
+    /// Sonnets and catalogs own their folders; structured data and documents claim by extension;
+    /// assets take every other file.
+    package static let standard = KindRegistry(kinds: [
+        SonnetKind(), CatalogKind(), DataKind(), DocumentKind(), AssetKind(),
+    ])
+
+    /// `files` grouped by the kind that claims each, in registry order.
+    package func assign(_ files: [SourceFile]) -> [[SourceFile]] {
+        var groups = Array(repeating: [SourceFile](), count: kinds.count)
+        for file in files {
+            if let i = kinds.firstIndex(where: { $0.claims(file) }) { groups[i].append(file) }
+        }
+        return groups
+    }
+}

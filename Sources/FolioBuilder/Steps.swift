@@ -1,0 +1,98 @@
+import FolioPlist
+import FolioPublished
+import FolioSupport
+import Foundation
+
+/// The steps of the build, in the order ``Pipeline/make(_:)`` lists them.
+package enum Steps {
+    /// Reads the project file and `.folioignore`, finds every source file, and loads the build cache.
+    package static func load(_ ctx: inout BuildContext) throws {
+        let dir = ctx.config.contentDir
+        guard FileIO.exists(dir) else { throw BuildError("content directory \(dir) does not exist; pass --content DIR") }
+        let project = try ProjectFile.load(contentDir: dir, into: &ctx.diagnostics)
+        var ignore = IgnoreRules()
+        let ignorePath = dir + "/" + ContentTree.ignoreFile
+        if FileIO.exists(ignorePath) {
+            ignore = IgnoreRules(text: String(decoding: try FileIO.read(ignorePath), as: UTF8.self), path: ignorePath, into: &ctx.diagnostics)
+        }
+        let files = try ContentTree.walk(root: dir, ignore: ignore, maxFileSize: ctx.config.maxFileSize, into: &ctx.diagnostics)
+        ctx.sources = files.filter { !project.schemaFiles.contains($0.relativePath) }
+        let cache = BuildCache.load(root: ctx.config.outputDir, key: project.fingerprint)
+        ctx.project = BuildProject(config: ctx.config, file: project, cache: cache)
+    }
+
+    /// Each kind parses the files it claims and compiles what it will publish, with the project
+    /// file's indexes; when anything is wrong, every kind's checks run too (one run reports
+    /// every problem) and the build stops.
+    package static func parse(_ ctx: inout BuildContext) throws {
+        let registry = KindRegistry.standard
+        for (kind, files) in zip(registry.kinds, registry.assign(ctx.sources)) {
+            ctx.parsed.append(try kind.parse(files, ctx.project, into: &ctx.diagnostics))
+        }
+        // Compiled even after an error, so that colliding paths are reported in the same run.
+        ctx.items = ctx.parsed.flatMap { $0.compile() }
+        ctx.items += IndexBuilder.build(
+            ctx.project.file.indexes, items: ctx.items, contentDir: ctx.config.contentDir, root: ctx.config.outputDir,
+            into: &ctx.diagnostics)
+        LogicalPaths.check(ctx.items, into: &ctx.diagnostics)
+        if ctx.diagnostics.errorCount > 0 {
+            for parsed in ctx.parsed { ctx.diagnostics.append(parsed.check()) }
+            throw ValidationFailed(errors: ctx.diagnostics.errorCount)
+        }
+    }
+
+    /// Runs the kinds' checks (catalog formats and plurals) and, at the same time, encodes and
+    /// compresses every object: the bytes do not depend on the checks, which only decide
+    /// whether to publish.
+    package static func checkAndCompile(_ ctx: inout BuildContext) throws {
+        let (parsed, items, project, root) = (ctx.parsed, ctx.items, ctx.project, ctx.config.outputDir)
+        let (found, artifacts) = Parallel.both(
+            {
+                var all = Diagnostics()
+                for p in parsed { all.append(p.check()) }
+                return all
+            },
+            { Result { () throws(GzipError) in try compress(encode(items, project), root: root) } })
+        ctx.diagnostics.append(found)
+        if ctx.diagnostics.errorCount > 0 { throw ValidationFailed(errors: ctx.diagnostics.errorCount) }
+        ctx.artifacts = try artifacts.get()
+    }
+
+    package static func writeObjects(_ ctx: inout BuildContext) throws {
+        let session = try PublishSession(root: ctx.config.outputDir)
+        try session.writeObjects(ctx.artifacts)
+        ctx.session = session
+    }
+
+    /// Signs (when configured) and publishes the manifest, then records the build cache.
+    package static func writeManifest(_ ctx: inout BuildContext) throws {
+        guard let session = ctx.session else { return }
+        ctx.result = try session.publish(
+            ctx.artifacts, createdAt: try ctx.config.creationDate(),
+            sourceRevision: ctx.config.resolvedSourceRevision(), notice: ctx.config.notice, reproducible: ctx.config.isReproducible,
+            signing: ctx.config.signing, deltaHistory: ctx.config.deltaHistory)
+        try BuildCache.save(root: ctx.config.outputDir, key: ctx.project.file.fingerprint, sources: ctx.sources, artifacts: ctx.artifacts)
+    }
+
+    /// Writes the seed archive an app bundles (`--seed`, with `--seed-include`).
+    package static func writeSeed(_ ctx: inout BuildContext) throws {
+        guard let path = ctx.config.seedPath else { return }
+        let changed: Bool
+        do { changed = try SeedWriter.write(root: ctx.config.outputDir, to: path, include: ctx.config.seedInclude) } catch {
+            throw BuildError("cannot write the seed \(path): \(error)")
+        }
+        if !ctx.config.quiet { print(changed ? "seed: wrote \(path)" : "seed: \(path) is up to date") }
+    }
+
+    /// Tells each cache tier of `--notify` that a new version exists; a tier that cannot be told
+    /// still finds it once its manifest goes stale, so a failure is a warning.
+    package static func notify(_ ctx: inout BuildContext) throws {
+        for url in ctx.config.notify {
+            if let problem = EdgeNotifier.notify(url) {
+                printErr("folio-build: warning: could not notify \(url): \(problem); it serves the new version once its manifest goes stale")
+            } else if !ctx.config.quiet {
+                print("notified \(url)")
+            }
+        }
+    }
+}
