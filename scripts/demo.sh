@@ -56,6 +56,17 @@ folio sync --force --json
 step "folio read sonnet 18"
 folio read sonnet 18 --verbose
 
+step "app content: structured data, a Markdown article, an index and an image (folio ls)"
+folio ls
+step "folio show app/home.plist (from content/app/home.yaml, checked by its schema)"
+folio show app/home.plist
+step "folio show articles/index.plist (the project file's light index, newest first)"
+folio show articles/index.plist --json
+step "the image: its own type and cache policy, served with Range"
+curl -sS -D - -o /dev/null -r 0-15 "$url/content/images/quill.png"
+folio get images/quill.png -o "$work/quill.png"
+file "$work/quill.png" 2>/dev/null || ls -l "$work/quill.png"
+
 step "a catalog negotiated from Accept-Language: es-MX gets es-419 (CLDR parent)"
 curl -sS -D - -o /dev/null -H 'Accept-Language: es-MX, en;q=0.5' -H 'Accept-Encoding: gzip' "$url/content/catalogs/Localizable.plist"
 

@@ -120,7 +120,7 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         let view = try await resolveView(options, refresh: !offline)
         if verbose { FileHandle.standardError.write(Data("folio: \(view.describe)\n".utf8)) }
-        guard let items = try view.plist(SonnetPaths.index).arrayValue else {
+        guard let items = try view.plist(Poem.indexPath).arrayValue else {
             throw CLIError("sonnets/index.plist is not an array")
         }
         for item in items {
@@ -167,7 +167,7 @@ struct ReadCommand: AsyncParsableCommand {
         if verbose {
             FileHandle.standardError.write(Data("folio: \(labels.origin(view, edge: options.edgeURL))\nfolio: \(view.describe)\n".utf8))
         }
-        let path = SonnetPaths.sonnet(n)
+        let path = Poem.path(n)
         guard view.manifest.entry(path) != nil else {
             throw CLIError("\(labels.text("error.notFound", .int(Int64(n)))) (version \(view.manifest.version); `folio list sonnets` shows them all)")
         }
@@ -181,6 +181,14 @@ struct ReadCommand: AsyncParsableCommand {
 
 /// Lays a sonnet out: its numeral, a blank line, the quatrains, and the couplet indented.
 enum Poem {
+    /// The sonnets' light index, as the sonnet kind publishes it.
+    static let indexPath = "sonnets/index.plist"
+    /// `sonnets/018.plist` for 18.
+    static func path(_ number: Int) -> String {
+        let digits = String(number)
+        return "sonnets/" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + ".plist"
+    }
+
     static func layout(roman: String, lines: [String]) -> String {
         var out = "\(roman)\n\n"
         for (i, line) in lines.enumerated() {
@@ -196,7 +204,8 @@ struct ShowCommand: AsyncParsableCommand {
         commandName: "show", abstract: "Print an entry (a logical path) or a plist file as readable text.")
 
     @OptionGroup var options: ClientOptions
-    @Argument(help: "A logical path such as sonnets/018.plist, or a plist file.") var path: String
+    @Argument(help: "A logical path such as sonnets/018.plist or images/hero.png (an asset: its metadata), or a plist file.")
+    var path: String
     @Flag(help: "Print JSON.") var json = false
     @Flag(help: "Say where the data came from.") var verbose = false
     @Flag(help: "Read only what is on disk (cache or seed).") var offline = false
@@ -208,12 +217,23 @@ struct ShowCommand: AsyncParsableCommand {
         } else {
             let view = try await resolveView(options, refresh: !offline)
             if verbose { FileHandle.standardError.write(Data("folio: \(view.describe)\n".utf8)) }
+            let entry = try view.entry(path)
+            guard entry.isPlist else { return try showMetadata(ContentEntry(entry)) }
             value = try view.plist(path)
         }
         if json {
             FileHandle.standardOutput.write(Data(try mapError(path) { () throws(PlistError) in try JSONPlist.encode(value) }))
         } else {
             FileHandle.standardOutput.write(Data(value.readableText.utf8))
+        }
+    }
+
+    /// An asset's metadata (its bytes are `folio get`'s): aligned lines, or the `folio ls --json` object.
+    private func showMetadata(_ entry: ContentEntry) throws {
+        if json {
+            FileHandle.standardOutput.write(Data(try mapError(path) { () throws(PlistError) in try JSONPlist.encode(entry.json) }))
+        } else {
+            FileHandle.standardOutput.write(Data(entry.metadataText.utf8))
         }
     }
 }
@@ -239,7 +259,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         var lines = ["edge:        \(options.edgeURL)", "cache:       \(cache.dir) (\(cache.sizeOnDisk()) bytes)"]
         if let held {
-            let maxAge = held.manifest.cacheHint("manifest").maxAge
+            let maxAge = held.manifest.freshnessLifetime
             let age = Int(Date().timeIntervalSince(held.state.validatedAt))
             let fresh = age < maxAge
             d["version"] = .int(Int64(held.state.version))

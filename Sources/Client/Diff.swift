@@ -113,6 +113,15 @@ struct ContentDiff {
         var truncated: Bool
         /// For sonnets: a line diff (" ", "-", "+" prefixed lines).
         var lineDiff: [String]?
+        /// For assets: compared by their manifest entries, not their bytes.
+        var asset: AssetChange? = nil
+    }
+
+    /// What changed in an asset: its (new) content type and its sizes.
+    struct AssetChange {
+        var contentType: String
+        var oldSize: Int
+        var newSize: Int
     }
 
     var from: (label: String, version: Int)
@@ -136,23 +145,63 @@ struct ContentDiff {
         diff.added = b.manifest.entries.filter { old[$0.path] == nil }
         diff.removed = a.manifest.entries.filter { new[$0.path] == nil }
         for e in b.manifest.entries {
-            guard let o = old[e.path], o.sha256 != e.sha256 else { continue }
-            let before = try await a.load(o)
-            let after = try await b.load(e)
-            var changes: [Change] = []
-            var truncated = false
-            var lineDiff: [String]?
-            if let x = try? BinaryPlist.decode(before), let y = try? BinaryPlist.decode(after) {
-                walk(x, y, "", into: &changes, truncated: &truncated)
-                if let l1 = x["lines"]?.arrayValue?.compactMap(\.stringValue), let l2 = y["lines"]?.arrayValue?.compactMap(\.stringValue) {
-                    lineDiff = LineDiff.diff(l1, l2)
-                }
+            guard let o = old[e.path], o != e else { continue }
+            if o.sha256 == e.sha256 {
+                // Same bytes, other metadata (a new cache policy, kind or content type).
+                var c = Changed(path: e.path, oldSHA: o.sha256, newSHA: e.sha256, changes: metadata(o, e), truncated: false, lineDiff: nil)
+                if !e.isPlist { c.asset = AssetChange(contentType: e.contentType, oldSize: o.size, newSize: e.size) }
+                if !c.changes.isEmpty { diff.changed.append(c) }
+            } else if o.isPlist, e.isPlist {
+                var c = try await structured(o, e, a, b)
+                c.changes = metadata(o, e) + c.changes
+                diff.changed.append(c)
             } else {
-                changes.append(Change(keyPath: "(bytes)", old: .string("\(before.count) bytes"), new: .string("\(after.count) bytes")))
+                diff.changed.append(asset(o, e))
             }
-            diff.changed.append(Changed(path: e.path, oldSHA: o.sha256, newSHA: e.sha256, changes: changes, truncated: truncated, lineDiff: lineDiff))
         }
         return diff
+    }
+
+    /// Changes of an entry's manifest metadata: content type, kind, cache policy.
+    static func metadata(_ o: Manifest.Entry, _ e: Manifest.Entry) -> [Change] {
+        var changes: [Change] = []
+        if o.contentType != e.contentType {
+            changes.append(Change(keyPath: "(content type)", old: .string(o.contentType), new: .string(e.contentType)))
+        }
+        if o.kind != e.kind { changes.append(Change(keyPath: "(kind)", old: o.kind.map { .string($0) }, new: e.kind.map { .string($0) })) }
+        if o.cache != e.cache {
+            changes.append(Change(keyPath: "(cache)", old: o.cache.map { .string($0.cacheControl) }, new: e.cache.map { .string($0.cacheControl) }))
+        }
+        return changes
+    }
+
+    /// A structured entry's value-level changes (and a line diff for sonnets).
+    static func structured(_ o: Manifest.Entry, _ e: Manifest.Entry, _ a: DiffSide, _ b: DiffSide) async throws -> Changed {
+        let before = try await a.load(o)
+        let after = try await b.load(e)
+        var changes: [Change] = []
+        var truncated = false
+        var lineDiff: [String]?
+        if let x = try? BinaryPlist.decode(before), let y = try? BinaryPlist.decode(after) {
+            walk(x, y, "", into: &changes, truncated: &truncated)
+            if let l1 = x["lines"]?.arrayValue?.compactMap(\.stringValue), let l2 = y["lines"]?.arrayValue?.compactMap(\.stringValue) {
+                lineDiff = LineDiff.diff(l1, l2)
+            }
+        } else {
+            changes.append(Change(keyPath: "(bytes)", old: .string("\(before.count) bytes"), new: .string("\(after.count) bytes")))
+        }
+        return Changed(path: e.path, oldSHA: o.sha256, newSHA: e.sha256, changes: changes, truncated: truncated, lineDiff: lineDiff)
+    }
+
+    /// An asset's (or a kind change's) changes from the manifests alone: content type, size and
+    /// SHA-256; its bytes are not fetched.
+    static func asset(_ o: Manifest.Entry, _ e: Manifest.Entry) -> Changed {
+        var changes = metadata(o, e)
+        if o.size != e.size { changes.append(Change(keyPath: "(size)", old: .int(Int64(o.size)), new: .int(Int64(e.size)))) }
+        changes.append(Change(keyPath: "(sha256)", old: .string(o.sha256), new: .string(e.sha256)))
+        var c = Changed(path: e.path, oldSHA: o.sha256, newSHA: e.sha256, changes: changes, truncated: false, lineDiff: nil)
+        c.asset = AssetChange(contentType: e.contentType, oldSize: o.size, newSize: e.size)
+        return c
     }
 
     /// Records every differing key path (`lines[3]`, `entries[2].sha256`, …).
@@ -205,8 +254,9 @@ struct ContentDiff {
         for e in added { out += "+ \(e.path)\n" }
         for e in removed { out += "- \(e.path)\n" }
         for c in changed {
-            out += "~ \(c.path)\n"
+            out += "~ \(c.path)" + (c.asset.map { " (asset, \($0.contentType))" } ?? "") + "\n"
             if let lines = c.lineDiff {
+                for ch in c.changes where ch.keyPath.hasPrefix("(") { out += "    \(ch.keyPath): \(Self.short(ch.old)) → \(Self.short(ch.new))\n" }
                 for l in lines { out += "    \(l)\n" }
             } else {
                 for ch in c.changes { out += "    \(ch.keyPath): \(Self.short(ch.old)) → \(Self.short(ch.new))\n" }
@@ -231,8 +281,11 @@ struct ContentDiff {
         if !added.isEmpty { blocks.append("**Added:** " + added.map { "`\($0.path)`" }.joined(separator: ", ") + "\n\n") }
         if !removed.isEmpty { blocks.append("**Removed:** " + removed.map { "`\($0.path)`" }.joined(separator: ", ") + "\n\n") }
         for c in changed {
-            var b = "<details><summary><code>\(c.path)</code></summary>\n\n"
+            var b = "<details><summary><code>\(c.path)</code>" + (c.asset.map { " (asset, \($0.contentType))" } ?? "") + "</summary>\n\n"
             if let lines = c.lineDiff {
+                for ch in c.changes where ch.keyPath.hasPrefix("(") {
+                    b += "- `\(ch.keyPath)`: \(Self.short(ch.old)) → \(Self.short(ch.new))\n\n"
+                }
                 b += "```diff\n" + lines.joined(separator: "\n") + "\n```\n"
             } else {
                 b += "| key path | before | after |\n|---|---|---|\n"
@@ -264,7 +317,13 @@ struct ContentDiff {
     }
 
     func json() -> PlistValue {
-        func entry(_ e: Manifest.Entry) -> PlistValue { .dict(["path": .string(e.path), "sha256": .string(e.sha256), "size": .int(Int64(e.size))]) }
+        func entry(_ e: Manifest.Entry) -> PlistValue {
+            var d: [String: PlistValue] = [
+                "path": .string(e.path), "sha256": .string(e.sha256), "size": .int(Int64(e.size)), "contentType": .string(e.contentType),
+            ]
+            if let kind = e.kind { d["kind"] = .string(kind) }
+            return .dict(d)
+        }
         return .dict([
             "from": .dict(["label": .string(from.label), "version": .int(Int64(from.version))]),
             "to": .dict(["label": .string(to.label), "version": .int(Int64(to.version))]),
@@ -283,6 +342,12 @@ struct ContentDiff {
                     "truncated": .bool(c.truncated),
                 ]
                 if let l = c.lineDiff { d["lineDiff"] = .array(l.map { .string($0) }) }
+                if let asset = c.asset {
+                    d["kind"] = .string("asset")
+                    d["contentType"] = .string(asset.contentType)
+                    d["oldSize"] = .int(Int64(asset.oldSize))
+                    d["newSize"] = .int(Int64(asset.newSize))
+                }
                 return .dict(d)
             }),
         ])

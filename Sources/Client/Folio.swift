@@ -8,7 +8,7 @@ struct Folio: AsyncParsableCommand {
         commandName: "folio",
         abstract: "Read, sync and compare Folio content.",
         subcommands: [
-            SyncCommand.self, ListCommand.self, ReadCommand.self, ShowCommand.self, StatusCommand.self,
+            SyncCommand.self, ListCommand.self, LsCommand.self, ReadCommand.self, ShowCommand.self, GetCommand.self, StatusCommand.self,
             DiffCommand.self, StringsCommand.self, PlistCommand.self, KeysCommand.self,
         ])
 

@@ -103,19 +103,39 @@ public final class FolioStore: Sendable {
         try requireView().manifest.entries.map(\.path)
     }
 
-    /// The bytes of a logical path, verified against the manifest.
+    /// The entries of the current version under `prefix`, sorted by path.
+    ///
+    /// The prefix matches whole path segments: `articles` and `articles/` both list
+    /// `articles/intro.plist` (but not `articles-old/…`); a full path lists just that entry, and
+    /// the empty prefix lists everything.
+    public func entries(prefix: String = "") throws(FolioError) -> [ContentEntry] {
+        try requireView().manifest.entries.filter { ContentEntry.path($0.path, isUnder: prefix) }.map(ContentEntry.init)
+    }
+
+    /// The entry at a logical path; throws `entryNotFound` when the current version has none.
+    public func entry(at path: String) throws(FolioError) -> ContentEntry {
+        ContentEntry(try requireView().entry(path))
+    }
+
+    /// The bytes of a logical path of any kind (an asset's file, a structured entry's binary
+    /// plist), verified against the manifest.
     public func data(at path: String) throws(FolioError) -> Data {
         Data(try requireView().bytes(path))
     }
 
-    /// The property list at a logical path.
+    /// The property list at a logical path; throws `invalidContent` for an asset.
     public func plist(at path: String) throws(FolioError) -> PlistValue {
-        try requireView().plist(path)
+        let view = try requireView()
+        _ = try view.plistEntry(path)
+        return try view.plist(path)
     }
 
-    /// The property list at a logical path, decoded into `type`.
+    /// The property list at a logical path (data, a document, a catalog, an index), decoded
+    /// into `type`; throws `invalidContent` for an asset or a value that does not fit `type`.
     public func decode<T: Decodable>(_ type: T.Type, at path: String, decoder: PlistDecoder = PlistDecoder()) throws(FolioError) -> T {
-        let bytes = try requireView().bytes(path)
+        let view = try requireView()
+        _ = try view.plistEntry(path)
+        let bytes = try view.bytes(path)
         do { return try decoder.decode(type, from: bytes) } catch {
             throw FolioError(
                 .invalidContent, "\(path) does not decode as \(T.self): \(error)", path: path, underlying: error, hasContent: true)

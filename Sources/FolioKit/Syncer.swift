@@ -165,9 +165,9 @@ package struct Syncer {
             intact = Set(held.manifest.entries.map(\.sha256)).subtracting(bad)
         }
 
-        // Honour the cache hints: no network while the manifest is fresh.
+        // Honour the cache hints: no network while the manifest (and every entry's own policy) is fresh.
         if let held, !settings.force, damaged.isEmpty {
-            let maxAge = Double(held.manifest.cacheHint("manifest").maxAge)
+            let maxAge = Double(held.manifest.freshnessLifetime)
             let age = Date().timeIntervalSince(held.state.validatedAt)
             if age >= 0, age < maxAge {
                 report.result = .fresh
