@@ -15,12 +15,12 @@ BENCH_BUILD := .build-bench
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc -enforce-exclusivity=unchecked
 DEBUG      := .build/debug
 
-# Debian packages: build (zlib, libdeflate, libxml2, pkg-config), tests (plistutil, python3, curl,
+# Debian packages: build (zlib, libdeflate, libxml2, pkg-config, cmark-gfm for Markdown's HTML), tests (plistutil, python3, curl,
 # gettext: msgfmt writes the .mo the real-catalog tests compare lookups with),
 # and the reference programs `make bench` compares against.
-BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf
+BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf libcmark-gfm-dev libcmark-gfm-extensions-dev
 TEST_PKGS  := libplist-utils python3 curl gettext openssl
-BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd
+BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time
 
 .PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests
 
@@ -33,8 +33,18 @@ define apt_install
 	fi
 endef
 
+# PyPI packages the tests compare against: Python's jsonschema (the JSON Schema checker's
+# differential test) and PyYAML (the YAML reader's and the real data sets' comparisons).
+TEST_PY    := jsonschema:jsonschema yaml:PyYAML
+
+define pip_install
+	@missing=""; for pair in $(1); do python3 -c "import $${pair%%:*}" 2>/dev/null || missing="$$missing $${pair#*:}"; done; \
+	if [ -n "$$missing" ]; then echo "installing (pip):$$missing"; python3 -m pip install -q $$missing; fi
+endef
+
 deps:
 	$(call apt_install,$(BUILD_PKGS) $(TEST_PKGS))
+	$(call pip_install,$(TEST_PY))
 
 bench-deps: deps
 	$(call apt_install,$(BENCH_PKGS))
@@ -98,6 +108,8 @@ bench: bench-deps build publish
 	@python3 Benchmarks/catalog-bench.py $(PUBLIC) $(RELEASE)
 	@echo "== delta updates: bytes per update, deltas vs whole objects =="
 	@python3 Benchmarks/delta-bench.py $(CONTENT) $(RELEASE)
+	@echo "== content kinds: folio-build vs Hugo on 10,000 Markdown posts and 10,000 JSON files =="
+	@python3 Benchmarks/content-bench.py $(RELEASE)
 
 demo: publish
 	@BIN=$(RELEASE) PUBLIC=$(PUBLIC) scripts/demo.sh

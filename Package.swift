@@ -33,10 +33,12 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
-        .package(url: "https://github.com/JohnSundell/Ink", from: "0.6.0"),
     ],
     targets: [
         .systemLibrary(name: "CFolioSystem", path: "Shims/CFolioSystem", providers: [.apt(["zlib1g-dev", "libdeflate-dev"])]),
+        .systemLibrary(
+            name: "CCmarkGFM", path: "Shims/CCmarkGFM",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .systemLibrary(
             name: "CLibXML2", path: "Shims/CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
@@ -59,13 +61,12 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         // Internal: the builder's pipeline (load, check, compile, publish), under folio-build.
-        // Content kinds, their readers (Yams, TOMLKit), Markdown rendering (Ink) and schemas.
+        // Content kinds, their readers (Yams, TOMLKit), Markdown rendering (cmark-gfm) and schemas.
         .target(
             name: "FolioBuilder",
             dependencies: [
-                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "CCmarkGFM",
                 .product(name: "Yams", package: "Yams"), .product(name: "TOMLKit", package: "TOMLKit"),
-                .product(name: "Ink", package: "Ink"),
             ]),
         .executableTarget(
             name: "Builder",

@@ -12,7 +12,7 @@ package struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
 
 /// The problems found so far; a build with any error publishes nothing.
 package struct Diagnostics: Sendable {
-    private(set) var all: [Diagnostic] = []
+    package private(set) var all: [Diagnostic] = []
     /// `folio-build --strict`: every warning counts, and prints, as an error.
     package var strict = false
 
@@ -28,6 +28,9 @@ package struct Diagnostics: Sendable {
     package mutating func warning(_ path: String, _ line: Int, _ column: Int, _ message: String) {
         all.append(Diagnostic(path: path, line: line, column: column, severity: .warning, message: message))
     }
+
+    /// Adds one diagnostic (one reported by an earlier build, shown again).
+    package mutating func add(_ d: Diagnostic) { all.append(d) }
 
     /// Adds everything `other` found.
     package mutating func append(_ other: Diagnostics) { all += other.all }

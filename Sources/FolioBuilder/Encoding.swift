@@ -48,15 +48,14 @@ extension Steps {
     /// disk (another compressor or level would compress differently), and it saves the work.
     /// One that does not inflate to the object (damaged on disk) is compressed again and replaced.
     package static func compress(_ artifacts: [Artifact], root: String) throws(GzipError) -> [Artifact] {
-        let work = artifacts.map { a in
-            (a.reused == nil && a.compressible ? a.bytes : nil, PublishedLayout.path(root, PublishedLayout.gzipObject(a.sha256, ext: a.objectExtension)), a.gzipStream)
-        }
-        let compressed = Parallel.map(work) { bytes, gzPath, stream in
-            guard let bytes else {
+        let work = artifacts.map { a in (a.reused == nil && a.compressible ? a : nil, a.gzipStream) }
+        let compressed = Parallel.map(work) { artifact, stream in
+            guard let artifact else {
                 stream?.cancel()
                 return Result<(gz: [UInt8], replace: Bool)?, GzipError>.success(nil)
             }
-            let existing = try? FileIO.read(gzPath)
+            let bytes = artifact.bytes
+            let existing = try? FileIO.read(PublishedLayout.path(root, PublishedLayout.gzipObject(artifact.sha256, ext: artifact.objectExtension)))
             if let existing, (try? Gzip.decompress(existing, maxSize: bytes.count)) == bytes {
                 stream?.cancel()
                 return .success((existing, false))

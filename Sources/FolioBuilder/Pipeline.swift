@@ -18,6 +18,13 @@ package struct BuildContext {
     package var artifacts: [Artifact] = []
     package var session: PublishSession?
     package var result: PublishResult?
+    /// Nothing changed since the last build: the remaining steps are skipped, but for those
+    /// that run anyway (the seed, notify).
+    package var upToDate = false
+    /// When the walk of the content folder started (ns since 1970; see ``BuildCache/scannedAt``).
+    package var scannedAt: Int64 = 0
+    /// The output's lock, held by a build that stopped early (a publish holds it in `session`).
+    package var lock: Int32?
 
     package init(config: BuildConfiguration) {
         self.config = config
@@ -29,6 +36,8 @@ package struct BuildContext {
 /// One named step of the build.
 package struct Step: Sendable {
     package var name: String
+    /// Whether it runs when nothing changed (``BuildContext/upToDate``).
+    package var always = false
     package var run: @Sendable (inout BuildContext) throws -> Void
 }
 
@@ -45,8 +54,8 @@ package struct Pipeline: Sendable {
             Step(name: "write objects", run: Steps.writeObjects),
             Step(name: config.signing == nil ? "write manifest" : "sign + write manifest", run: Steps.writeManifest),
         ]
-        if config.seedPath != nil { steps.append(Step(name: "write seed", run: Steps.writeSeed)) }
-        if !config.notify.isEmpty { steps.append(Step(name: "notify", run: Steps.notify)) }
+        if config.seedPath != nil { steps.append(Step(name: "write seed", always: true, run: Steps.writeSeed)) }
+        if !config.notify.isEmpty { steps.append(Step(name: "notify", always: true, run: Steps.notify)) }
         return Pipeline(steps: steps)
     }
 
@@ -57,6 +66,10 @@ package struct Pipeline: Sendable {
         var context = BuildContext(config: config)
         let start = ContinuousClock.now
         for (i, step) in steps.enumerated() {
+            if context.upToDate && !step.always {
+                if !config.quiet { print("[\(i + 1)/\(steps.count)] \(step.name) (skipped: no source or setting changed)") }
+                continue
+            }
             let stepStart = ContinuousClock.now
             do {
                 try step.run(&context)
@@ -73,6 +86,7 @@ package struct Pipeline: Sendable {
         printDiagnostics(context.diagnostics, quiet: config.quiet)
         if let r = context.result { print(r.summary(elapsedMilliseconds: Self.milliseconds(since: start))) }
         context.session = nil  // releases the output's lock
+        if let fd = context.lock { close(fd) }
         // A process that ends right after a build need not tear down every parsed string and
         // plist (a few ms for a large catalog): the context is kept, as compilers do with
         // -disable-free.

@@ -56,10 +56,7 @@ package final class PublishSession {
         self.root = root
         try FileIO.makeDirectory(PublishedLayout.path(root, PublishedLayout.objects))
         try FileIO.makeDirectory(PublishedLayout.path(root, PublishedLayout.manifests))
-        guard let fd = try FileIO.tryLock(root + "/" + Self.lockName) else {
-            throw BuildError("another folio-build is publishing to \(root)/ right now; wait for it and run again")
-        }
-        lockFD = fd
+        lockFD = try Self.lock(root: root)
         // Temporary files left by a build that was killed are never referenced: remove them.
         for dir in [root, PublishedLayout.path(root, PublishedLayout.objects), PublishedLayout.path(root, PublishedLayout.manifests),
                     PublishedLayout.path(root, PublishedLayout.deltas)] {
@@ -74,7 +71,7 @@ package final class PublishSession {
                 current = try Manifest(bytes: bytes)
                 currentBytes = bytes
             } catch {
-                close(fd)
+                close(lockFD)
                 throw BuildError("\(manifestPath) is unreadable (\(error)); restore it from \(root)/manifests/ or delete it")
             }
         } else {
@@ -89,6 +86,14 @@ package final class PublishSession {
     }
 
     deinit { close(lockFD) }
+
+    /// Takes the output's lock (the descriptor holds it until closed); busy is an error.
+    package static func lock(root: String) throws -> Int32 {
+        guard let fd = try FileIO.tryLock(root + "/" + lockName) else {
+            throw BuildError("another folio-build is publishing to \(root)/ right now; wait for it and run again")
+        }
+        return fd
+    }
 
     /// Above this many new files one `syncfs` is cheaper than an fsync each.
     package static let perFileSyncLimit = 16
@@ -174,6 +179,8 @@ package final class PublishSession {
             result.removed = old.keys.count { !paths.contains($0) }
         }
 
+        // Nothing changed and every mirror was written after the manifest: nothing to repair.
+        if !changed, mirrorsAreCurrent(signed: manifest.expiresAt != nil, head: deltaHistory > 0) { return result }
         // The bytes served as manifest.plist: the plain manifest, or the signed one.
         let signed = changed ? signing?.sign(manifest) : nil
         let plist = changed ? (signed?.bytes ?? BinaryPlist.encode(manifest.plist)) : currentBytes ?? BinaryPlist.encode(manifest.plist)
@@ -219,6 +226,20 @@ package final class PublishSession {
         try writeMirror(gzip, to: PublishedLayout.path(root, PublishedLayout.manifestGzip))
         try writeMirror(JSONPlist.encode(Manifest.jsonMirror(plist)), to: PublishedLayout.path(root, PublishedLayout.manifestJSON))
         return result
+    }
+
+    /// Whether the mirrors of `manifest.plist` (gzip, JSON, the key list of a signed one) were
+    /// all written after it, and the head is there: a build killed between the commit point and its
+    /// mirrors leaves one older, and the next build rewrites it.
+    private func mirrorsAreCurrent(signed: Bool, head: Bool) -> Bool {
+        guard let manifest = FileStamp.read(PublishedLayout.path(root, PublishedLayout.manifest)) else { return false }
+        // The head is written just before the commit point, so only its presence counts.
+        if head && !FileIO.exists(PublishedLayout.path(root, PublishedLayout.head)) { return false }
+        let names = [PublishedLayout.manifestGzip, PublishedLayout.manifestJSON] + (signed ? [PublishedLayout.keyList] : [])
+        return names.allSatisfy { name in
+            guard let mirror = FileStamp.read(PublishedLayout.path(root, name)) else { return false }
+            return (mirror.mtimeSeconds, mirror.mtimeNanos) >= (manifest.mtimeSeconds, manifest.mtimeNanos)
+        }
     }
 
     /// Writes a derived file only when its bytes differ, so an unchanged build touches nothing.

@@ -15,10 +15,29 @@ package enum Steps {
         if FileIO.exists(ignorePath) {
             ignore = IgnoreRules(text: String(decoding: try FileIO.read(ignorePath), as: UTF8.self), path: ignorePath, into: &ctx.diagnostics)
         }
+        ctx.scannedAt = BuildCache.now()
         let files = try ContentTree.walk(root: dir, ignore: ignore, maxFileSize: ctx.config.maxFileSize, into: &ctx.diagnostics)
         ctx.sources = files.filter { !project.schemaFiles.contains($0.relativePath) }
         let cache = BuildCache.load(root: ctx.config.outputDir, key: project.fingerprint)
         ctx.project = BuildProject(config: ctx.config, file: project, cache: cache)
+        try stopIfUpToDate(&ctx)
+    }
+
+    /// Ends the build here when nothing changed since the last one (``LastPublish``): its
+    /// diagnostics are shown again, and with an error among them (`--strict`) the build runs
+    /// in full to report them.
+    static func stopIfUpToDate(_ ctx: inout BuildContext) throws {
+        let cache = ctx.project.cache
+        guard ctx.diagnostics.errorCount == 0, let last = cache.last,
+            last.isCurrent(ctx.sources, ctx.config, root: ctx.config.outputDir, cache: cache)
+        else { return }
+        var replayed = ctx.diagnostics
+        for d in last.diagnostics { replayed.add(d) }
+        guard replayed.errorCount == 0 else { return }
+        ctx.lock = try PublishSession.lock(root: ctx.config.outputDir)
+        ctx.diagnostics = replayed
+        ctx.result = last.result
+        ctx.upToDate = true
     }
 
     /// Each kind parses the files it claims and compiles what it will publish, with the project
@@ -71,7 +90,21 @@ package enum Steps {
             ctx.artifacts, createdAt: try ctx.config.creationDate(),
             sourceRevision: ctx.config.resolvedSourceRevision(), notice: ctx.config.notice, reproducible: ctx.config.isReproducible,
             signing: ctx.config.signing, deltaHistory: ctx.config.deltaHistory)
-        try BuildCache.save(root: ctx.config.outputDir, key: ctx.project.file.fingerprint, sources: ctx.sources, artifacts: ctx.artifacts)
+        try recordBuild(&ctx, session: session)
+    }
+
+    /// Records what this build saw and published, for the next build (``BuildCache``).
+    static func recordBuild(_ ctx: inout BuildContext, session: PublishSession) throws {
+        let root = ctx.config.outputDir
+        guard let result = ctx.result, let manifest = FileStamp.read(PublishedLayout.path(root, PublishedLayout.manifest)),
+            let objects = FileStamp.read(PublishedLayout.path(root, PublishedLayout.objects))
+        else { return }
+        var stamps: [String: FileStamp] = [:]
+        for file in ctx.sources { stamps[file.relativePath] = file.stamp }
+        let last = LastPublish(
+            sources: stamps, manifest: manifest, objects: objects, settings: LastPublish.settings(ctx.config),
+            version: result.version, rawBytes: result.rawBytes, gzipBytes: result.gzipBytes, diagnostics: ctx.diagnostics.all)
+        try ctx.project.cache.save(sources: ctx.sources, artifacts: ctx.artifacts, last: last, scannedAt: ctx.scannedAt)
     }
 
     /// Writes the seed archive an app bundles (`--seed`, with `--seed-include`).

@@ -313,12 +313,17 @@ package struct Manifest: Sendable, Equatable {
 
     /// Whether `path` is a relative path of plain segments (no `.`, `..`, empty or hidden segments).
     package static func isValidPath(_ path: String) -> Bool {
-        guard !path.isEmpty, !path.hasPrefix("/"), path.utf8.count <= 1024 else { return false }
-        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
-            if segment.isEmpty || segment.hasPrefix(".") { return false }
-            if segment.utf8.contains(where: { $0 < 0x20 || $0 == 0x5C || $0 == 0x7F }) { return false }
+        var path = path
+        return path.withUTF8 { bytes in
+            guard !bytes.isEmpty, bytes.count <= 1024 else { return false }
+            var segmentStart = true
+            for b in bytes {
+                if b < 0x20 || b == 0x5C || b == 0x7F { return false }
+                if segmentStart, b == 0x2F || b == 0x2E { return false }  // an empty or hidden segment
+                segmentStart = b == 0x2F
+            }
+            return !segmentStart
         }
-        return true
     }
 }
 

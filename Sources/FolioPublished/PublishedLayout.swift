@@ -37,6 +37,7 @@ package enum PublishedLayout {
     /// The object file extension for a logical path: its own, lowercased, when it is 1 to 10
     /// letters and digits; `bin` otherwise.
     package static func objectExtension(forPath path: String) -> String {
+        if path.utf8.count > 6, path.utf8.reversed().starts(with: ".plist".utf8.reversed()) { return "plist" }  // most entries
         let name = path.split(separator: "/").last ?? ""
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "bin" }
         let ext = name[name.index(after: dot)...].lowercased()

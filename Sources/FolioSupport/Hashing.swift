@@ -46,6 +46,10 @@ package enum ContentHash {
 
     /// Whether `s` looks like a lowercase hex SHA-256.
     package static func isSHA256Hex(_ s: some StringProtocol) -> Bool {
-        s.utf8.count == 64 && s.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+        // Over contiguous UTF-8 where there is one (a manifest checks 20,000 of these per read).
+        let fast = s.utf8.withContiguousStorageIfAvailable { $0.count == 64 && $0.allSatisfy(isLowerHex) }
+        return fast ?? (s.utf8.count == 64 && s.utf8.allSatisfy(isLowerHex))
     }
+
+    @inline(__always) private static func isLowerHex(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) }
 }

@@ -176,17 +176,65 @@ struct ContentKindBuildTests {
         let content = Harness.copyContent(to: dir)
         let args = ["--content", content, "--output", dir + "/public"]
         #expect(try Harness.run(build, args, env: env).status == 0)
-        // A stamp is trusted only once its second is over.
-        Thread.sleep(forTimeInterval: 2.1)
+        // A stamp is trusted only when the file was written well before the walk that recorded it.
+        Thread.sleep(forTimeInterval: 0.2)
         let again = try Harness.run(build, args, env: env)
         #expect(again.stdout.contains("up to date at version 1"), "\(again.stdout)")
         #expect(again.stdout.contains("0 objects written"))
+        // A touched project file means every rule may differ: the full build runs, reusing files.
+        try FileIO.writeAtomically(try FileIO.read(content + "/folio.toml") + Array("\n".utf8), to: content + "/folio.toml")
+        let touched = try Harness.run(build, args, env: env)
+        #expect(touched.stdout.contains("up to date at version 1") && !touched.stdout.contains("skipped"), "\(touched.stdout)")
         try FileIO.writeAtomically(Array("{\"title\": \"Edited\", \"sections\": [{\"title\": \"x\", \"style\": \"list\"}]}".utf8), to: content + "/app/home.json")
         try FileManager.default.removeItem(atPath: content + "/app/home.yaml")
         let edited = try Harness.run(build, args, env: env)
         #expect(edited.stdout.contains("published version 2 (was 1): 0 added, 1 changed, 0 removed"), "\(edited.stdout)\(edited.stderr)")
         let m = try Harness.verifyPublished(dir + "/public")
         #expect(try object(dir + "/public", m, "app/home.plist")["title"] == .string("Edited"))
+    }
+
+    @Test("a no-op rebuild stops after the walk; its warnings are shown again; a missing object is repaired")
+    func upToDate() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let content = Harness.copyContent(to: dir)
+        let args = ["--content", content, "--output", dir + "/public"]
+        let first = try Harness.run(build, args, env: env)
+        #expect(first.status == 0, "\(first.stderr)")
+        // The sources were copied just before the first walk: their stamps are not trusted yet
+        // (a file can change again within its time stamp's resolution), so the second build runs.
+        let second = try Harness.run(build, args, env: env)
+        #expect(second.stdout.contains("up to date at version 1") && !second.stdout.contains("skipped"), "\(second.stdout)")
+        let again = try Harness.run(build, args, env: env)
+        #expect(again.stdout.contains("[2/5] parse (skipped: no source or setting changed)"), "\(again.stdout)")
+        #expect(again.stdout.contains("up to date at version 1"))
+        // The catalogs' warnings come back, and under --strict they fail the build as before.
+        #expect(again.stderr.contains("warning: pt-BR/Localizable: 28 of 29 keys translated"), "\(again.stderr)")
+        let strict = try Harness.run(build, args + ["--strict"], env: env)
+        #expect(strict.status == 1 && strict.stderr.contains("[warning; an error with --strict]"), "\(strict.stderr)")
+        // An object deleted behind the builder's back: the directory changed, so the build runs and repairs it.
+        let m = try Harness.verifyPublished(dir + "/public")
+        let entry = try #require(m.entry("app/home.plist"))
+        try FileManager.default.removeItem(atPath: dir + "/public/" + entry.objectPath)
+        let repaired = try Harness.run(build, args, env: env)
+        #expect(repaired.status == 0 && !repaired.stdout.contains("skipped"), "\(repaired.stdout)")
+        _ = try Harness.verifyPublished(dir + "/public")
+    }
+
+    @Test("HTML is GitHub-flavoured CommonMark: tables, strikethrough, task lists; raw HTML left out")
+    func htmlRendering() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let content = Self.content(dir, [
+            "folio.toml": "[[rules]]\nmatch = \"*.md\"\nhtml = true\n",
+            "a.md": "| a | b |\n|---|---|\n| 1 | ~~2~~ |\n\n- [x] done\n\n<script>alert(1)</script>\n",
+        ])
+        let r = try Harness.run(build, ["--content", content, "--output", dir + "/public"], env: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        let html = try #require(try object(dir + "/public", try Harness.verifyPublished(dir + "/public"), "a.plist")["html"]?.stringValue)
+        #expect(html.contains("<table>") && html.contains("<td><del>2</del></td>"), "\(html)")
+        #expect(html.contains("type=\"checkbox\""), "\(html)")
+        #expect(!html.contains("<script>") && html.contains("raw HTML omitted"), "\(html)")
     }
 
     @Test("the seed carries only the entries --seed-include names")

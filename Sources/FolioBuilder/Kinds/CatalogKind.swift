@@ -8,7 +8,7 @@ package struct CatalogKind: ContentKind {
 
     package init() {}
 
-    package func claims(_ file: SourceFile) -> Bool { file.topFolder == CatalogSources.folder[...] }
+    package func claims(_ file: SourceFile) -> Bool { file.topFolder == CatalogSources.folder }
 
     package func parse(_ files: [SourceFile], _ project: BuildProject, into diags: inout Diagnostics) throws -> any ParsedContent {
         let sources = try CatalogSources.load(files, contentDir: project.config.contentDir, into: &diags)

@@ -5,19 +5,33 @@ import FolioSupport
 /// One file found under the content directory, not yet read.
 package struct SourceFile: Sendable, Equatable {
     /// Its path under the content directory, with `/` separators (`home/featured.json`).
-    package var relativePath: String
+    package let relativePath: String
     /// Its path as opened (the content directory joined with `relativePath`).
-    package var fullPath: String
-    package var stamp: FileStamp
+    package let fullPath: String
+    package let stamp: FileStamp
+    /// The file name, after the last `/`.
+    package let name: String
+    /// The first folder of its path (`sonnets` for `sonnets/018.txt`), nil at the top level.
+    package let topFolder: String?
+    /// The name's extension, lowercased (`json`); empty when it has none.
+    package let fileExtension: String
+
+    package init(relativePath: String, fullPath: String, stamp: FileStamp) {
+        self.relativePath = relativePath
+        self.fullPath = fullPath
+        self.stamp = stamp
+        let utf8 = relativePath.utf8
+        let slash = utf8.lastIndex(of: UInt8(ascii: "/"))
+        let nameStart = slash.map { relativePath.index(after: $0) } ?? relativePath.startIndex
+        let name = String(relativePath[nameStart...])
+        self.name = name
+        topFolder = slash == nil ? nil : utf8.firstIndex(of: UInt8(ascii: "/")).map { String(relativePath[..<$0]) }
+        let dot = name.utf8.lastIndex(of: UInt8(ascii: "."))
+        fileExtension = dot.map { $0 == name.startIndex ? "" : name[name.index(after: $0)...].lowercased() } ?? ""
+    }
 
     /// Its bytes.
     package func read() throws -> [UInt8] { try FileIO.read(fullPath) }
-    /// The file name, after the last `/`.
-    package var name: Substring { relativePath.split(separator: "/").last ?? "" }
-    /// The first folder of its path (`sonnets` for `sonnets/018.txt`), nil at the top level.
-    package var topFolder: Substring? {
-        relativePath.contains("/") ? relativePath.prefix { $0 != "/" } : nil
-    }
 }
 
 /// What a kind compiles one or more sources to: a property list or bytes published as they are.

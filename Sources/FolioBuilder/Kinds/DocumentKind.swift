@@ -1,10 +1,9 @@
 import FolioPlist
 import FolioSupport
-import Ink
 
 /// Markdown documents (`.md`, `.markdown`) with optional front matter (`---` YAML or `+++`
 /// TOML), compiled to a dictionary of the front matter's keys plus `body`, the Markdown source;
-/// plus `html`, rendered by Ink, where the project file's rules ask for it.
+/// plus `html`, rendered by cmark-gfm (``MarkdownHTML``), where the project file's rules ask for it.
 package struct DocumentKind: PerFileKind {
     package static let kindName = "document"
     package static let extensions: Set<String> = ["md", "markdown"]
@@ -12,10 +11,7 @@ package struct DocumentKind: PerFileKind {
 
     package init() {}
 
-    package func claims(_ file: SourceFile) -> Bool {
-        guard let dot = file.name.lastIndex(of: ".") else { return false }
-        return Self.extensions.contains(file.name[file.name.index(after: dot)...].lowercased())
-    }
+    package func claims(_ file: SourceFile) -> Bool { Self.extensions.contains(file.fileExtension) }
 
     package func compile(_ file: SourceFile, _ project: BuildProject, into diags: inout Diagnostics) throws -> CompiledItem? {
         let bytes = try file.read()
@@ -32,7 +28,7 @@ package struct DocumentKind: PerFileKind {
             return nil
         }
         value["body"] = .string(document.body)
-        if html { value["html"] = .string(MarkdownParser().html(from: document.body)) }
+        if html { value["html"] = .string(MarkdownHTML.render(document.body)) }
         let dict = PlistValue.dict(value)
         SchemaCheck.check(dict, file: file, project: project.file, locate: { FrontMatter.locate($0, in: bytes) }, into: &diags)
         return CompiledItem(path: SchemaCheck.plistPath(file.relativePath), plist: dict, kind: name, sources: [file.fullPath])

@@ -64,10 +64,10 @@ package struct DataKind: PerFileKind {
 
     package init() {}
 
-    package func claims(_ file: SourceFile) -> Bool { StructuredReader.format(ofFileName: String(file.name)) != nil }
+    package func claims(_ file: SourceFile) -> Bool { StructuredReader.format(ofExtension: file.fileExtension) != nil }
 
     package func compile(_ file: SourceFile, _ project: BuildProject, into diags: inout Diagnostics) throws -> CompiledItem? {
-        guard let format = StructuredReader.format(ofFileName: String(file.name)) else { return nil }
+        guard let format = StructuredReader.format(ofExtension: file.fileExtension) else { return nil }
         let bytes = try file.read()
         let value: PlistValue
         do { value = try StructuredReader.read(bytes, format: format) } catch {

@@ -121,7 +121,7 @@ package struct SonnetKind: ContentKind {
 
     package init() {}
 
-    package func claims(_ file: SourceFile) -> Bool { file.topFolder == Self.folder[...] }
+    package func claims(_ file: SourceFile) -> Bool { file.topFolder == Self.folder }
 
     package func parse(_ files: [SourceFile], _ project: BuildProject, into diags: inout Diagnostics) throws -> any ParsedContent {
         var sonnets: [Sonnet] = []

@@ -56,7 +56,8 @@ enum ContentYAML {
             throw ReadError(TextPosition.location(of: deep, in: utf8), "values nest deeper than \(StructuredReader.maxDepth) levels; flatten the data")
         }
         do {
-            let parser = try Parser(yaml: text, resolver: resolver)
+            // The encoding is given: Yams's default reads the whole environment on every parse.
+            let parser = try Parser(yaml: text, resolver: resolver, encoding: .utf8)
             return try parser.singleRoot()
         } catch let error as ReadError {
             throw error

@@ -60,7 +60,12 @@ package enum StructuredReader {
     /// The format a source file name's extension stands for: .json, .yaml/.yml, .toml, .plist.
     package static func format(ofFileName name: String) -> DataFormat? {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        switch name[name.index(after: dot)...].lowercased() {
+        return format(ofExtension: name[name.index(after: dot)...].lowercased())
+    }
+
+    /// The format a lowercased file extension stands for (`json`, `yaml`, `yml`, `toml`, `plist`).
+    package static func format(ofExtension ext: String) -> DataFormat? {
+        switch ext {
         case "json": return .json
         case "yaml", "yml": return .yaml
         case "toml": return .toml
