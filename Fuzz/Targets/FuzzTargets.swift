@@ -45,6 +45,7 @@ package enum FuzzTargets {
         FuzzTarget(name: "json-schema", summary: "JSON Schema checker: schema and instance; compile, validate, bounded", run: jsonSchema),
         FuzzTarget(name: "content-json", summary: "content JSON reader; what reads encodes to a bplist that reads back the same", run: contentJSON),
         FuzzTarget(name: "content-yaml", summary: "content YAML reader (Yams, core schema); reads back the same", run: contentYAML),
+        FuzzTarget(name: "yaml-simple", summary: "the flat-YAML fast path; what it reads, Yams reads the same", run: yamlSimple),
         FuzzTarget(name: "content-toml", summary: "content TOML reader (TOMLKit); reads back the same", run: contentTOML),
         FuzzTarget(name: "front-matter", summary: "Markdown front matter (YAML or TOML) and body split", run: frontMatter),
         FuzzTarget(name: "project-file", summary: "folio.toml rules, globs and .folioignore patterns", run: projectFile),

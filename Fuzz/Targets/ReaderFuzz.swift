@@ -21,6 +21,17 @@ extension FuzzTargets {
         _ = structured(Array(data), .yaml, "content-yaml")
     }
 
+    /// The fast reader of flat YAML against Yams: whatever it reads, Yams reads the same.
+    package static func yamlSimple(_ data: UnsafeRawBufferPointer) {
+        let bytes = Array(data)
+        guard String(validating: bytes, as: UTF8.self) != nil, let fast = SimpleYAML.mapping(bytes) else { return }
+        let general: PlistValue
+        do { general = try ContentYAML.readWithYams(bytes) } catch {
+            fatalError("fuzz invariant broken (yaml-simple): the fast path read \(fast), Yams failed: \(error)")
+        }
+        readerCheck(same(.dict(fast), general), "yaml-simple", "the fast path read \(fast), Yams \(general)")
+    }
+
     /// TOML content files: what reads is a dictionary that survives the binary form, errors have positions.
     package static func contentTOML(_ data: UnsafeRawBufferPointer) {
         let value = structured(Array(data), .toml, "content-toml")

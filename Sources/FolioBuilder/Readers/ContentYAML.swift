@@ -3,7 +3,7 @@ import FolioPlist
 import Yams
 
 /// YAML content files, one document, read with the YAML 1.2 core schema through Yams.
-enum ContentYAML {
+package enum ContentYAML {
     /// Tags plain `<<` keys as merge keys; resolves nothing else (Yams resolves only keys, to check duplicates).
     static let resolver = Resolver.basic.appending(.merge)
 
@@ -13,6 +13,13 @@ enum ContentYAML {
 
     /// Reads a YAML document.
     static func read(_ bytes: [UInt8]) throws(ReadError) -> PlistValue {
+        // The common flat shape without a node tree; Yams for everything else (and every error).
+        if TextPosition.firstInvalidUTF8(bytes) == nil, let simple = SimpleYAML.mapping(bytes) { return .dict(simple) }
+        return try readWithYams(bytes)
+    }
+
+    /// Reads a YAML document through Yams alone: the general reader, which ``SimpleYAML`` is checked against.
+    package static func readWithYams(_ bytes: [UInt8]) throws(ReadError) -> PlistValue {
         try value(of: compose(bytes), size: bytes.count)
     }
 

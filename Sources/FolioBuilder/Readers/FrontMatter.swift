@@ -62,6 +62,7 @@ package enum FrontMatter {
     static func read(_ matter: [UInt8], format: DataFormat) throws(ReadError) -> [String: PlistValue] {
         let value: PlistValue
         if format == .yaml {
+            if let simple = SimpleYAML.mapping(matter) { return simple }
             guard let root = try ContentYAML.composeIfAny(matter) else { return [:] }
             value = try ContentYAML.value(of: root, size: matter.count)
         } else {
