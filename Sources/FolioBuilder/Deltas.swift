@@ -33,10 +33,11 @@ package struct DeltaWriter {
     package init(root: String, history: Int, version: Int) {
         self.root = root
         self.history = history
-        recent = history <= 0 ? [] : (max(1, version - history)..<version).compactMap { v in
+        let versions = history <= 0 ? [] : Array(max(1, version - history)..<version)
+        recent = Parallel.map(versions) { v -> (version: Int, bytes: [UInt8], sha256: String)? in
             guard let bytes = try? FileIO.read(PublishedLayout.path(root, PublishedLayout.versionedManifest(v))) else { return nil }
             return (v, bytes, ContentHash.sha256Hex(bytes))
-        }
+        }.compactMap { $0 }
     }
 
     private var deltasDir: String { PublishedLayout.path(root, PublishedLayout.deltas) }
@@ -50,9 +51,9 @@ package struct DeltaWriter {
         let targetSHA = ContentHash.sha256Hex(targetBytes)
         let manifestGzip = targetGzipSize
         let decoded = DecodedObjects(root: root, objects: objects)
-        guard let targetValue = try? BinaryPlist.decode(targetBytes) else { return Summary() }
+        let general = GeneralPath(target: target, targetBytes: targetBytes)
         let made = Parallel.map(sources) { source in
-            delta(from: source.bytes, to: target, targetBytes: targetBytes, targetValue: targetValue, manifestGzip: manifestGzip, decoded: decoded)
+            delta(from: source.bytes, general: general, manifestGzip: manifestGzip, decoded: decoded)
         }
         var pending: [(path: String, bytes: [UInt8])] = []
         for (source, bytes) in zip(sources, made) {
@@ -78,19 +79,17 @@ package struct DeltaWriter {
     /// The delta from one source manifest file to the target, and its gzip variant when smaller;
     /// nil when there is none worth publishing.
     private func delta(
-        from sourceBytes: [UInt8], to target: Manifest, targetBytes: [UInt8], targetValue: PlistValue, manifestGzip: Int,
-        decoded: DecodedObjects
+        from sourceBytes: [UInt8], general: GeneralPath, manifestGzip: Int, decoded: DecodedObjects
     ) -> (plain: [UInt8], gzip: [UInt8]?)? {
-        guard let source = try? Manifest(bytes: sourceBytes), source.history == target.history,
-            let sourceValue = try? BinaryPlist.decode(sourceBytes),
-            let manifestEdit = DeltaBundle.edit(from: sourceValue, to: targetValue, targetBytes: targetBytes)
+        guard let manifest = ManifestEdit.make(from: sourceBytes, to: general.targetBytes) ?? general.edit(from: sourceBytes),
+            manifest.sourceHistory == manifest.targetHistory
         else { return nil }
-        let held = Set(source.entries.map(\.sha256))
         var edits: [String: PlistValue] = [:]
         var replaced = manifestGzip
         // Assets travel whole; property lists as structural edits.
-        for entry in target.entries where !held.contains(entry.sha256) && entry.isPlist {
-            guard let old = source.entry(entry.path), old.isPlist, let from = decoded.value(old), let to = decoded.value(entry),
+        for change in manifest.changes where !manifest.held.contains(change.target.sha256) && change.target.isPlist {
+            let entry = change.target
+            guard let old = change.source, old.isPlist, let from = decoded.value(old), let to = decoded.value(entry),
                 let edit = decoded.edit(from: from, to: to, pair: old.sha256 + entry.sha256)
             else { continue }
             // Only where smaller than the object as a client would fetch it.
@@ -101,11 +100,40 @@ package struct DeltaWriter {
             edits[entry.path] = edit
             replaced += whole
         }
-        let plain = DeltaBundle(manifest: manifestEdit, objects: edits).bytes
+        let plain = DeltaBundle(manifest: manifest.edit, objects: edits).bytes
         let gzip = try? Gzip.compress(plain, level: 9)
         let served = min(plain.count, gzip?.count ?? plain.count)
         guard served < replaced else { return nil }
         return (plain, gzip.flatMap { $0.count < plain.count ? $0 : nil })
+    }
+
+    /// The general path for a source manifest that ``ManifestEdit`` does not take: both decoded,
+    /// the edit by ``PlistPatch``, applied and compared with the target's bytes. The target is
+    /// decoded once, when first needed.
+    private final class GeneralPath: Sendable {
+        let target: Manifest
+        let targetBytes: [UInt8]
+        private let targetValue = Mutex<PlistValue??>(nil)
+
+        init(target: Manifest, targetBytes: [UInt8]) {
+            self.target = target
+            self.targetBytes = targetBytes
+        }
+
+        func edit(from sourceBytes: [UInt8]) -> ManifestEdit.Outcome? {
+            let value = targetValue.withLock { cached in
+                if cached == nil { cached = .some(try? BinaryPlist.decode(targetBytes)) }
+                return cached ?? nil
+            }
+            guard let value, let source = try? Manifest(bytes: sourceBytes), let sourceValue = try? BinaryPlist.decode(sourceBytes),
+                let edit = DeltaBundle.edit(from: sourceValue, to: value, targetBytes: targetBytes)
+            else { return nil }
+            let held = Set(source.entries.map(\.sha256))
+            let changes = target.entries.filter { !held.contains($0.sha256) }.map {
+                ManifestEdit.Change(target: $0, source: source.entry($0.path))
+            }
+            return ManifestEdit.Outcome(edit: edit, changes: changes, held: [], sourceHistory: source.history, targetHistory: target.history)
+        }
     }
 
     /// The head for the version whose `manifest.plist` is `bytes`: the deltas into it found on

@@ -81,26 +81,32 @@ extension Steps {
 /// only in case (they would collide on a case-insensitive file system or CDN).
 package enum LogicalPaths {
     package static func check(_ items: [CompiledItem], into diags: inout Diagnostics) {
-        var exact: [String: CompiledItem] = [:]
-        var folded: [String: CompiledItem] = [:]
-        for item in items {
-            let from = item.sources.count == 1 ? item.sources[0] : item.path
-            if let other = exact[item.path] {
-                let was = other.sources.count == 1 ? other.sources[0] : other.path
-                diags.error(from, 1, 1, "\(from) and \(was) both publish \(item.path); keep one of them (or rename one)")
+        var exact: [String: Int] = [:]
+        var folded: [String: Int] = [:]
+        exact.reserveCapacity(items.count)
+        func origin(_ item: CompiledItem) -> String { item.sources.count == 1 ? item.sources[0] : item.path }
+        for (index, item) in items.enumerated() {
+            let from = origin(item)
+            if let other = exact.updateValue(index, forKey: item.path) {
+                exact[item.path] = other
+                diags.error(from, 1, 1, "\(from) and \(origin(items[other])) both publish \(item.path); keep one of them (or rename one)")
                 continue
             }
-            exact[item.path] = item
-            let key = item.path.lowercased()
-            if let other = folded[key] {
-                let was = other.sources.count == 1 ? other.sources[0] : other.path
-                diags.error(from, 1, 1, "\(item.path) and \(other.path) (from \(was)) differ only in case; rename one, as case-insensitive file systems and CDNs would mix them up")
+            let key = caseFolded(item.path)
+            if let other = folded.updateValue(index, forKey: key) {
+                folded[key] = other
+                diags.error(from, 1, 1, "\(item.path) and \(items[other].path) (from \(origin(items[other]))) differ only in case; rename one, as case-insensitive file systems and CDNs would mix them up")
                 continue
             }
-            folded[key] = item
             if !Manifest.isValidPath(item.path) {
                 diags.error(from, 1, 1, "\(item.path) cannot be a published path (an empty, hidden or control-character segment); rename the file")
             }
         }
+    }
+
+    /// The path in lower case; the path itself (no new string) when it has no upper-case or
+    /// non-ASCII character, as most published paths.
+    static func caseFolded(_ path: String) -> String {
+        path.utf8.contains { $0 >= 0x80 || (0x41...0x5A).contains($0) } ? path.lowercased() : path
     }
 }

@@ -99,10 +99,8 @@ package enum Steps {
         guard let result = ctx.result, let manifest = FileStamp.read(PublishedLayout.path(root, PublishedLayout.manifest)),
             let objects = FileStamp.read(PublishedLayout.path(root, PublishedLayout.objects))
         else { return }
-        var stamps: [String: FileStamp] = [:]
-        for file in ctx.sources { stamps[file.relativePath] = file.stamp }
         let last = LastPublish(
-            sources: stamps, manifest: manifest, objects: objects, settings: LastPublish.settings(ctx.config),
+            sourceCount: ctx.sources.count, sourceDigest: LastPublish.digest(ctx.sources), manifest: manifest, objects: objects, settings: LastPublish.settings(ctx.config),
             version: result.version, rawBytes: result.rawBytes, gzipBytes: result.gzipBytes, diagnostics: ctx.diagnostics.all)
         try ctx.project.cache.save(sources: ctx.sources, artifacts: ctx.artifacts, last: last, scannedAt: ctx.scannedAt)
     }

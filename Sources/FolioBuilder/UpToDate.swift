@@ -8,7 +8,10 @@ import Foundation
 /// as make does: every source's stamp, the stamps of `manifest.plist` and `objects/`, the
 /// settings that shape the output, and the diagnostics it reported (shown again).
 package struct LastPublish: Sendable, Equatable {
-    package var sources: [String: FileStamp]
+    /// How many sources there were, and the SHA-256 of their paths and stamps in path order
+    /// (``digest(_:)``): one string where 20,000 stamps would be read and written on every build.
+    package var sourceCount: Int
+    package var sourceDigest: String
     package var manifest: FileStamp
     package var objects: FileStamp
     package var settings: String
@@ -26,11 +29,26 @@ package struct LastPublish: Sendable, Equatable {
     /// (a signature may need renewing), the same settings, the same sources with the same stamps
     /// (none touched in the second the cache was written), and the published directory as left.
     package func isCurrent(_ sources: [SourceFile], _ config: BuildConfiguration, root: String, cache: BuildCache) -> Bool {
-        guard config.signing == nil, settings == Self.settings(config), sources.count == self.sources.count,
+        guard config.signing == nil, settings == Self.settings(config), sources.count == sourceCount,
             FileStamp.read(PublishedLayout.path(root, PublishedLayout.manifest)) == manifest,
             FileStamp.read(PublishedLayout.path(root, PublishedLayout.objects)) == objects
         else { return false }
-        return sources.allSatisfy { self.sources[$0.relativePath] == $0.stamp && cache.trusts($0.stamp) }
+        return sources.allSatisfy { cache.trusts($0.stamp) } && Self.digest(sources) == sourceDigest
+    }
+
+    /// The SHA-256 of every source's relative path and stamp, in the order given (the walk's path order).
+    package static func digest(_ sources: [SourceFile]) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(sources.count * 64)
+        for file in sources {
+            bytes += file.relativePath.utf8
+            bytes.append(0)
+            let s = file.stamp
+            for n in [Int64(bitPattern: s.inode), s.size, Int64(s.mtimeSeconds), Int64(s.mtimeNanos)] {
+                withUnsafeBytes(of: n.littleEndian) { bytes += $0 }
+            }
+        }
+        return ContentHash.sha256Hex(bytes)
     }
 
     /// The summary of a build that stopped here.
@@ -43,7 +61,7 @@ package struct LastPublish: Sendable, Equatable {
 
     var plist: PlistValue {
         .dict([
-            "sources": .dict(sources.mapValues(\.plist)), "manifest": manifest.plist, "objects": objects.plist,
+            "sourceCount": .int(Int64(sourceCount)), "sourceDigest": .string(sourceDigest), "manifest": manifest.plist, "objects": objects.plist,
             "settings": .string(settings), "version": .int(Int64(version)), "rawBytes": .int(Int64(rawBytes)),
             "gzipBytes": .int(Int64(gzipBytes)),
             "diagnostics": .array(diagnostics.map { d in
@@ -53,16 +71,11 @@ package struct LastPublish: Sendable, Equatable {
     }
 
     init?(plist value: PlistValue) {
-        guard let sources = value["sources"]?.dictValue, let manifest = value["manifest"].flatMap(FileStamp.init(plist:)),
+        guard let count = value["sourceCount"]?.intValue, let digest = value["sourceDigest"]?.stringValue, let manifest = value["manifest"].flatMap(FileStamp.init(plist:)),
             let objects = value["objects"].flatMap(FileStamp.init(plist:)), let settings = value["settings"]?.stringValue,
             let version = value["version"]?.intValue, let raw = value["rawBytes"]?.intValue, let gz = value["gzipBytes"]?.intValue,
             let diagnostics = value["diagnostics"]?.arrayValue
         else { return nil }
-        var stamps: [String: FileStamp] = [:]
-        for (path, stamp) in sources {
-            guard let s = FileStamp(plist: stamp) else { return nil }
-            stamps[path] = s
-        }
         var found: [Diagnostic] = []
         for d in diagnostics {
             guard let f = d.arrayValue, f.count == 5, let path = f[0].stringValue, let line = f[1].intValue, let column = f[2].intValue,
@@ -71,15 +84,16 @@ package struct LastPublish: Sendable, Equatable {
             found.append(Diagnostic(path: path, line: line, column: column, severity: severity, message: message))
         }
         self.init(
-            sources: stamps, manifest: manifest, objects: objects, settings: settings, version: version, rawBytes: raw,
+            sourceCount: count, sourceDigest: digest, manifest: manifest, objects: objects, settings: settings, version: version, rawBytes: raw,
             gzipBytes: gz, diagnostics: found)
     }
 
     package init(
-        sources: [String: FileStamp], manifest: FileStamp, objects: FileStamp, settings: String, version: Int, rawBytes: Int,
+        sourceCount: Int, sourceDigest: String, manifest: FileStamp, objects: FileStamp, settings: String, version: Int, rawBytes: Int,
         gzipBytes: Int, diagnostics: [Diagnostic]
     ) {
-        self.sources = sources
+        self.sourceCount = sourceCount
+        self.sourceDigest = sourceDigest
         self.manifest = manifest
         self.objects = objects
         self.settings = settings

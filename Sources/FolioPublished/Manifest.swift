@@ -105,6 +105,33 @@ package struct Manifest: Sendable, Equatable {
 
         /// Whether `bytes` are this entry's object.
         package func matches(_ bytes: [UInt8]) -> Bool { check(bytes) == .matches }
+
+        /// Reads an entry of a manifest's `entries`, checking every field; `at` names it in errors.
+        package init(plist item: PlistValue, at: String) throws(ManifestError) {
+            guard case .dict(let d) = item else { throw ManifestError("\(at) is not a dictionary") }
+            func field(_ key: String) throws(ManifestError) -> PlistValue {
+                guard let v = d[key] else { throw ManifestError("\(at) has no \"\(key)\"") }
+                return v
+            }
+            func string(_ key: String) throws(ManifestError) -> String {
+                let v = try field(key)
+                guard let s = v.stringValue else { throw ManifestError("\(at).\(key) is a \(v.typeName), not a string") }
+                return s
+            }
+            let path = try string("path")
+            guard Manifest.isValidPath(path) else { throw ManifestError("\(at).path \"\(path)\" is not a clean relative path") }
+            let sha = try string("sha256")
+            guard ContentHash.isSHA256Hex(sha) else { throw ManifestError("\(at).sha256 \"\(sha)\" is not a lowercase hex SHA-256") }
+            let sizeValue = try field("size")
+            guard let size = sizeValue.intValue else { throw ManifestError("\(at).size is a \(sizeValue.typeName), not an integer") }
+            guard size >= 0 else { throw ManifestError("\(at).size is negative") }
+            let gzipSize = d["gzipSize"]?.intValue
+            if let g = gzipSize, g < 0 { throw ManifestError("\(at).gzipSize is negative") }
+            self.init(
+                path: path, sha256: sha, size: size, gzipSize: gzipSize, contentType: try string("contentType"),
+                locale: d["locale"]?.stringValue, kind: d["kind"]?.stringValue,
+                cache: try d["cache"].map { v throws(ManifestError) in try CacheHint(plist: v, at: at + ".cache") })
+        }
     }
 
     package var schemaVersion: Int
@@ -252,21 +279,7 @@ package struct Manifest: Sendable, Equatable {
         var entries: [Entry] = []
         entries.reserveCapacity(list.count)
         for (i, item) in list.enumerated() {
-            let at = "manifest.entries[\(i)]"
-            guard case .dict(let d) = item else { throw ManifestError("\(at) is not a dictionary") }
-            let path = try string(d, "path", at)
-            guard Manifest.isValidPath(path) else { throw ManifestError("\(at).path \"\(path)\" is not a clean relative path") }
-            let sha = try string(d, "sha256", at)
-            guard ContentHash.isSHA256Hex(sha) else { throw ManifestError("\(at).sha256 \"\(sha)\" is not a lowercase hex SHA-256") }
-            let size = try int(d, "size", at)
-            guard size >= 0 else { throw ManifestError("\(at).size is negative") }
-            let gzipSize = d["gzipSize"]?.intValue
-            if let g = gzipSize, g < 0 { throw ManifestError("\(at).gzipSize is negative") }
-            entries.append(
-                Entry(
-                    path: path, sha256: sha, size: size, gzipSize: gzipSize,
-                    contentType: try string(d, "contentType", at), locale: d["locale"]?.stringValue,
-                    kind: d["kind"]?.stringValue, cache: try d["cache"].map { v throws(ManifestError) in try CacheHint(plist: v, at: at + ".cache") }))
+            entries.append(try Entry(plist: item, at: "manifest.entries[\(i)]"))
         }
         entries.sort { $0.path < $1.path }
         for i in entries.indices.dropFirst() where entries[i].path == entries[i - 1].path {

@@ -228,14 +228,24 @@ package enum FileIO {
 
     /// The names in directory `path`, unsorted, without `.` and `..`.
     package static func list(_ path: String) throws(FileError) -> [String] {
+        try list(path, prefix: "")
+    }
+
+    /// The names in a directory that start with `prefix`; the others are never made into strings
+    /// (a directory of 40,000 objects is swept for a few temporary files).
+    package static func list(_ path: String, prefix: String) throws(FileError) -> [String] {
         guard let dir = opendir(path) else { throw FileError("list", path) }
         defer { closedir(dir) }
         var names: [String] = []
+        let wanted = Array(prefix.utf8CString.dropLast())
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            let name: String? = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { c in
+                    guard wanted.isEmpty || strncmp(c, wanted, wanted.count) == 0 else { return nil }
+                    return String(cString: c)
+                }
             }
-            if name != ".", name != ".." { names.append(name) }
+            if let name, name != ".", name != ".." { names.append(name) }
         }
         return names
     }

@@ -77,7 +77,7 @@ package enum PlistPatch {
 
     /// Ops as described on the type; runs of copies, skips and inserts are merged, and the
     /// trailing copy is left implicit.
-    private struct ArrayOps {
+    struct ArrayOps {
         var ops: [PlistValue] = []
         /// Values to insert at this point, gathered into one op.
         var inserts: [PlistValue] = []
@@ -129,16 +129,7 @@ package enum PlistPatch {
         var ops = ArrayOps()
         ops.copy(prefix)
 
-        func substitute(_ old: PlistValue, _ new: PlistValue) {
-            if let e = diff(old, new, depth: depth + 1) {
-                if cost(e) < cost(new) + 2 { ops.edit(e) } else {
-                    ops.skip(1)
-                    ops.insert(new)
-                }
-            } else {
-                ops.copy(1)
-            }
-        }
+        func substitute(_ old: PlistValue, _ new: PlistValue) { Self.substitute(old, new, into: &ops, depth: depth + 1) }
 
         if xm.count == ym.count {
             for (old, new) in zip(xm, ym) { substitute(old, new) }
@@ -183,6 +174,19 @@ package enum PlistPatch {
             }
         }
         return ops.finish()
+    }
+
+    /// Turns the array element `old` into `new`: an edit of it, or a skip and an insert when
+    /// that is no larger, or a copy when they are identical.
+    static func substitute(_ old: PlistValue, _ new: PlistValue, into ops: inout ArrayOps, depth: Int) {
+        if let e = diff(old, new, depth: depth) {
+            if cost(e) < cost(new) + 2 { ops.edit(e) } else {
+                ops.skip(1)
+                ops.insert(new)
+            }
+        } else {
+            ops.copy(1)
+        }
     }
 
     private static func stringEdit(_ x: String, _ y: String) -> PlistValue {

@@ -206,9 +206,18 @@ extension Manifest {
     /// What `manifest.json` shows for served manifest bytes: the manifest and, when signed, a
     /// `signing` summary (key IDs that signed, the key list's version, root, threshold, expiry).
     package static func jsonMirror(_ bytes: [UInt8]) throws(ManifestError) -> PlistValue {
-        let manifest = try Manifest(bytes: bytes)
-        guard case .dict(var d) = manifest.plist else { return manifest.plist }
-        if let signed = try? SignedManifest.decode(bytes) { d["signing"] = signed.summary }
+        jsonMirror(try Manifest(bytes: bytes), signed: try? SignedManifest.decode(bytes))
+    }
+
+    /// The JSON mirror of `manifest`, published as `signed` when it is signed.
+    package static func jsonMirror(_ manifest: Manifest, signed: SignedManifest?) -> PlistValue {
+        jsonMirror(manifest.plist, signed: signed)
+    }
+
+    /// The JSON mirror of a manifest's property list (``Manifest/plist``), published as `signed` when it is signed.
+    package static func jsonMirror(_ plist: PlistValue, signed: SignedManifest?) -> PlistValue {
+        guard case .dict(var d) = plist else { return plist }
+        if let signed { d["signing"] = signed.summary }
         return .dict(d)
     }
 }
