@@ -16,6 +16,11 @@ package struct BuildCache: Sendable {
     package struct Record: Sendable, Equatable {
         package var stamp: FileStamp
         package var entries: [Manifest.Entry]
+
+        package init(stamp: FileStamp, entries: [Manifest.Entry]) {
+            self.stamp = stamp
+            self.entries = entries
+        }
     }
 
     package var key = ""

@@ -49,11 +49,14 @@ package final class PublishSession {
     /// New entries in `objects/` not yet made durable: its fsync is paired with the manifests
     /// directory's, before the commit point.
     private var objectsDirectoryDirty = false
+    /// `objects/` was made by this publish: no object can be there yet, so none is looked for.
+    private let objectsWereAbsent: Bool
 
     package static let lockName = ".folio-build.lock"
 
     package init(root: String) throws {
         self.root = root
+        objectsWereAbsent = !FileIO.exists(PublishedLayout.path(root, PublishedLayout.objects))
         try FileIO.makeDirectory(PublishedLayout.path(root, PublishedLayout.objects))
         try FileIO.makeDirectory(PublishedLayout.path(root, PublishedLayout.manifests))
         lockFD = try Self.lock(root: root)
@@ -101,22 +104,23 @@ package final class PublishSession {
     /// Writes every object (and gzip variant) not already present, then makes them durable: an
     /// fsync each for a few files, one file-system sync for many.
     package func writeObjects(_ artifacts: [Artifact]) throws {
+        let dir = try FileIO.Directory(PublishedLayout.path(root, PublishedLayout.objects))
         var seen = Set<String>()
-        var pending: [(path: String, bytes: [UInt8])] = []
+        var pending: [(name: String, bytes: [UInt8])] = []
         for a in artifacts where a.reused == nil && seen.insert(a.sha256 + "." + a.objectExtension).inserted {
-            let path = PublishedLayout.path(root, PublishedLayout.object(a.sha256, ext: a.objectExtension))
-            if !FileIO.exists(path) { pending.append((path, a.bytes)) }
-            if let gz = a.gzip, a.replaceGzip || !FileIO.exists(path + ".gz") { pending.append((path + ".gz", gz)) }
+            let name = a.sha256 + "." + a.objectExtension
+            if objectsWereAbsent || !dir.contains(name) { pending.append((name, a.bytes)) }
+            if let gz = a.gzip, objectsWereAbsent || a.replaceGzip || !dir.contains(name + ".gz") { pending.append((name + ".gz", gz)) }
         }
         guard !pending.isEmpty else { return }
         let perFile = pending.count <= Self.perFileSyncLimit
         // On all cores: the writes and fsyncs of different files overlap.
         let written = Parallel.map(pending) { file in
-            Result { () throws(FileError) in try FileIO.writeNew(file.bytes, to: file.path, sync: perFile) }
+            Result { () throws(FileError) in try dir.writeNew(file.bytes, name: file.name, sync: perFile) }
         }
         for result in written { try result.get() }
         objectsWritten = pending.count
-        if !perFile { try FileIO.syncFileSystem(containing: PublishedLayout.path(root, PublishedLayout.objects)) }
+        if !perFile { try FileIO.syncFileSystem(containing: dir.path) }
         objectsDirectoryDirty = true
     }
 

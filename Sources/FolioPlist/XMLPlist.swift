@@ -247,6 +247,18 @@ public enum XMLPlist {
 
 /// ISO 8601 dates as property lists write them: UTC, whole seconds.
 package enum PlistDates {
+    /// Days from 1970-01-01 to the given proleptic Gregorian date (days from civil, Howard
+    /// Hinnant's algorithm, exact for every year).
+    package static func daysFromEpoch(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+
     /// The largest distance from 2001-01-01, in seconds, of a date the readers accept: about
     /// 31,700 years, beyond Foundation's `distantPast` and `distantFuture`. Infinities, NaN and
     /// dates past this are refused, as CoreFoundation's and plistlib's calendars cannot hold them.
@@ -311,14 +323,7 @@ package enum PlistDates {
             return nil
         }
         guard i == u.count else { return nil }
-        // Days from civil (Howard Hinnant's algorithm), exact for the proleptic Gregorian calendar.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146097 + doe - 719468
+        let days = PlistDates.daysFromEpoch(year: year, month: month, day: day)
         let seconds = Double(days * 86400 + hour * 3600 + minute * 60 + second - offset) + fraction
         return Date(timeIntervalSince1970: seconds)
     }

@@ -124,7 +124,7 @@ package enum FileIO {
     }
 
     /// Writes all of `bytes` to `fd` (short writes and EINTR retried); `path` names it in errors.
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(FileError) {
+    fileprivate static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(FileError) {
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
@@ -138,7 +138,7 @@ package enum FileIO {
 
     #if os(Linux)
         /// O_TMPFILE (`__O_TMPFILE | O_DIRECTORY`), a macro Swift does not import.
-        private static let oTmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
+        fileprivate static let oTmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
     #endif
 
     /// Atomically makes `path` another name for the existing file `source` (a hard link under a
@@ -275,5 +275,40 @@ package enum FileIO {
             throw FileError("lock", path, errno: e)
         }
         return fd
+    }
+}
+
+extension FileIO {
+    /// A directory held open, to write many new files into it without looking its path up for
+    /// each one (20,000 objects: a fifth of a fresh build's system time went to path lookups).
+    package final class Directory: Sendable {
+        package let path: String
+        private let fd: Int32
+
+        package init(_ path: String) throws(FileError) {
+            fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else { throw FileError("open directory", path) }
+            self.path = path
+        }
+
+        deinit { close(fd) }
+
+        /// Whether the directory has an entry `name`.
+        package func contains(_ name: String) -> Bool { faccessat(fd, name, F_OK, 0) == 0 }
+
+        /// Writes the new file `name` as ``FileIO/writeNew(_:to:sync:)`` does: complete under its
+        /// name or not there at all.
+        package func writeNew(_ bytes: [UInt8], name: String, sync: Bool = false) throws(FileError) {
+            #if os(Linux)
+                let file = openat(fd, ".", FileIO.oTmpFile | O_WRONLY | O_CLOEXEC, 0o644)
+                if file >= 0 {
+                    defer { close(file) }
+                    try FileIO.writeAll(bytes, to: file, path: path + "/" + name)
+                    if sync, fsync(file) != 0 { throw FileError("fsync", path + "/" + name) }
+                    if linkat(AT_FDCWD, "/proc/self/fd/\(file)", fd, name, AT_SYMLINK_FOLLOW) == 0 { return }
+                }
+            #endif
+            try FileIO.writeAtomically(bytes, to: path + "/" + name, sync: sync)
+        }
     }
 }

@@ -160,9 +160,18 @@ enum TextPosition {
 
     /// The byte offset of the first invalid UTF-8 sequence, or nil when `bytes` is valid UTF-8.
     static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
-        var iterator = bytes.makeIterator()
+        // ASCII eight bytes at a time, then the decoder from the first other byte (an ASCII
+        // byte ends every scalar, so decoding can start there).
+        let start = bytes.withUnsafeBytes { raw -> Int in
+            var i = 0
+            while i + 8 <= raw.count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+            while i < raw.count, raw[i] < 0x80 { i += 1 }
+            return i
+        }
+        guard start < bytes.count else { return nil }
+        var iterator = bytes[start...].makeIterator()
         var decoder = UTF8()
-        var offset = 0
+        var offset = start
         while true {
             switch decoder.decode(&iterator) {
             case .scalarValue(let scalar): offset += UTF8.width(scalar)
@@ -197,13 +206,7 @@ enum CivilTime {
 
     /// Days from 1970-01-01 to the given proleptic Gregorian date.
     static func daysFromEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146097 + doe - 719468
+        PlistDates.daysFromEpoch(year: year, month: month, day: day)
     }
 
     /// The instant of a wall-clock time at `offsetMinutes` east of UTC.
