@@ -16,10 +16,10 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc 
 DEBUG      := .build/debug
 
 # Debian packages: build (zlib, libdeflate, libxml2, pkg-config, cmark-gfm for Markdown's HTML), tests (plistutil, python3, curl,
-# gettext: msgfmt writes the .mo the real-catalog tests compare lookups with),
+# gettext: msgfmt writes the .mo the real-catalog tests compare lookups with; openssl and testssl.sh for the edge's TLS),
 # and the reference programs `make bench` compares against.
 BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf libcmark-gfm-dev libcmark-gfm-extensions-dev
-TEST_PKGS  := libplist-utils python3 curl gettext openssl
+TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time
 
 .PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests

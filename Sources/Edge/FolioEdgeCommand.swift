@@ -9,7 +9,7 @@ import NIOCore
 struct FolioEdgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio-edge",
-        abstract: "Serve a published Folio directory over HTTP/1.1, or cache an origin in front of clients (--origin).")
+        abstract: "Serve a published Folio directory over HTTP/1.1 or HTTPS, or cache an origin in front of clients (--origin).")
 
     @Option(help: "The published directory to serve (without --origin).") var root = "public"
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
@@ -33,9 +33,14 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "A root public key (.pub): serve or forward only manifests signed under a key list it signed; repeatable.")
     var trust: [String] = []
     @Option(help: "While this file exists, serve from the cache only (stale included) and answer misses 503.") var maintenanceFile: String?
+    @Option(help: "A PEM certificate chain, leaf first, to serve https with; repeatable, paired in order with --tls-key, chosen by SNI (the first is the default).")
+    var tlsCert: [String] = []
+    @Option(help: "The PEM private key of the --tls-cert in the same position (not readable by other users).") var tlsKey: [String] = []
+    @Option(help: "With --tls-cert: also listen for plain http on this port and redirect every request to https (308).") var httpPort: Int?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        try validateTLS()
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard requestTimeout >= 1 else { throw ValidationError("--request-timeout must be at least 1 second") }
         if let origin {
@@ -52,6 +57,17 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         }
     }
 
+    func validateTLS() throws {
+        guard tlsCert.count == tlsKey.count else {
+            throw ValidationError("give one --tls-key for each --tls-cert (got \(tlsCert.count) certificates and \(tlsKey.count) keys)")
+        }
+        if let httpPort {
+            guard !tlsCert.isEmpty else { throw ValidationError("--http-port redirects to https: give --tls-cert and --tls-key too") }
+            guard (0...65535).contains(httpPort) else { throw ValidationError("--http-port must be 0...65535") }
+            guard httpPort == 0 || httpPort != port else { throw ValidationError("--http-port must differ from --port") }
+        }
+    }
+
     func run() async throws {
         var limits = ConnectionLimits()
         limits.requestTimeout = .seconds(Int64(requestTimeout))
@@ -61,7 +77,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("folio-edge: error: --trust: \(error)\n".utf8))
             throw ExitCode(1)
         }
-        let config = EdgeConfiguration(
+        var config = EdgeConfiguration(
             root: root, host: host, port: port, threads: threads, memoryBudget: memoryBudget,
             maxConnections: maxConnections, limits: limits,
             manifestHintOverride: CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError),
@@ -69,6 +85,8 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             origin: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize) ?? 1 << 30,
             purgeTokenFile: purgeTokenFile, maintenanceFile: maintenanceFile, purgeOrigin: purgeOrigin, originCA: originCa,
             trust: roots)
+        config.tls = zip(tlsCert, tlsKey).map { TLSFiles(certificate: $0, key: $1) }
+        config.httpPort = httpPort
         do {
             try await Edge.run(config)
         } catch let error as EdgeStartupError {

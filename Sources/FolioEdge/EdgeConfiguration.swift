@@ -29,6 +29,10 @@ package struct EdgeConfiguration: Sendable {
     package var originCA: String?
     /// Root keys a manifest must verify under before it is served or forwarded (nil: any).
     package var trust: Trust?
+    /// Certificate and key files for https (none: plain http), chosen by SNI.
+    package var tls: [TLSFiles] = []
+    /// With TLS, a plain listener on this port that redirects to https (308).
+    package var httpPort: Int?
 
     package init(
         root: String, host: String, port: Int, threads: Int, memoryBudget: Int, maxConnections: Int,
@@ -76,5 +80,16 @@ package struct CacheHintOverride: Sendable {
         if let staleWhileRevalidate { h.staleWhileRevalidate = staleWhileRevalidate }
         if let staleIfError { h.staleIfError = staleIfError }
         return h
+    }
+}
+
+/// One certificate chain and its key, as PEM files.
+package struct TLSFiles: Sendable {
+    package var certificate: String
+    package var key: String
+
+    package init(certificate: String, key: String) {
+        self.certificate = certificate
+        self.key = key
     }
 }

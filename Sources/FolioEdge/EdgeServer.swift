@@ -4,6 +4,7 @@ import NIOCore
 import NIOExtras
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Prometheus
 import ServiceLifecycle
 import Synchronization
@@ -23,9 +24,14 @@ struct EdgeService: Service {
     let content: Content
     let metrics: EdgeMetrics
     let logger: Logger
+    /// The certificates for https; nil serves plain http.
+    var certificates: CertificateStore?
 
     func run() async throws {
         let group = self.group
+        let tls = try certificates.map { store in
+            do { return try EdgeTLS.serverContext(store) } catch { throw EdgeStartupError("cannot set up TLS: \(error)") }
+        }
         let quiesce = ServerQuiescingHelper(group: group)
         let drained = group.next().makePromise(of: Void.self)
         let open = Atomic<Int>(0)
@@ -55,6 +61,7 @@ struct EdgeService: Service {
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
+                    if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
                     switch content {
                     case .site(let store):
                         try sync.addHandler(EdgeHandler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool))
@@ -78,8 +85,9 @@ struct EdgeService: Service {
         }
         let port = server.localAddress?.port ?? config.port
         let shownHost = config.host.contains(":") ? "[\(config.host)]" : config.host
-        // Tests and scripts read this line to find the port.
-        FileHandle.standardOutput.write(Data("listening on http://\(shownHost):\(port)\n".utf8))
+        // Tests and scripts read these lines to find the ports.
+        FileHandle.standardOutput.write(Data("listening on \(tls == nil ? "http" : "https")://\(shownHost):\(port)\n".utf8))
+        let redirect = try await redirectListener(httpsPort: port, shownHost: shownHost, quiesce: quiesce)
         switch content {
         case .site(let store):
             logger.info("serving", metadata: ["root": "\(config.root)", "version": "\(store.site.manifest.version)", "port": "\(port)"])
@@ -95,28 +103,67 @@ struct EdgeService: Service {
             quiesce.initiateShutdown(promise: drained)
         }
         try? await server.closeFuture.get()
+        try? await redirect?.close()
         logger.info("stopped")
         // The event loops live as long as the process (as NIO's singleton group does): the
         // quiescing helper still completes work on them after the last connection closes.
     }
 }
 
-/// Watches the published root and swaps in new versions; reloads on SIGHUP too.
+extension EdgeService {
+    /// With TLS and `--http-port`, the plain listener that redirects to https; nil otherwise.
+    func redirectListener(httpsPort: Int, shownHost: String, quiesce: ServerQuiescingHelper) async throws -> Channel? {
+        guard certificates != nil, let httpPort = config.httpPort else { return nil }
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(RedirectToHTTPS(httpsPort: httpsPort))
+                }
+            }
+        let channel: Channel
+        do { channel = try await bootstrap.bind(host: config.host, port: httpPort).get() } catch {
+            throw EdgeStartupError("cannot listen on \(config.host):\(httpPort) (--http-port): \(error)")
+        }
+        FileHandle.standardOutput.write(Data("listening on http://\(shownHost):\(channel.localAddress?.port ?? httpPort)\n".utf8))
+        return channel
+    }
+}
+
+/// Watches the published root and swaps in new versions, and the TLS certificates' files;
+/// SIGHUP reloads both at once.
 struct WatchService: Service {
-    let reloader: SiteReloader
+    let reloader: SiteReloader?
+    let certificates: CertificateStore?
     let interval: Duration
+    let logger: Logger
+
+    func reloadCertificates(force: Bool) {
+        for line in certificates?.reload(force: force) ?? [] {
+            if line.ok { logger.info("\(line.message)") } else { logger.warning("\(line.message)") }
+        }
+    }
 
     func run() async throws {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-                    await reloader.check(force: true)
+                    await reloader?.check(force: true)
+                    reloadCertificates(force: true)
                 }
             }
             group.addTask {
                 while !Task.isCancelled && !Task.isShuttingDownGracefully {
                     try? await Task.sleep(for: interval)
-                    await reloader.check()
+                    await reloader?.check()
+                    reloadCertificates(force: false)
                 }
             }
             try? await gracefulShutdown()
@@ -135,6 +182,12 @@ package enum Edge {
     package static func run(_ config: EdgeConfiguration) async throws {
         var logger = Logger(label: "folio.edge")
         logger.logLevel = .info
+        let certificates: CertificateStore?
+        do {
+            certificates = config.tls.isEmpty ? nil : try CertificateStore(config.tls.map { ($0.certificate, $0.key) })
+        } catch {
+            throw EdgeStartupError("\(error)")
+        }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
         if let origin = config.origin {
             let store = CacheStore(limit: config.cacheSize, directory: config.cacheDirectory)
@@ -151,12 +204,17 @@ package enum Edge {
             let cache = HTTPCache(
                 origin: origin, store: store, admin: admin, metrics: metrics, group: group, purgeOrigin: config.purgeOrigin,
                 originCA: config.originCA, trust: config.trust)
-            let edge = EdgeService(config: config, group: group, content: .cache(cache), metrics: metrics, logger: logger)
-            let services = ServiceGroup(
-                configuration: .init(
-                    services: [.init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup)],
-                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-            try await services.run()
+            let edge = EdgeService(
+                config: config, group: group, content: .cache(cache), metrics: metrics, logger: logger, certificates: certificates)
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+                .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup)
+            ]
+            if certificates != nil {
+                services.append(.init(service: WatchService(reloader: nil, certificates: certificates, interval: config.watchInterval, logger: logger)))
+            }
+            let group = ServiceGroup(
+                configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
             store.flush()
             await cache.shutdown()
             return
@@ -171,8 +229,9 @@ package enum Edge {
         metrics.version.record(site.manifest.version)
         let store = SiteStore(site)
         let reloader = SiteReloader(store: store, loader: loader, logger: logger, metrics: metrics)
-        let edge = EdgeService(config: config, group: group, content: .site(store), metrics: metrics, logger: logger)
-        let watcher = WatchService(reloader: reloader, interval: config.watchInterval)
+        let edge = EdgeService(
+            config: config, group: group, content: .site(store), metrics: metrics, logger: logger, certificates: certificates)
+        let watcher = WatchService(reloader: reloader, certificates: certificates, interval: config.watchInterval, logger: logger)
         let services = ServiceGroup(
             configuration: .init(
                 services: [

@@ -14,6 +14,10 @@ import Synchronization
 package final class EdgeProcess: @unchecked Sendable {
     package let root: String
     package let port: Int
+    /// `https` when the edge was started with TLS.
+    package let scheme: String
+    /// The plain listener's port beside an https one (`--http-port`).
+    package let httpPort: Int?
     package let pid: pid_t
     package let logPath: String
     private let process: Process
@@ -22,9 +26,14 @@ package final class EdgeProcess: @unchecked Sendable {
     private let stderrHandle: FileHandle
     private let stopped = Mutex(false)
 
-    private init(root: String, port: Int, process: Process, logDir: String, stdoutPipe: Pipe, stderrHandle: FileHandle) {
+    private init(
+        root: String, port: Int, scheme: String, httpPort: Int?, process: Process, logDir: String, stdoutPipe: Pipe,
+        stderrHandle: FileHandle
+    ) {
         self.root = root
         self.port = port
+        self.scheme = scheme
+        self.httpPort = httpPort
         self.process = process
         self.pid = process.processIdentifier
         self.logDir = logDir
@@ -64,12 +73,25 @@ package final class EdgeProcess: @unchecked Sendable {
             Harness.cleanup(logDir)
             return HarnessError("folio-edge \(why); stdout: \(text); stderr: \(log)")
         }
-        let prefix = "listening on http://127.0.0.1:"
+        // With TLS the https line comes first, then the plain listener's with --http-port.
+        let wantsPlain = args.contains("--http-port")
+        func port(_ scheme: String) -> Int? {
+            let prefix = "listening on \(scheme)://127.0.0.1:"
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
+            return Int(line.dropFirst(prefix.count).prefix { $0.isNumber })
+        }
         while true {
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }),
-                text.contains("\n"), let port = Int(line.dropFirst(prefix.count).prefix { $0.isNumber })
-            {
-                return EdgeProcess(root: root, port: port, process: p, logDir: logDir, stdoutPipe: pipe, stderrHandle: stderrHandle)
+            if text.hasSuffix("\n") {
+                if let tls = port("https"), !wantsPlain || port("http") != nil {
+                    return EdgeProcess(
+                        root: root, port: tls, scheme: "https", httpPort: port("http"), process: p, logDir: logDir, stdoutPipe: pipe,
+                        stderrHandle: stderrHandle)
+                }
+                if let plain = port("http"), !args.contains("--tls-cert") {
+                    return EdgeProcess(
+                        root: root, port: plain, scheme: "http", httpPort: nil, process: p, logDir: logDir, stdoutPipe: pipe,
+                        stderrHandle: stderrHandle)
+                }
             }
             let remaining = deadline.timeIntervalSinceNow
             if remaining <= 0 { throw fail("printed no listening line within \(timeout) s") }
@@ -86,7 +108,7 @@ package final class EdgeProcess: @unchecked Sendable {
         }
     }
 
-    package var baseURL: String { "http://127.0.0.1:\(port)" }
+    package var baseURL: String { "\(scheme)://127.0.0.1:\(port)" }
 
     /// Running and signalable (the PID is ours until Foundation reaps it).
     package var isAlive: Bool { process.isRunning && kill(pid, 0) == 0 }

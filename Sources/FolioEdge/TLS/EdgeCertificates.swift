@@ -1,0 +1,156 @@
+import FolioSupport
+import Foundation
+import NIOSSL
+import SwiftASN1
+import Synchronization
+import X509
+
+/// A certificate or key the edge cannot serve with, said in one line.
+package struct TLSSetupError: Error, CustomStringConvertible, Sendable {
+    package var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One certificate chain and its private key, read from PEM files and checked: the key matches
+/// the certificate, the certificate is valid now, and the key file is not readable by others.
+struct CertificatePair: Sendable {
+    let certificatePath: String
+    let keyPath: String
+    let chain: [NIOSSLCertificate]
+    let key: NIOSSLPrivateKey
+    /// The DNS names of its subject alternative names (`*.example.org` covers one label).
+    let names: [String]
+    let notValidAfter: Date
+    /// The two files' stamps when they were read, to notice a change.
+    let stamps: [FileStamp?]
+
+    static func load(certificate: String, key: String, now: Date = Date()) throws(TLSSetupError) -> CertificatePair {
+        let stamps = [FileStamp.read(certificate), FileStamp.read(key)]
+        try checkPermissions(key)
+        let leafAndChain = try certificates(certificate)
+        let privateKey = try privateKey(key)
+        let leaf = leafAndChain.parsed[0]
+        guard leaf.publicKey == privateKey.parsed.publicKey else {
+            throw TLSSetupError("the key \(key) does not match the certificate \(certificate); give the key the certificate was issued for")
+        }
+        guard leaf.notValidAfter > now else {
+            throw TLSSetupError("the certificate \(certificate) expired on \(format(leaf.notValidAfter)); renew it")
+        }
+        guard leaf.notValidBefore <= now else {
+            throw TLSSetupError("the certificate \(certificate) is not valid before \(format(leaf.notValidBefore)); check the clock or the certificate")
+        }
+        let names = ((try? leaf.extensions.subjectAlternativeNames) ?? nil).map { sans in
+            sans.compactMap { name -> String? in if case .dnsName(let d) = name { d.lowercased() } else { nil } }
+        } ?? []
+        return CertificatePair(
+            certificatePath: certificate, keyPath: key, chain: leafAndChain.nio, key: privateKey.nio, names: names,
+            notValidAfter: leaf.notValidAfter, stamps: stamps)
+    }
+
+    /// Whether this pair serves `host` (an SNI name): one of its names, or a wildcard for it.
+    func serves(_ host: String) -> Bool {
+        let host = host.lowercased()
+        return names.contains { name in
+            if name == host { return true }
+            guard name.hasPrefix("*."), let dot = host.firstIndex(of: ".") else { return false }
+            return host[dot...] == name.dropFirst()
+        }
+    }
+
+    private static func checkPermissions(_ path: String) throws(TLSSetupError) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw TLSSetupError("cannot read the key file \(path): \(String(cString: strerror(errno)))") }
+        let mode = st.st_mode & 0o777
+        if mode & 0o007 != 0 {
+            throw TLSSetupError(
+                "the key file \(path) is readable by other users (mode \(String(mode, radix: 8))); run chmod 600 \(path) (or 640 with a group)")
+        }
+    }
+
+    private static func text(_ path: String, what: String) throws(TLSSetupError) -> String {
+        do { return String(decoding: try FileIO.read(path), as: UTF8.self) } catch {
+            throw TLSSetupError("cannot read the \(what) \(path): \(error)")
+        }
+    }
+
+    private static func certificates(_ path: String) throws(TLSSetupError) -> (parsed: [Certificate], nio: [NIOSSLCertificate]) {
+        let pem = try text(path, what: "certificate file")
+        let problem = TLSSetupError("\(path) is not a PEM certificate (-----BEGIN CERTIFICATE-----); give the certificate chain, leaf first")
+        do {
+            let documents = try PEMDocument.parseMultiple(pemString: pem).filter { $0.discriminator == "CERTIFICATE" }
+            guard !documents.isEmpty else { throw problem }
+            let parsed = try documents.map { try Certificate(derEncoded: $0.derBytes) }
+            let nio = try documents.map { try NIOSSLCertificate(bytes: $0.derBytes, format: .der) }
+            return (parsed, nio)
+        } catch let error as TLSSetupError {
+            throw error
+        } catch {
+            throw problem
+        }
+    }
+
+    private static func privateKey(_ path: String) throws(TLSSetupError) -> (parsed: Certificate.PrivateKey, nio: NIOSSLPrivateKey) {
+        let pem = try text(path, what: "key file")
+        do {
+            return (try Certificate.PrivateKey(pemEncoded: pem), try NIOSSLPrivateKey(bytes: Array(pem.utf8), format: .pem))
+        } catch {
+            throw TLSSetupError("\(path) is not a PEM private key (RSA, P-256, P-384 or Ed25519, unencrypted); give the certificate's key")
+        }
+    }
+
+    private static func format(_ date: Date) -> String {
+        ISO8601DateFormatter().string(from: date)
+    }
+}
+
+/// The certificates the edge serves, chosen per handshake by the name the client asks for
+/// (SNI), and swapped in when their files change or on SIGHUP: a handshake takes the pair current
+/// at that moment, so connections already open keep theirs and none is dropped.
+package final class CertificateStore: Sendable {
+    private let sources: [(certificate: String, key: String)]
+    private let pairs: Mutex<[CertificatePair]>
+    /// The stamps of each pair's files at the last attempt to read them, so that a bad file is
+    /// reported once, not on every check, and read again when it changes.
+    private let seen: Mutex<[[FileStamp?]]>
+
+    /// Loads every pair; any problem is an error (the edge does not start).
+    package init(_ sources: [(certificate: String, key: String)]) throws(TLSSetupError) {
+        guard !sources.isEmpty else { throw TLSSetupError("no certificate given; pass --tls-cert FILE --tls-key FILE") }
+        var loaded: [CertificatePair] = []
+        for source in sources { loaded.append(try CertificatePair.load(certificate: source.certificate, key: source.key)) }
+        self.sources = sources
+        seen = Mutex(loaded.map(\.stamps))
+        pairs = Mutex(loaded)
+    }
+
+    /// The pair for `serverName`: the first that names it, else the first given.
+    func select(_ serverName: String?) -> CertificatePair {
+        pairs.withLock { pairs in
+            guard let serverName else { return pairs[0] }
+            return pairs.first { $0.serves(serverName) } ?? pairs[0]
+        }
+    }
+
+    /// Reads again the pairs whose files changed (all of them with `force`). A pair that fails
+    /// its checks keeps serving the one it had. Returns one line per pair read, for the log.
+    package func reload(force: Bool) -> [(ok: Bool, message: String)] {
+        var next = pairs.withLock { $0 }
+        var report: [(Bool, String)] = []
+        for (i, source) in sources.enumerated() {
+            let stamps = [FileStamp.read(source.certificate), FileStamp.read(source.key)]
+            let changed = seen.withLock { seen in
+                defer { seen[i] = stamps }
+                return seen[i] != stamps
+            }
+            guard force || changed else { continue }
+            do {
+                next[i] = try CertificatePair.load(certificate: source.certificate, key: source.key)
+                report.append((true, "reloaded \(source.certificate) (valid until \(ISO8601DateFormatter().string(from: next[i].notValidAfter)))"))
+            } catch {
+                report.append((false, "kept the previous certificate for \(source.certificate): \(error)"))
+            }
+        }
+        pairs.withLock { $0 = next }
+        return report
+    }
+}

@@ -1,0 +1,277 @@
+import FolioSupport
+import FolioTestSupport
+import Foundation
+import Testing
+
+/// A private certificate authority and server certificates made by the real `openssl`.
+struct TestPKI {
+    let dir: String
+
+    init(_ dir: String) throws {
+        self.dir = dir
+        try Self.openssl([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", dir + "/ca.key", "-out",
+            dir + "/ca.pem", "-days", "30", "-subj", "/CN=Folio Test CA", "-addext", "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign",
+        ])
+    }
+
+    var ca: String { dir + "/ca.pem" }
+
+    /// A certificate for `name` (and 127.0.0.1) signed by the CA, valid for `days` (negative:
+    /// already expired); its key is mode 600. Returns the certificate and key paths.
+    @discardableResult
+    func leaf(_ name: String, file: String? = nil, days: Int = 10) throws -> (cert: String, key: String) {
+        let base = dir + "/" + (file ?? name)
+        try Self.openssl([
+            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", base + ".key", "-out", base + ".csr",
+            "-subj", "/CN=\(name)",
+        ])
+        try Data("subjectAltName=DNS:\(name),IP:127.0.0.1\nextendedKeyUsage=serverAuth\n".utf8).write(to: URL(fileURLWithPath: base + ".ext"))
+        try Self.openssl([
+            "x509", "-req", "-in", base + ".csr", "-CA", ca, "-CAkey", dir + "/ca.key", "-CAcreateserial", "-out", base + ".pem",
+            "-days", String(days), "-extfile", base + ".ext",
+        ])
+        chmod(base + ".key", 0o600)
+        return (base + ".pem", base + ".key")
+    }
+
+    static func openssl(_ args: [String], stdin: [UInt8]? = nil) throws {
+        let r = try Harness.run("/usr/bin/openssl", args, stdin: stdin)
+        guard r.status == 0 else { throw HarnessError("openssl \(args.prefix(2).joined(separator: " ")) failed: \(r.stderr)") }
+    }
+
+    /// The PEM of the server certificate in `openssl s_client` output.
+    static func servedCertificate(_ output: String) -> String? {
+        guard let start = output.range(of: "-----BEGIN CERTIFICATE-----"), let end = output.range(of: "-----END CERTIFICATE-----") else { return nil }
+        return String(output[start.lowerBound..<end.upperBound])
+    }
+
+    /// What `openssl s_client` reports for one handshake: its output (protocol, cipher, subject).
+    static func handshake(port: Int, _ extra: [String]) throws -> String {
+        let r = try Harness.run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(port)"] + extra, stdin: [])
+        return r.stdout + r.stderr
+    }
+}
+
+/// The edge over HTTPS (`--tls-cert`, `--tls-key`, `--http-port`), checked with curl, openssl
+/// and Python's ssl module: versions, ciphers, SNI, reloads without dropped connections, and
+/// certificates refused at start with one line that says why.
+@Suite("edge over HTTPS", .serialized)
+struct EdgeTLSTests {
+    static func withTLSEdge(
+        _ label: String, extra: (TestPKI) throws -> [String] = { _ in [] },
+        _ body: (EdgeProcess, TestPKI, EdgeFixture) throws -> Void
+    ) throws {
+        let fixture = try EdgeFixture.make(label)
+        defer { fixture.cleanup() }
+        let pki = try TestPKI(fixture.dir)
+        let (cert, key) = try pki.leaf("localhost")
+        let edge = try EdgeProcess.start(root: fixture.root, args: ["--tls-cert", cert, "--tls-key", key] + extra(pki))
+        defer { edge.stop() }
+        try body(edge, pki, fixture)
+    }
+
+    static func curl(_ args: [String]) throws -> Harness.Output {
+        try Harness.run("/usr/bin/curl", ["-s", "--max-time", "10"] + args)
+    }
+
+    @Test("curl fetches the manifest and a 304 over https, byte for byte")
+    func servesHTTPS() throws {
+        try Self.withTLSEdge("tls-serve") { edge, pki, fixture in
+            #expect(edge.scheme == "https")
+            let out = fixture.dir + "/m.plist"
+            let r = try Self.curl([
+                "--cacert", pki.ca, "--resolve", "localhost:\(edge.port):127.0.0.1", "-o", out, "-D", "-", "-w", "%{ssl_verify_result}",
+                "https://localhost:\(edge.port)/manifest.plist",
+            ])
+            #expect(r.stdout.hasPrefix("HTTP/1.1 200"), "\(r.stdout) \(r.stderr)")
+            #expect(r.stdout.hasSuffix("0"), "the certificate did not verify: \(r.stdout)")
+            #expect(try FileIO.read(out) == fixture.bytes("manifest.plist"))
+            let etag = r.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }.map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) }
+            let again = try Self.curl([
+                "--cacert", pki.ca, "-o", "/dev/null", "-w", "%{http_code}", "-H", "If-None-Match: \(etag ?? "")",
+                "https://127.0.0.1:\(edge.port)/manifest.plist",
+            ])
+            #expect(again.stdout == "304")
+        }
+    }
+
+    @Test("TLS 1.2 and 1.3 only, forward-secret suites only")
+    func versionsAndCiphers() throws {
+        try Self.withTLSEdge("tls-versions") { edge, _, _ in
+            for old in ["-tls1", "-tls1_1"] {
+                let r = try TestPKI.handshake(port: edge.port, [old])
+                #expect(r.contains("alert protocol version") || r.contains("no protocols available"), "\(old) was accepted: \(r)")
+            }
+            let v12 = try TestPKI.handshake(port: edge.port, ["-tls1_2"])
+            #expect(v12.contains("Protocol  : TLSv1.2") && v12.contains("Cipher    : ECDHE-"), "\(v12)")
+            let v13 = try TestPKI.handshake(port: edge.port, ["-tls1_3"])
+            #expect(v13.contains("New, TLSv1.3"), "\(v13)")
+            for weak in ["AES128-SHA", "AES256-GCM-SHA384", "DHE-RSA-AES128-SHA", "ECDHE-ECDSA-AES128-SHA"] {
+                let r = try TestPKI.handshake(port: edge.port, ["-tls1_2", "-cipher", weak])
+                #expect(r.contains("Cipher is (NONE)"), "\(weak) was negotiated: \(r)")
+            }
+        }
+    }
+
+    @Test("the certificate is chosen by the name the client asks for")
+    func sni() throws {
+        try Self.withTLSEdge("tls-sni", extra: { pki in
+            let other = try pki.leaf("other.test")
+            return ["--tls-cert", other.cert, "--tls-key", other.key]
+        }) { edge, _, _ in
+            let other = try TestPKI.handshake(port: edge.port, ["-servername", "other.test"])
+            let local = try TestPKI.handshake(port: edge.port, ["-servername", "localhost"])
+            let unknown = try TestPKI.handshake(port: edge.port, ["-servername", "unknown.test"])
+            #expect(other.contains("subject=CN = other.test"), "\(other)")
+            #expect(local.contains("subject=CN = localhost"), "\(local)")
+            #expect(unknown.contains("subject=CN = localhost"), "\(unknown)")
+        }
+    }
+
+    /// Opens a connection, replaces the certificate files (and sends SIGHUP with `signal`),
+    /// then uses the old connection again and opens a new one.
+    static let keepAlive = """
+        import os, socket, ssl, sys, time
+        port, ca, cert, key, newcert, newkey, pid = sys.argv[1:8]
+        ctx = ssl.create_default_context(cafile=ca)
+        def get(s):
+            s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\n")
+            data = b""
+            while b"\\r\\n\\r\\n" not in data:
+                chunk = s.recv(4096)
+                if not chunk: return "closed"
+                data += chunk
+            head, rest = data.split(b"\\r\\n\\r\\n", 1)
+            n = int([l.split(b":")[1] for l in head.split(b"\\r\\n") if l.lower().startswith(b"content-length")][0])
+            while len(rest) < n: rest += s.recv(4096)
+            return head.split(b"\\r\\n")[0].decode()
+        def connect(): return ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(port))), server_hostname="localhost")
+        old = connect(); first = old.getpeercert(True)
+        print("before:", get(old))
+        os.replace(newcert, cert); os.replace(newkey, key)
+        if pid != "-": os.kill(int(pid), 1)
+        time.sleep(1.5)
+        print("old after:", get(old), old.getpeercert(True) == first)
+        new = connect()
+        print("new:", get(new), new.getpeercert(True) != first)
+        """
+
+    @Test("certificates reload on a file change and on SIGHUP; open connections go on; a bad file keeps the old one", arguments: [false, true])
+    func reload(signal: Bool) throws {
+        try Self.withTLSEdge("tls-reload") { edge, pki, fixture in
+            let script = fixture.dir + "/keepalive.py"
+            try Data(Self.keepAlive.utf8).write(to: URL(fileURLWithPath: script))
+            let fresh = try pki.leaf("localhost", file: "renewed")
+            let r = try Harness.run(
+                "/usr/bin/python3",
+                [script, String(edge.port), pki.ca, pki.dir + "/localhost.pem", pki.dir + "/localhost.key", fresh.cert, fresh.key,
+                 signal ? String(edge.pid) : "-"])
+            #expect(r.stdout == "before: HTTP/1.1 200 OK\nold after: HTTP/1.1 200 OK True\nnew: HTTP/1.1 200 OK True\n", "\(r.stdout) \(r.stderr)")
+            #expect(edge.log.contains("reloaded \(pki.dir)/localhost.pem"), "\(edge.log)")
+
+            // A certificate file that does not parse: the one serving stays, and the log says why.
+            let serving = try TestPKI.handshake(port: edge.port, ["-servername", "localhost"])
+            try Data("not a certificate\n".utf8).write(to: URL(fileURLWithPath: pki.dir + "/localhost.pem"))
+            if signal { edge.signal(SIGHUP) }
+            let deadline = Date().addingTimeInterval(5)
+            while !edge.log.contains("kept the previous certificate"), Date() < deadline { usleep(50_000) }
+            #expect(edge.log.contains("kept the previous certificate for \(pki.dir)/localhost.pem"), "\(edge.log)")
+            let still = try TestPKI.handshake(port: edge.port, ["-servername", "localhost"])
+            #expect(TestPKI.servedCertificate(still) != nil && TestPKI.servedCertificate(still) == TestPKI.servedCertificate(serving))
+            #expect(edge.isAlive)
+        }
+    }
+
+    @Test("a certificate it cannot serve with stops the start with one line that says why")
+    func refusedAtStart() throws {
+        let fixture = try EdgeFixture.make("tls-bad")
+        defer { fixture.cleanup() }
+        let pki = try TestPKI(fixture.dir)
+        let good = try pki.leaf("localhost")
+        let other = try pki.leaf("other.test")
+        let expired = try pki.leaf("localhost", file: "expired", days: -1)
+        let readable = try pki.leaf("localhost", file: "readable")
+        chmod(readable.key, 0o644)
+        let certAsKey = fixture.dir + "/cert-as-key.pem"
+        try FileIO.createExclusive(try FileIO.read(good.cert), at: certAsKey, mode: 0o600)
+        let cases: [([String], String)] = [
+            (["--tls-cert", good.cert, "--tls-key", other.key], "does not match the certificate"),
+            (["--tls-cert", expired.cert, "--tls-key", expired.key], "expired on"),
+            (["--tls-cert", readable.cert, "--tls-key", readable.key], "is readable by other users (mode 644); run chmod 600"),
+            (["--tls-cert", good.key, "--tls-key", good.key], "is not a PEM certificate"),
+            (["--tls-cert", good.cert, "--tls-key", certAsKey], "is not a PEM private key"),
+            (["--tls-cert", good.cert, "--tls-key", fixture.dir + "/missing.key"], "cannot read the key file"),
+            (["--tls-cert", good.cert], "give one --tls-key for each --tls-cert"),
+            (["--http-port", "0"], "--http-port redirects to https"),
+        ]
+        for (args, message) in cases {
+            let r = try Harness.run(Harness.binary("folio-edge"), ["--root", fixture.root, "--port", "0"] + args)
+            #expect(r.status != 0 && r.stderr.contains(message), "\(args): exit \(r.status), \(r.stderr)")
+            #expect(!r.stdout.contains("listening"), "\(args) started listening")
+        }
+    }
+
+    @Test("--http-port answers every request with a 308 to the same URL on https")
+    func redirect() throws {
+        try Self.withTLSEdge("tls-redirect", extra: { _ in ["--http-port", "0"] }) { edge, pki, _ in
+            let plain = try #require(edge.httpPort)
+            let r = try Self.curl(["-D", "-", "-o", "/dev/null", "http://127.0.0.1:\(plain)/sonnets/index.plist?x=1"])
+            #expect(r.stdout.hasPrefix("HTTP/1.1 308"), "\(r.stdout)")
+            #expect(r.stdout.contains("Location: https://127.0.0.1:\(edge.port)/sonnets/index.plist?x=1\r\n"), "\(r.stdout)")
+            // curl follows it to the https edge, which answers.
+            let followed = try Self.curl(["-L", "--cacert", pki.ca, "-o", "/dev/null", "-w", "%{http_code} %{num_redirects}", "http://127.0.0.1:\(plain)/healthz"])
+            #expect(followed.stdout == "200 1", "\(followed.stdout)")
+            // No usable Host: a 400, not a redirect to somewhere else.
+            let c = try RawHTTPConnection(port: plain)
+            defer { c.close() }
+            try c.send(RawHTTPConnection.head("GET", "/healthz", headers: [("Host", "evil/host")], host: false))
+            let raw = try c.readResponse(method: "GET")
+            #expect(raw.status == 400, "\(raw.status)")
+        }
+    }
+
+    @Test("testssl.sh finds no old protocol, no weak cipher, and forward secrecy throughout")
+    func testssl() throws {
+        try Self.withTLSEdge("tls-testssl") { edge, pki, fixture in
+            let json = fixture.dir + "/testssl.json"
+            let r = try Harness.run(
+                "/usr/bin/testssl",
+                ["--quiet", "--color", "0", "--warnings", "off", "--ip", "one", "--add-ca", pki.ca, "-p", "-s", "-f", "--jsonfile", json,
+                 "127.0.0.1:\(edge.port)"])
+            let data = try Data(contentsOf: URL(fileURLWithPath: json))
+            let findings = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "\(r.stdout)")
+            var byID: [String: (severity: String, finding: String)] = [:]
+            for f in findings {
+                if let id = f["id"] as? String { byID[id] = ((f["severity"] as? String) ?? "", (f["finding"] as? String) ?? "") }
+            }
+            for id in ["SSLv2", "SSLv3", "TLS1", "TLS1_1", "cipherlist_NULL", "cipherlist_aNULL", "cipherlist_EXPORT", "cipherlist_LOW",
+                       "cipherlist_3DES_IDEA", "cipherlist_AVERAGE"] {
+                #expect(byID[id]?.finding == "not offered", "\(id): \(String(describing: byID[id]))")
+            }
+            #expect(byID["TLS1_2"]?.finding == "offered" && byID["TLS1_3"]?.finding.hasPrefix("offered") == true)
+            #expect(byID["PFS"]?.finding == "offered" && byID["cipherlist_STRONG"]?.finding == "offered")
+            let bad = byID.filter { ["LOW", "MEDIUM", "HIGH", "CRITICAL"].contains($0.value.severity) }
+            #expect(bad.isEmpty, "\(bad)")
+        }
+    }
+
+    @Test("the cache tier serves https in front of a plain origin")
+    func cacheTier() throws {
+        let fixture = try EdgeFixture.make("tls-tier")
+        defer { fixture.cleanup() }
+        let origin = try EdgeProcess.start(root: fixture.root)
+        defer { origin.stop() }
+        let pki = try TestPKI(fixture.dir)
+        let (cert, key) = try pki.leaf("localhost")
+        let tier = try EdgeProcess.start(root: fixture.root, args: ["--origin", origin.baseURL, "--tls-cert", cert, "--tls-key", key])
+        defer { tier.stop() }
+        let out = fixture.dir + "/via-tier.plist"
+        for _ in 0..<2 {
+            let r = try Self.curl(["--cacert", pki.ca, "-o", out, "-w", "%{http_code}", "https://127.0.0.1:\(tier.port)/manifest.plist"])
+            #expect(r.stdout == "200", "\(r.stdout) \(r.stderr)")
+            #expect(try FileIO.read(out) == fixture.bytes("manifest.plist"))
+        }
+    }
+}
