@@ -20,7 +20,7 @@ DEBUG      := .build/debug
 # and the reference programs `make bench` compares against.
 BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf libcmark-gfm-dev libcmark-gfm-extensions-dev
 TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh
-BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time
+BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time caddy openssl
 
 .PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests
 
@@ -101,6 +101,8 @@ bench: bench-deps build publish
 	@python3 Benchmarks/reference.py $(PUBLIC)
 	@echo "== edge: folio-edge vs nginx (wrk) =="
 	@Benchmarks/edge-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
+	@echo "== edge over HTTPS: folio-edge vs nginx (ssl) and Caddy, same certificate (wrk) =="
+	@Benchmarks/tls-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 	@echo "== cache tier: folio-edge --origin vs nginx proxy_cache and Varnish, hits (wrk) =="
 	@Benchmarks/cache-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 	@echo "== client: folio sync vs curl (hyperfine) =="

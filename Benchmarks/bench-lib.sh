@@ -1,5 +1,5 @@
-# Shared by the wrk benchmarks (edge-bench.sh, cache-bench.sh); sourced, with `duration`,
-# `conns` set by the caller.
+# Shared by the wrk benchmarks (edge-bench.sh, cache-bench.sh, tls-bench.sh); sourced, with
+# `duration`, `conns` (and `scheme`, default http) set by the caller.
 
 # On a machine with two or more cores, each server runs on core 0 and wrk on core 1, the
 # same for both servers, so neither shares its core with the load generator.
@@ -17,7 +17,7 @@ run() { # name port path [header...]
     local out
     local d=$duration
     if [ -n "${WARM:-}" ]; then d=1s; fi
-    out=$("${client_cpu[@]}" wrk -t1 -c"$conns" -d"$d" --latency "${args[@]}" "http://127.0.0.1:$port$path")
+    out=$("${client_cpu[@]}" wrk -t1 -c"$conns" -d"$d" --latency "${args[@]}" "${scheme:-http}://127.0.0.1:$port$path")
     local rps p99
     rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     p99=$(echo "$out" | awk '$1=="99%" {print $2}')

@@ -37,6 +37,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     var tlsCert: [String] = []
     @Option(help: "The PEM private key of the --tls-cert in the same position (not readable by other users).") var tlsKey: [String] = []
     @Option(help: "With --tls-cert: also listen for plain http on this port and redirect every request to https (308).") var httpPort: Int?
+    @Option(help: "With --tls-cert: send Strict-Transport-Security: max-age=SECONDS on every https response.") var hstsMaxAge: Int?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
@@ -66,6 +67,10 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             guard (0...65535).contains(httpPort) else { throw ValidationError("--http-port must be 0...65535") }
             guard httpPort == 0 || httpPort != port else { throw ValidationError("--http-port must differ from --port") }
         }
+        if let hstsMaxAge {
+            guard !tlsCert.isEmpty else { throw ValidationError("--hsts-max-age is sent over https only: give --tls-cert and --tls-key too") }
+            guard hstsMaxAge >= 0 else { throw ValidationError("--hsts-max-age must be 0 or more seconds") }
+        }
     }
 
     func run() async throws {
@@ -87,6 +92,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             trust: roots)
         config.tls = zip(tlsCert, tlsKey).map { TLSFiles(certificate: $0, key: $1) }
         config.httpPort = httpPort
+        config.hstsMaxAge = hstsMaxAge
         do {
             try await Edge.run(config)
         } catch let error as EdgeStartupError {

@@ -33,6 +33,8 @@ package struct EdgeConfiguration: Sendable {
     package var tls: [TLSFiles] = []
     /// With TLS, a plain listener on this port that redirects to https (308).
     package var httpPort: Int?
+    /// With TLS, `Strict-Transport-Security: max-age=N` on every https response.
+    package var hstsMaxAge: Int?
 
     package init(
         root: String, host: String, port: Int, threads: Int, memoryBudget: Int, maxConnections: Int,

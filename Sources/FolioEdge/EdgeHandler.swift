@@ -68,7 +68,14 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     static let nextConnectionID = Atomic<UInt64>(0)
 
-    init(store: SiteStore, limits: ConnectionLimits, metrics: EdgeMetrics, accessLog: Logger?, fileIO: NIOThreadPool) {
+    /// Header lines sent on every response of this listener (`Strict-Transport-Security` over TLS).
+    private let extraLines: String
+
+    init(
+        store: SiteStore, limits: ConnectionLimits, metrics: EdgeMetrics, accessLog: Logger?, fileIO: NIOThreadPool,
+        extraLines: String = ""
+    ) {
+        self.extraLines = extraLines
         self.store = store
         self.siteGeneration = store.generation
         self.site = store.site
@@ -403,7 +410,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let now = time(nil)
         if now != dateSecond {
             dateSecond = now
-            let date = "Date: \(HTTPDate.format(Int64(now)))\r\n"
+            let date = "Date: \(HTTPDate.format(Int64(now)))\r\n" + extraLines
             dateLine = ByteBuffer(string: date)
             headTail = ByteBuffer(string: date + "\r\n")
             headTailClose = ByteBuffer(string: "Connection: close\r\n" + date + "\r\n")

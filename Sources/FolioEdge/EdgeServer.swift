@@ -41,6 +41,8 @@ struct EdgeService: Service {
         let limits = config.limits
         let accessLog: Logger? = config.accessLog ? Logger(label: "folio.edge.access") : nil
         let pool = NIOThreadPool.singleton
+        // HSTS only where the answer itself came over TLS (RFC 6797 §7.2).
+        let extraLines = tls != nil && config.hstsMaxAge != nil ? "Strict-Transport-Security: max-age=\(config.hstsMaxAge ?? 0)\r\n" : ""
 
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
@@ -64,12 +66,13 @@ struct EdgeService: Service {
                     if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
                     switch content {
                     case .site(let store):
-                        try sync.addHandler(EdgeHandler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool))
+                        try sync.addHandler(
+                            EdgeHandler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool, extraLines: extraLines))
                     case .cache(let cache):
                         // The request decoder only: ProxyHandler writes responses as bytes and
                         // keeps pipelined answers in order itself.
                         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-                        try sync.addHandler(ProxyHandler(cache: cache, metrics: metrics, accessLog: accessLog))
+                        try sync.addHandler(ProxyHandler(cache: cache, metrics: metrics, accessLog: accessLog, extraLines: extraLines))
                     }
                 }
             }

@@ -205,6 +205,7 @@ struct EdgeTLSTests {
             (["--tls-cert", good.cert, "--tls-key", fixture.dir + "/missing.key"], "cannot read the key file"),
             (["--tls-cert", good.cert], "give one --tls-key for each --tls-cert"),
             (["--http-port", "0"], "--http-port redirects to https"),
+            (["--hsts-max-age", "60"], "--hsts-max-age is sent over https only"),
         ]
         for (args, message) in cases {
             let r = try Harness.run(Harness.binary("folio-edge"), ["--root", fixture.root, "--port", "0"] + args)
@@ -213,13 +214,18 @@ struct EdgeTLSTests {
         }
     }
 
-    @Test("--http-port answers every request with a 308 to the same URL on https")
+    @Test("--http-port answers every request with a 308 to the same URL on https; HSTS only over https")
     func redirect() throws {
-        try Self.withTLSEdge("tls-redirect", extra: { _ in ["--http-port", "0"] }) { edge, pki, _ in
+        try Self.withTLSEdge("tls-redirect", extra: { _ in ["--http-port", "0", "--hsts-max-age", "31536000"] }) { edge, pki, _ in
+            for path in ["/manifest.plist", "/healthz", "/nothing-here"] {
+                let https = try Self.curl(["--cacert", pki.ca, "-D", "-", "-o", "/dev/null", "https://127.0.0.1:\(edge.port)\(path)"])
+                #expect(https.stdout.contains("\r\nStrict-Transport-Security: max-age=31536000\r\n"), "\(path): \(https.stdout)")
+            }
             let plain = try #require(edge.httpPort)
             let r = try Self.curl(["-D", "-", "-o", "/dev/null", "http://127.0.0.1:\(plain)/sonnets/index.plist?x=1"])
             #expect(r.stdout.hasPrefix("HTTP/1.1 308"), "\(r.stdout)")
             #expect(r.stdout.contains("Location: https://127.0.0.1:\(edge.port)/sonnets/index.plist?x=1\r\n"), "\(r.stdout)")
+            #expect(!r.stdout.contains("Strict-Transport-Security"), "HSTS over plain http: \(r.stdout)")
             // curl follows it to the https edge, which answers.
             let followed = try Self.curl(["-L", "--cacert", pki.ca, "-o", "/dev/null", "-w", "%{http_code} %{num_redirects}", "http://127.0.0.1:\(plain)/healthz"])
             #expect(followed.stdout == "200 1", "\(followed.stdout)")
@@ -265,12 +271,13 @@ struct EdgeTLSTests {
         defer { origin.stop() }
         let pki = try TestPKI(fixture.dir)
         let (cert, key) = try pki.leaf("localhost")
-        let tier = try EdgeProcess.start(root: fixture.root, args: ["--origin", origin.baseURL, "--tls-cert", cert, "--tls-key", key])
+        let tier = try EdgeProcess.start(
+            root: fixture.root, args: ["--origin", origin.baseURL, "--tls-cert", cert, "--tls-key", key, "--hsts-max-age", "600"])
         defer { tier.stop() }
         let out = fixture.dir + "/via-tier.plist"
         for _ in 0..<2 {
-            let r = try Self.curl(["--cacert", pki.ca, "-o", out, "-w", "%{http_code}", "https://127.0.0.1:\(tier.port)/manifest.plist"])
-            #expect(r.stdout == "200", "\(r.stdout) \(r.stderr)")
+            let r = try Self.curl(["--cacert", pki.ca, "-o", out, "-D", "-", "-w", "%{http_code}", "https://127.0.0.1:\(tier.port)/manifest.plist"])
+            #expect(r.stdout.hasSuffix("200") && r.stdout.contains("\r\nStrict-Transport-Security: max-age=600\r\n"), "\(r.stdout) \(r.stderr)")
             #expect(try FileIO.read(out) == fixture.bytes("manifest.plist"))
         }
     }

@@ -128,13 +128,15 @@ final class HTTPCache: Sendable {
     /// A plain hit as bytes: the prepared head (of the 200, or of the 304), `Age`, and the
     /// body (none for HEAD or a 304).
     func preparedHit(
-        _ stored: StoredResponse, notModified: Bool = false, method: HTTPMethod, keepAlive: Bool, allocator: ByteBufferAllocator
+        _ stored: StoredResponse, notModified: Bool = false, method: HTTPMethod, keepAlive: Bool, allocator: ByteBufferAllocator,
+        extraLines: String = ""
     ) -> [ByteBuffer] {
         let prepared = notModified ? (stored.prepared304 ?? stored.preparedHead) : stored.preparedHead
-        var head = allocator.buffer(capacity: prepared.readableBytes + 40)
+        var head = allocator.buffer(capacity: prepared.readableBytes + 40 + extraLines.utf8.count)
         head.writeImmutableBuffer(prepared)
         head.writeString("Age: \(Int(stored.currentAge(now: clock())))\r\n")
         if !keepAlive { head.writeStaticString("Connection: close\r\n") }
+        head.writeString(extraLines)
         head.writeStaticString("\r\n")
         if notModified || method == .HEAD || stored.body.readableBytes == 0 { return [head] }
         return [head, stored.body]

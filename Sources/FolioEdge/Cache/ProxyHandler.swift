@@ -35,7 +35,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let maxOutstanding = 128
     private var readPaused = false
 
-    init(cache: HTTPCache, metrics: EdgeMetrics, accessLog: Logger?) {
+    /// Header lines sent on every response of this listener (`Strict-Transport-Security` over TLS).
+    private let extraLines: String
+
+    init(cache: HTTPCache, metrics: EdgeMetrics, accessLog: Logger?, extraLines: String = "") {
+        self.extraLines = extraLines
         self.cache = cache
         self.metrics = metrics
         self.accessLog = accessLog
@@ -80,12 +84,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let allocator = context.channel.allocator
             switch cache.answerFromCache(request) {
             case .prepared(let stored):
-                let bytes = cache.preparedHit(stored, method: head.method, keepAlive: keepAlive, allocator: allocator)
+                let bytes = cache.preparedHit(stored, method: head.method, keepAlive: keepAlive, allocator: allocator, extraLines: extraLines)
                 record(head, started, status: stored.status, cacheStatus: nil, bytes: bytes)
                 complete(context, slot, bytes, closing: !keepAlive)
                 return
             case .prepared304(let stored):
-                let bytes = cache.preparedHit(stored, notModified: true, method: head.method, keepAlive: keepAlive, allocator: allocator)
+                let bytes = cache.preparedHit(
+                    stored, notModified: true, method: head.method, keepAlive: keepAlive, allocator: allocator, extraLines: extraLines)
                 record(head, started, status: 304, cacheStatus: nil, bytes: bytes)
                 complete(context, slot, bytes, closing: !keepAlive)
                 return
@@ -126,7 +131,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         _ context: ChannelHandlerContext, _ slot: Int, _ head: HTTPRequestHead, _ started: NIODeadline, _ response: ProxyResponse,
         keepAlive: Bool
     ) {
-        let bytes = Self.serialize(response, method: head.method, keepAlive: keepAlive, allocator: context.channel.allocator)
+        let bytes = Self.serialize(
+            response, method: head.method, keepAlive: keepAlive, allocator: context.channel.allocator, extraLines: extraLines)
         record(head, started, status: Int(response.status.code), cacheStatus: response.headers["cache-status"].last, bytes: bytes)
         complete(context, slot, bytes, closing: !keepAlive)
     }
@@ -174,7 +180,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// A response as bytes: status line, fields, Content-Length (none for 1xx, 204 and 304;
     /// the body's length otherwise, or the stored length for HEAD when the cache set it), then
     /// the body unless the request was HEAD.
-    static func serialize(_ response: ProxyResponse, method: HTTPMethod, keepAlive: Bool, allocator: ByteBufferAllocator) -> [ByteBuffer] {
+    static func serialize(
+        _ response: ProxyResponse, method: HTTPMethod, keepAlive: Bool, allocator: ByteBufferAllocator, extraLines: String = ""
+    ) -> [ByteBuffer] {
         let status = Int(response.status.code)
         let bodyless = method == .HEAD || status == 204 || status == 304 || status < 200
         var head = allocator.buffer(capacity: 512)
@@ -197,6 +205,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         if !keepAlive { head.writeStaticString("Connection: close\r\n") }
+        head.writeString(extraLines)
         head.writeStaticString("\r\n")
         if !bodyless, let body = response.body, body.readableBytes > 0 { return [head, body] }
         return [head]

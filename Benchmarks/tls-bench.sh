@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# HTTPS benchmark: wrk over TLS against folio-edge, nginx (one worker, ssl, gzip_static, etag)
+# and Caddy (file_server, precompressed gzip), all with the same certificate (P-256, made here
+# by openssl) and the same published directory. Before timing, each server must answer the
+# manifest and a gzip object with 200 and the bytes on disk.
+# Usage: Benchmarks/tls-bench.sh PUBLIC_DIR EDGE_BINARY
+set -euo pipefail
+root=$(cd "${1:-public}" && pwd)
+edge=${2:-.build/release/folio-edge}
+duration=${WRK_DURATION:-10s}
+conns=${WRK_CONNECTIONS:-64}
+rounds=${WRK_ROUNDS:-3}
+scheme=https
+work=$(mktemp -d /tmp/folio-tls-bench.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+. "$(dirname "$0")/bench-lib.sh"
+
+# A CA and a server certificate for 127.0.0.1, as the tests make them.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/ca.key" -out "$work/ca.pem" -days 2 \
+    -subj "/CN=Folio Bench CA" -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/key.pem" -out "$work/csr.pem" -subj "/CN=127.0.0.1" 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > "$work/ext"
+openssl x509 -req -in "$work/csr.pem" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -out "$work/cert.pem" -days 2 \
+    -extfile "$work/ext" 2>/dev/null
+chmod 600 "$work/key.pem"
+ciphers="ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
+
+nginx_port=$(free_port)
+mkdir -p "$work/nginx"
+{ nginx_main_conf "$work"; cat <<CONF; } > "$work/nginx.conf"
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    open_file_cache max=10000 inactive=60s;
+    open_file_cache_valid 60s;
+    etag on;
+    gzip_static on;
+    types { application/x-plist plist; application/json json; }
+    client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
+    uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_ciphers $ciphers;
+    ssl_session_cache shared:SSL:10m;
+    server {
+        listen 127.0.0.1:$nginx_port ssl;
+        ssl_certificate $work/cert.pem;
+        ssl_certificate_key $work/key.pem;
+        root $root;
+        location /objects/ { add_header Cache-Control "public, max-age=31536000, immutable"; }
+    }
+}
+CONF
+"${server_cpu[@]}" nginx -c "$work/nginx.conf" -p "$work" &
+pids+=($!)
+
+caddy_port=$(free_port)
+cat > "$work/Caddyfile" <<CONF
+{
+    admin off
+    auto_https disable_redirects
+    skip_install_trust
+    storage file_system $work/caddy
+}
+https://127.0.0.1:$caddy_port {
+    tls $work/cert.pem $work/key.pem
+    root * $root
+    file_server {
+        precompressed gzip
+    }
+}
+CONF
+XDG_DATA_HOME=$work XDG_CONFIG_HOME=$work GOMAXPROCS=1 "${server_cpu[@]}" caddy run --config "$work/Caddyfile" --adapter caddyfile \
+    > "$work/caddy.log" 2>&1 &
+pids+=($!)
+
+"${server_cpu[@]}" "$edge" --root "$root" --port 0 --threads 1 --no-access-log --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" \
+    > "$work/edge.out" 2> "$work/edge.err" &
+pids+=($!)
+for _ in $(seq 1 100); do grep -q "listening on" "$work/edge.out" 2>/dev/null && break; sleep 0.1; done
+edge_port=$(sed -n 's/^listening on https:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$work/edge.out")
+[ -n "$edge_port" ] || { echo "tls-bench: folio-edge did not start: $(cat "$work/edge.err")" >&2; exit 1; }
+
+sha=$(python3 -c "import plistlib; m=plistlib.load(open('$root/manifest.plist','rb')); print(next(e['sha256'] for e in m['entries'] if e['path']=='sonnets/018.plist'))")
+obj="/objects/$sha.plist"
+# The same work: each server answers 200 with the bytes on disk, the object gzipped.
+for port in "$edge_port" "$nginx_port" "$caddy_port"; do
+    for _ in $(seq 1 50); do curl -s --cacert "$work/ca.pem" -o /dev/null "https://127.0.0.1:$port/manifest.plist" && break; sleep 0.1; done
+    for check in "/manifest.plist|$root/manifest.plist|" "$obj|$root$obj.gz|gzip"; do
+        IFS='|' read -r path file enc <<< "$check"
+        code=$(curl -s --cacert "$work/ca.pem" ${enc:+-H "Accept-Encoding: $enc"} -o "$work/got" -w '%{http_code}' "https://127.0.0.1:$port$path")
+        if [ "$code" != 200 ] || ! cmp -s "$work/got" "$file"; then
+            echo "tls-bench: port $port answered $code for $path, not the bytes of $file" >&2; exit 1
+        fi
+    done
+done
+etag_of() { curl -s --cacert "$work/ca.pem" -D - -o /dev/null -H 'Accept-Encoding: gzip' "$1" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p'; }
+
+echo "wrk -t1 -c$conns -d$duration over TLS (wrk's OpenSSL picks TLS 1.3), folio-edge --threads 1 vs nginx (1 worker) vs Caddy (GOMAXPROCS=1), same certificate and files${server_cpu:+; servers on core 0, wrk on core 1}"
+printf "%-30s %11s %11s %11s %9s %9s\n" scenario "edge req/s" "nginx req/s" "caddy req/s" "vs nginx" "vs caddy"
+scenario() { # label path mode: gzip, inm (If-None-Match with each server's own ETag), close (a new TLS connection per request)
+    local label=$1 path=$2 mode=$3 name port
+    local -A headers=()
+    for name in edge nginx caddy; do
+        port=${name}_port; port=${!port}
+        case $mode in
+            gzip) headers[$name]="Accept-Encoding: gzip" ;;
+            inm) headers[$name]="If-None-Match: $(etag_of "https://127.0.0.1:$port$path")" ;;
+            close) headers[$name]="Connection: close" ;;
+        esac
+        WARM=1 run "$name" "$port" "$path" "Accept-Encoding: gzip" "${headers[$name]}" > /dev/null
+    done
+    local results=() r
+    for r in $(seq 1 "$rounds"); do
+        local order=(edge nginx caddy)
+        (( r % 2 )) || order=(caddy nginx edge)
+        local -A rps=()
+        for name in "${order[@]}"; do
+            port=${name}_port; port=${!port}
+            read -r _ rps[$name] _ < <(run "$name" "$port" "$path" "Accept-Encoding: gzip" "${headers[$name]}")
+        done
+        results+=("${rps[edge]}" "${rps[nginx]}" "${rps[caddy]}")
+    done
+    python3 - "$label" "${results[@]}" <<'PY'
+import statistics, sys
+label, v = sys.argv[1], [float(x) for x in sys.argv[2:]]
+e, n, c = (statistics.median(v[i::3]) for i in range(3))
+print(f"{label:<30} {e:>11.0f} {n:>11.0f} {c:>11.0f} {e/n:>8.2f}x {e/c:>8.2f}x")
+PY
+}
+scenario "(a) 200 gzip object" "$obj" gzip
+scenario "(b) 304 If-None-Match" "$obj" inm
+scenario "(c) new TLS connection each" "$obj" close
