@@ -61,6 +61,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
         // Internal: the builder's pipeline (load, check, compile, publish), under folio-build.
         // Content kinds, their readers (Yams, TOMLKit), Markdown rendering (cmark-gfm) and schemas.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FolioKit
 import FolioPublished
 import Foundation
 
@@ -50,6 +51,9 @@ struct ClientOptions: ParsableArguments {
 
     func validate() throws {
         if let problem = Self.problem(withEdge: edgeURL) { throw ValidationError(problem) }
+        if let path = FolioHTTP.caFile {
+            do { _ = try FolioHTTP.extraCertificateAuthorities(path) } catch let error as FolioError { throw ValidationError(error.message) }
+        }
     }
 
     /// The trusted roots: `--trust`, else `FOLIO_TRUST`; nil when none.

@@ -6,6 +6,7 @@ import FolioSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Synchronization
 
 /// How one sync went, for people (one line) and for machines (`--json`).
@@ -567,6 +568,10 @@ package struct Syncer {
     }
 
     package static func describe(_ error: any Error) -> String {
+        if let tls = error as? NIOSSLError, case .handshakeFailed = tls {
+            return "the TLS handshake failed: the edge's certificate is not trusted here, or it does not speak TLS; "
+                + "for a private certificate authority set \(FolioHTTP.caFileVariable) to its PEM file"
+        }
         let text = String(describing: error)
         if text.contains("connectionRefused") || text.contains("Connection refused") || text.contains("ECONNREFUSED") {
             return "connection refused"
@@ -612,18 +617,3 @@ final class ProgressCounter: Sendable {
     }
 }
 
-/// The client's HTTP client: keep-alive pooling, and no automatic decompression, because sync
-/// counts the bytes on the wire and inflates (with a size limit) and verifies them itself.
-/// It lives for the whole process, like AsyncHTTPClient's shared client.
-package enum FolioHTTP {
-    package static let client: HTTPClient = {
-        var config = HTTPClient.Configuration()
-        config.decompression = .disabled
-        config.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)
-        // A refused connection is an answer (offline), not something to retry until the connect
-        // timeout: sync does its own bounded retries with backoff.
-        config.connectionPool.retryConnectionEstablishment = false
-        config.timeout = .init(connect: .seconds(5), read: .seconds(30))
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
-    }()
-}

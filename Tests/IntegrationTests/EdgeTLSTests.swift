@@ -263,6 +263,28 @@ struct EdgeTLSTests {
         }
     }
 
+    @Test("folio syncs and reads over https, trusting a private CA through FOLIO_CA_FILE; without it, or with a bad file, it says why")
+    func folioOverHTTPS() throws {
+        try Self.withTLSEdge("tls-folio") { edge, pki, fixture in
+            let cache = fixture.dir + "/cache"
+            let url = "https://127.0.0.1:\(edge.port)"
+            let untrusted = try ClientTest.folio(["sync"], cache: cache, edge: url, env: ["FOLIO_CA_FILE": ""])
+            #expect(untrusted.status != 0, "synced without trusting the CA: \(untrusted.stdout)")
+            let said = untrusted.stdout + untrusted.stderr
+            #expect(said.contains("the TLS handshake failed: the edge's certificate is not trusted here") && !said.contains("BoringSSL"), "\(said)")
+            let sync = try ClientTest.folio(["sync", "--json"], cache: cache, edge: url, env: ["FOLIO_CA_FILE": pki.ca])
+            #expect(sync.status == 0 && sync.stdout.contains("\"result\": \"updated\""), "\(sync.stdout) \(sync.stderr)")
+            let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache, edge: url)
+            #expect(read.stdout.contains("Shall I compare thee to a summer’s day?"), "\(read.stdout) \(read.stderr)")
+            let again = try ClientTest.folio(["sync", "--json"], cache: cache, edge: url, env: ["FOLIO_CA_FILE": pki.ca])
+            #expect(again.status == 0 && again.stdout.contains("\"objectsFetched\": 0"), "\(again.stdout)")
+            for (file, message) in [(fixture.dir + "/none.pem", "the file cannot be read"), (pki.dir + "/localhost.key", "holds no PEM certificate")] {
+                let bad = try ClientTest.folio(["status"], cache: cache, edge: url, env: ["FOLIO_CA_FILE": file])
+                #expect(bad.status != 0 && bad.stderr.contains("FOLIO_CA_FILE=\(file)") && bad.stderr.contains(message), "\(bad.stderr)")
+            }
+        }
+    }
+
     @Test("the cache tier serves https in front of a plain origin")
     func cacheTier() throws {
         let fixture = try EdgeFixture.make("tls-tier")
