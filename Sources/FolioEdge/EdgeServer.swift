@@ -71,8 +71,13 @@ struct EdgeService: Service {
                     case .cache(let cache):
                         // The request decoder only: ProxyHandler writes responses as bytes and
                         // keeps pipelined answers in order itself.
+                        let progress = RequestProgress()
+                        try sync.addHandler(RequestBytesWatcher(progress))
                         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-                        try sync.addHandler(ProxyHandler(cache: cache, metrics: metrics, accessLog: accessLog, extraLines: extraLines))
+                        try sync.addHandler(
+                            ProxyHandler(
+                                cache: cache, metrics: metrics, accessLog: accessLog, extraLines: extraLines,
+                                requestTimeout: limits.requestTimeout, progress: progress))
                     }
                 }
             }

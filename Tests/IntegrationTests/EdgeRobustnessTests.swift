@@ -156,9 +156,15 @@ extension EdgeIntegration {
             #expect(ctx.edge.isAlive)
         }
 
-        @Test("slowloris: 20 slow partial heads do not stall normal clients and are cut after --request-timeout")
-        func slowloris() async throws {
-            let edge = try EdgeProcess.start(root: ctx.fixture.root, args: ["--request-timeout", "2"])
+        @Test(
+            "slowloris: 20 slow partial heads do not stall normal clients and are cut after --request-timeout (origin, then tier)",
+            arguments: [false, true])
+        func slowloris(tier: Bool) async throws {
+            // As a cache tier, in front of an origin edge: the same guard, in front of NIO's decoder.
+            let origin = tier ? try EdgeProcess.start(root: ctx.fixture.root) : nil
+            defer { origin?.stop() }
+            let edge = try EdgeProcess.start(
+                root: ctx.fixture.root, args: ["--request-timeout", "2"] + (origin.map { ["--origin", $0.baseURL] } ?? []))
             defer { edge.stop() }
             let port = edge.port
             let slowCount = 20
@@ -242,7 +248,8 @@ extension EdgeIntegration {
             #expect(early.isEmpty, "closed before the 2 s timeout: \(early)")
             #expect(result.got408.allSatisfy { $0 }, "408 seen on \(result.got408.filter { $0 }.count) of \(slowCount)")
             // Every 408 is a response like any other: counted in folio_edge_requests_total.
-            let counted = try edge.metric("folio_edge_requests_total{status=\"408\"}")
+            let metrics = try RawHTTPConnection.fetch(port: port, tier ? "/.folio/metrics" : "/metrics").text
+            let counted = EdgeProcess.metric("folio_edge_requests_total{status=\"408\"}", in: metrics)
             #expect(counted == Double(slowCount), "folio_edge_requests_total{status=\"408\"} is \(String(describing: counted)) after \(slowCount) 408 responses")
             #expect(edge.isAlive)
         }

@@ -17,7 +17,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let cache: HTTPCache
     private let metrics: EdgeMetrics
     private let accessLog: Logger?
-    private var head: HTTPRequestHead?
+    var head: HTTPRequestHead?
     /// When the request being read began.
     private var started = NIODeadline.now()
     private var body: ByteBuffer?
@@ -25,11 +25,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Answers in request order: nil while a request is still being answered. `closing` marks
     /// the answer after which the connection closes.
-    private var queue: [(bytes: [ByteBuffer]?, closing: Bool)] = []
+    var queue: [(bytes: [ByteBuffer]?, closing: Bool)] = []
     /// The sequence number of `queue[0]`, and of the next request.
     private var first = 0
-    private var next = 0
-    private var closed = false
+    var next = 0
+    var closed = false
     /// Reading stops while this many answers are outstanding (a client pipelining without
     /// reading), and resumes below a quarter of it.
     static let maxOutstanding = 128
@@ -37,8 +37,19 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Header lines sent on every response of this listener (`Strict-Transport-Security` over TLS).
     private let extraLines: String
+    /// The request timeout (see `TierRequestTimeout.swift`): the limit, whether bytes of a
+    /// request not yet complete have arrived, since when the connection waits for one, the timer.
+    let requestTimeout: TimeAmount
+    let progress: RequestProgress
+    var waitingSince = NIODeadline.now()
+    var timer: RepeatedTask?
 
-    init(cache: HTTPCache, metrics: EdgeMetrics, accessLog: Logger?, extraLines: String = "") {
+    init(
+        cache: HTTPCache, metrics: EdgeMetrics, accessLog: Logger?, extraLines: String = "", requestTimeout: TimeAmount = .seconds(15),
+        progress: RequestProgress = RequestProgress()
+    ) {
+        self.requestTimeout = requestTimeout
+        self.progress = progress
         self.extraLines = extraLines
         self.cache = cache
         self.metrics = metrics
@@ -65,6 +76,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .end:
             guard let head, !closed else { return }
             self.head = nil
+            progress.bytesPending = false
             let slot = next
             next += 1
             queue.append((nil, false))
@@ -127,7 +139,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Serializes `response`, counts and logs it, and queues it for request `slot`.
-    private func answered(
+    func answered(
         _ context: ChannelHandlerContext, _ slot: Int, _ head: HTTPRequestHead, _ started: NIODeadline, _ response: ProxyResponse,
         keepAlive: Bool
     ) {
@@ -170,6 +182,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         if wrote { context.flush() }
+        if queue.isEmpty { waitingSince = .now() }
         if readPaused, queue.count < Self.maxOutstanding / 4 {
             readPaused = false
             context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
