@@ -11,11 +11,12 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         commandName: "folio-edge",
         abstract: "Serve a published Folio directory over HTTP/1.1 or HTTPS, or cache an origin in front of clients (--origin).")
 
-    @Option(help: "The published directory to serve (without --origin).") var root = "public"
+    @Option(help: "The published directory to serve (default: public; not with --origin).") var root: String?
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port (0 picks a free one and prints it).") var port = 8080
     @Option(help: "Event loop threads (default: one per core).") var threads = System.coreCount
-    @Option(help: "Bytes of objects to hold in memory; the rest is read from disk.") var memoryBudget = 256 << 20
+    @Option(help: "Bytes of objects to hold in memory; the rest is read from disk (default: 256 MiB; not with --origin).")
+    var memoryBudget: Int?
     @Option(help: "Most connections open at once.") var maxConnections = 10_000
     @Option(help: "Seconds a client may take to send a complete request.") var requestTimeout = 15
     @Option(help: "Largest request header section in bytes.") var maxHeaderBytes = 16384
@@ -26,7 +27,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Log every request (swift-log, to stderr).") var accessLog = true
     @Option(help: "Pull from this origin (http or https URL) through a cache instead of serving --root.") var origin: String?
     @Option(help: "Keep the cache's entries in this directory too, so they survive a restart.") var cacheDir: String?
-    @Option(help: "Bytes the cache may hold (suffixes K, M, G).") var cacheSize = "1G"
+    @Option(help: "Bytes the cache may hold (suffixes K, M, G; default: 1G).") var cacheSize: String?
     @Option(help: "A file holding the bearer token for PURGE and /.folio/ requests (without it they are disabled).") var purgeTokenFile: String?
     @Option(help: "A PEM file of certificate authorities to trust for an https origin (default: the system's).") var originCa: String?
     @Flag(help: "Send each authorized purge to the origin first: for a chain of tiers sharing one purge token.") var purgeOrigin = false
@@ -41,6 +42,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        try validateMode()
         try validateTLS()
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard requestTimeout >= 1 else { throw ValidationError("--request-timeout must be at least 1 second") }
@@ -50,11 +52,33 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             }
             guard url.query == nil, url.fragment == nil else { throw ValidationError("--origin takes no query or fragment: '\(origin)'") }
             if let originCa, !FileIO.exists(originCa) { throw ValidationError("--origin-ca \(originCa) does not exist") }
-            guard Self.bytes(cacheSize) != nil else { throw ValidationError("--cache-size must be a byte count like 512M or 4G, got '\(cacheSize)'") }
+            if let cacheSize, Self.bytes(cacheSize) == nil {
+                throw ValidationError("--cache-size must be a byte count like 512M or 4G, got '\(cacheSize)'")
+            }
             return
         }
-        guard FileIO.exists(PublishedLayout.path(root, PublishedLayout.manifest)) else {
-            throw ValidationError("\(root)/manifest.plist not found; run folio-build (make publish) first or pass --root")
+        guard FileIO.exists(PublishedLayout.path(publishedRoot, PublishedLayout.manifest)) else {
+            throw ValidationError("\(publishedRoot)/manifest.plist not found; run folio-build (make publish) first or pass --root")
+        }
+    }
+
+    var publishedRoot: String { root ?? "public" }
+
+    /// Each mode's own options are refused in the other, by name.
+    func validateMode() throws {
+        let site: [(String, Bool)] = [
+            ("--root", root != nil), ("--memory-budget", memoryBudget != nil), ("--manifest-max-age", manifestMaxAge != nil),
+            ("--stale-while-revalidate", staleWhileRevalidate != nil), ("--stale-if-error", staleIfError != nil),
+        ]
+        let tier: [(String, Bool)] = [
+            ("--cache-dir", cacheDir != nil), ("--cache-size", cacheSize != nil), ("--purge-token-file", purgeTokenFile != nil),
+            ("--purge-origin", purgeOrigin), ("--origin-ca", originCa != nil), ("--maintenance-file", maintenanceFile != nil),
+        ]
+        if origin != nil, let (name, _) = site.first(where: \.1) {
+            throw ValidationError("\(name) is for serving a published directory; a cache tier (--origin) takes its content and lifetimes from the origin: remove \(name)")
+        }
+        if origin == nil, let (name, _) = tier.first(where: \.1) {
+            throw ValidationError("\(name) is for a cache tier: add --origin URL, or remove \(name)")
         }
     }
 
@@ -83,11 +107,11 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         var config = EdgeConfiguration(
-            root: root, host: host, port: port, threads: threads, memoryBudget: memoryBudget,
+            root: publishedRoot, host: host, port: port, threads: threads, memoryBudget: memoryBudget ?? 256 << 20,
             maxConnections: maxConnections, limits: limits,
             manifestHintOverride: CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError),
             watchInterval: .milliseconds(watchIntervalMs), accessLog: accessLog,
-            origin: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize) ?? 1 << 30,
+            origin: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize ?? "1G") ?? 1 << 30,
             purgeTokenFile: purgeTokenFile, maintenanceFile: maintenanceFile, purgeOrigin: purgeOrigin, originCA: originCa,
             trust: roots)
         config.tls = zip(tlsCert, tlsKey).map { TLSFiles(certificate: $0, key: $1) }

@@ -42,7 +42,8 @@ package final class EdgeProcess: @unchecked Sendable {
         self.stderrHandle = stderrHandle
     }
 
-    /// Starts `folio-edge --root ROOT --port 0 --no-access-log ARGS` and waits (20 s at most)
+    /// Starts `folio-edge --root ROOT --port 0 --no-access-log ARGS` (without `--root` for a
+    /// tier, `--origin` in ARGS) and waits (20 s at most)
     /// for its `listening on http://127.0.0.1:PORT` line.
     package static func start(root: String, args: [String] = [], timeout: Double = 20) throws -> EdgeProcess {
         let logDir = Harness.tempDir("edge-log")
@@ -54,7 +55,8 @@ package final class EdgeProcess: @unchecked Sendable {
         }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Harness.binary("folio-edge"))
-        p.arguments = ["--root", root, "--port", "0", "--no-access-log"] + args
+        // A cache tier takes no --root (folio-edge refuses the other mode's options).
+        p.arguments = (args.contains("--origin") ? [] : ["--root", root]) + ["--port", "0", "--no-access-log"] + args
         let pipe = Pipe()
         p.standardOutput = pipe
         p.standardError = stderrHandle
