@@ -38,3 +38,19 @@ error_log $1/nginx-error.log;
 events { worker_connections 4096; }
 CONF
 }
+
+nginx_static_http() { # work_dir: nginx's http-level settings for serving a published directory as files
+    cat <<CONF
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    open_file_cache max=10000 inactive=60s;
+    open_file_cache_valid 60s;
+    etag on;
+    gzip_static on;
+    types { application/x-plist plist; application/json json; }
+    client_body_temp_path $1/nginx; proxy_temp_path $1/nginx; fastcgi_temp_path $1/nginx;
+    uwsgi_temp_path $1/nginx; scgi_temp_path $1/nginx;
+CONF
+}

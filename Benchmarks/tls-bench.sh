@@ -31,17 +31,7 @@ nginx_port=$(free_port)
 mkdir -p "$work/nginx"
 { nginx_main_conf "$work"; cat <<CONF; } > "$work/nginx.conf"
 http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    open_file_cache max=10000 inactive=60s;
-    open_file_cache_valid 60s;
-    etag on;
-    gzip_static on;
-    types { application/x-plist plist; application/json json; }
-    client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
-    uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+$(nginx_static_http "$work")
     ssl_protocols TLSv1.2 TLSv1.3;
     ssl_ciphers $ciphers;
     ssl_session_cache shared:SSL:10m;

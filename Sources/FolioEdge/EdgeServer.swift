@@ -44,14 +44,7 @@ struct EdgeService: Service {
         // HSTS only where the answer itself came over TLS (RFC 6797 §7.2).
         let extraLines = tls != nil && config.hstsMaxAge != nil ? "Strict-Transport-Security: max-age=\(config.hstsMaxAge ?? 0)\r\n" : ""
 
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 1024)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
-                }
-            }
+        let bootstrap = Self.listener(group, backlog: 1024, quiesce: quiesce)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
@@ -73,7 +66,13 @@ struct EdgeService: Service {
                         // keeps pipelined answers in order itself.
                         let progress = RequestProgress()
                         try sync.addHandler(RequestBytesWatcher(progress))
-                        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                        // The origin mode's head limits (--max-header-bytes, 100 fields); beyond them a 431.
+                        var decoderLimits = NIOHTTPDecoderLimitConfiguration()
+                        decoderLimits.maxHeaderListSize = limits.maxHeaderBytes
+                        decoderLimits.maxHeaderFieldSize = limits.maxHeaderBytes
+                        decoderLimits.maxHeaderFieldCount = limits.maxHeaderCount
+                        try sync.addHandler(
+                            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)))
                         try sync.addHandler(
                             ProxyHandler(
                                 cache: cache, metrics: metrics, accessLog: accessLog, extraLines: extraLines,
@@ -119,17 +118,22 @@ struct EdgeService: Service {
 }
 
 extension EdgeService {
-    /// With TLS and `--http-port`, the plain listener that redirects to https; nil otherwise.
-    func redirectListener(httpsPort: Int, shownHost: String, quiesce: ServerQuiescingHelper) async throws -> Channel? {
-        guard certificates != nil, let httpPort = config.httpPort else { return nil }
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
+    /// A listening socket's bootstrap, its connections drained by `quiesce` on shutdown.
+    static func listener(_ group: MultiThreadedEventLoopGroup, backlog: Int32, quiesce: ServerQuiescingHelper) -> ServerBootstrap {
+        ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: backlog)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
                 }
             }
+    }
+
+    /// With TLS and `--http-port`, the plain listener that redirects to https; nil otherwise.
+    func redirectListener(httpsPort: Int, shownHost: String, quiesce: ServerQuiescingHelper) async throws -> Channel? {
+        guard certificates != nil, let httpPort = config.httpPort else { return nil }
+        let bootstrap = Self.listener(group, backlog: 256, quiesce: quiesce)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)

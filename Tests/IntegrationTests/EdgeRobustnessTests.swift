@@ -111,6 +111,28 @@ extension EdgeIntegration {
             #expect(ctx.edge.isAlive)
         }
 
+        @Test("the cache tier too: a header section over --max-header-bytes 2048, or over 100 fields, gets 431")
+        func tierHeaderTooLarge() throws {
+            let origin = try EdgeProcess.start(root: ctx.fixture.root)
+            defer { origin.stop() }
+            let tier = try EdgeProcess.start(root: ctx.fixture.root, args: ["--origin", origin.baseURL, "--max-header-bytes", "2048"])
+            defer { tier.stop() }
+            func pad(_ count: Int, _ size: Int = 60) -> [(String, String)] {
+                (0..<count).map { (String(format: "X-Pad-%03d", $0), String(repeating: "p", count: size)) }
+            }
+            #expect(try RawHTTPConnection.fetch(port: tier.port, "/manifest.plist", headers: pad(20)).status == 200)
+            for headers in [pad(45), pad(120, 2)] {
+                let c = try RawHTTPConnection(port: tier.port)
+                defer { c.close() }
+                try c.send(RawHTTPConnection.head("GET", "/manifest.plist", headers: headers))
+                let r = try c.readResponse()
+                #expect(r.status == 431, "\(headers.count) fields: \(r.status)")
+                #expect(c.waitForClose(timeout: 3))
+            }
+            #expect(try RawHTTPConnection.fetch(port: tier.port, "/manifest.plist").status == 200)
+            #expect(tier.isAlive)
+        }
+
         @Test("a request target over 8192 bytes gets 414; a long one within the limits is routed")
         func uriTooLong() throws {
             // Within the limits (the request line counts toward --max-header-bytes 2048): routed, 404.

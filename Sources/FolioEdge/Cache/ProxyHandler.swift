@@ -126,14 +126,19 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A request NIO's decoder cannot read: 400 after the answers already due, then close.
+        // A request NIO's decoder cannot read: 400 (431 for a head too large) after the answers
+        // already due, then close.
         guard !closed else { return }
         let slot = next
         next += 1
         queue.append((nil, false))
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-        let response = ProxyResponse(status: .badRequest, headers: headers, body: ByteBuffer(string: "malformed request\n"))
+        // A head over --max-header-bytes or the field count: 431, as the origin mode answers.
+        let overflow = (error as? HTTPParserError) == .headerOverflow
+        let response = ProxyResponse(
+            status: overflow ? .requestHeaderFieldsTooLarge : .badRequest, headers: headers,
+            body: ByteBuffer(string: overflow ? "request header fields too large\n" : "malformed request\n"))
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "-")
         answered(context, slot, head, started, response, keepAlive: false)
     }
