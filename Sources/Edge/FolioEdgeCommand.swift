@@ -39,10 +39,15 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "The PEM private key of the --tls-cert in the same position (not readable by other users).") var tlsKey: [String] = []
     @Option(help: "With --tls-cert: also listen for plain http on this port and redirect every request to https (308).") var httpPort: Int?
     @Option(help: "With --tls-cert: send Strict-Transport-Security: max-age=SECONDS on every https response.") var hstsMaxAge: Int?
+    @Option(help: "Serve the operating endpoints (/metrics; a tier's /.folio/ ones and PURGE) on this HOST:PORT only, not on the public port.")
+    var adminListen: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         try validateMode()
+        if let adminListen, ListenAddress(adminListen) == nil {
+            throw ValidationError("--admin-listen takes HOST:PORT, e.g. 127.0.0.1:9090 or [::1]:9090, got '\(adminListen)'")
+        }
         try validateTLS()
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard requestTimeout >= 1 else { throw ValidationError("--request-timeout must be at least 1 second") }
@@ -117,6 +122,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         config.tls = zip(tlsCert, tlsKey).map { TLSFiles(certificate: $0, key: $1) }
         config.httpPort = httpPort
         config.hstsMaxAge = hstsMaxAge
+        config.adminListen = adminListen.flatMap(ListenAddress.init)
         do {
             try await Edge.run(config)
         } catch let error as EdgeStartupError {

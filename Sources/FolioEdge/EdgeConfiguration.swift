@@ -35,6 +35,8 @@ package struct EdgeConfiguration: Sendable {
     package var httpPort: Int?
     /// With TLS, `Strict-Transport-Security: max-age=N` on every https response.
     package var hstsMaxAge: Int?
+    /// Where the operating endpoints are served instead of the public listener (`--admin-listen`).
+    package var adminListen: ListenAddress?
 
     package init(
         root: String, host: String, port: Int, threads: Int, memoryBudget: Int, maxConnections: Int,
@@ -94,4 +96,37 @@ package struct TLSFiles: Sendable {
         self.certificate = certificate
         self.key = key
     }
+}
+
+/// A host and port to listen on (`HOST:PORT`, `[IPv6]:PORT`).
+package struct ListenAddress: Sendable, Equatable {
+    package var host: String
+    package var port: Int
+
+    package init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// `127.0.0.1:9090`, `[::1]:9090`, `localhost:0`; nil for anything else.
+    package init?(_ text: String) {
+        let host: Substring, port: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            host = text[text.index(after: text.startIndex)..<close]
+            port = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else { return nil }
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+        }
+        guard !host.isEmpty, let p = Int(port), (0...65535).contains(p), port.allSatisfy(\.isNumber) else { return nil }
+        self.init(host: String(host), port: p)
+    }
+}
+
+/// Which endpoints a listener answers: everything (no admin listener), the content without the
+/// operating endpoints (the public listener beside an admin one), or only those (the admin listener).
+package enum ListenerRole: Sendable {
+    case all, publicOnly, adminOnly
 }

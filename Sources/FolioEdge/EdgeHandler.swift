@@ -71,10 +71,14 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Header lines sent on every response of this listener (`Strict-Transport-Security` over TLS).
     private let extraLines: String
 
+    /// Which endpoints this listener answers (`/metrics` only where the admin ones are).
+    private let role: ListenerRole
+
     init(
         store: SiteStore, limits: ConnectionLimits, metrics: EdgeMetrics, accessLog: Logger?, fileIO: NIOThreadPool,
-        extraLines: String = ""
+        extraLines: String = "", role: ListenerRole = .all
     ) {
+        self.role = role
         self.extraLines = extraLines
         self.store = store
         self.siteGeneration = store.generation
@@ -266,7 +270,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let site = self.site
         let found: Resource?
         var path: String?
-        if request.targetIsPlainPath, let hit = site.routes[request.target.bytes] {
+        if role != .adminOnly, request.targetIsPlainPath, let hit = site.routes[request.target.bytes] {
             found = hit
         } else {
             guard let decoded = Self.path(of: request.target.string) else {
@@ -274,7 +278,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             path = decoded
-            found = site.routes[decoded] ?? site.catalogs.resource(decoded, acceptLanguage: request.acceptLanguage)
+            // The admin listener serves no content.
+            found = role == .adminOnly ? nil : site.routes[decoded] ?? site.catalogs.resource(decoded, acceptLanguage: request.acceptLanguage)
         }
         guard let resource = found else {
             let path = path ?? ""
@@ -282,7 +287,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             case "/healthz":
                 let body = "ok version \(site.manifest.version)\n"
                 finish(request, context: context, status: writeSimple(context: context, status: 200, reason: "OK", body: body, omitBody: !isGet), bytes: body.utf8.count)
-            case "/metrics":
+            case "/metrics" where role != .publicOnly:
                 let body = metrics.render()
                 finish(request, context: context, status: writeSimple(context: context, status: 200, reason: "OK", body: String(decoding: body, as: UTF8.self), contentType: "text/plain; version=0.0.4", omitBody: !isGet), bytes: body.count)
             default:

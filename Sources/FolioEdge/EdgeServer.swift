@@ -36,13 +36,13 @@ struct EdgeService: Service {
         let drained = group.next().makePromise(of: Void.self)
         let open = Atomic<Int>(0)
         let maxConnections = config.maxConnections
-        let content = self.content
         let metrics = self.metrics
-        let limits = config.limits
-        let accessLog: Logger? = config.accessLog ? Logger(label: "folio.edge.access") : nil
-        let pool = NIOThreadPool.singleton
+        let connections = ConnectionPipeline(
+            content: content, metrics: metrics, limits: config.limits,
+            accessLog: config.accessLog ? Logger(label: "folio.edge.access") : nil, pool: NIOThreadPool.singleton)
         // HSTS only where the answer itself came over TLS (RFC 6797 §7.2).
         let extraLines = tls != nil && config.hstsMaxAge != nil ? "Strict-Transport-Security: max-age=\(config.hstsMaxAge ?? 0)\r\n" : ""
+        let role: ListenerRole = config.adminListen == nil ? .all : .publicOnly
 
         let bootstrap = Self.listener(group, backlog: 1024, quiesce: quiesce)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -55,29 +55,7 @@ struct EdgeService: Service {
                     return channel.close()
                 }
                 return channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
-                    switch content {
-                    case .site(let store):
-                        try sync.addHandler(
-                            EdgeHandler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool, extraLines: extraLines))
-                    case .cache(let cache):
-                        // The request decoder only: ProxyHandler writes responses as bytes and
-                        // keeps pipelined answers in order itself.
-                        let progress = RequestProgress()
-                        try sync.addHandler(RequestBytesWatcher(progress))
-                        // The origin mode's head limits (--max-header-bytes, 100 fields); beyond them a 431.
-                        var decoderLimits = NIOHTTPDecoderLimitConfiguration()
-                        decoderLimits.maxHeaderListSize = limits.maxHeaderBytes
-                        decoderLimits.maxHeaderFieldSize = limits.maxHeaderBytes
-                        decoderLimits.maxHeaderFieldCount = limits.maxHeaderCount
-                        try sync.addHandler(
-                            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: decoderLimits)))
-                        try sync.addHandler(
-                            ProxyHandler(
-                                cache: cache, metrics: metrics, accessLog: accessLog, extraLines: extraLines,
-                                requestTimeout: limits.requestTimeout, progress: progress))
-                    }
+                    try connections.configure(channel.pipeline.syncOperations, tls: tls, extraLines: extraLines, role: role)
                 }
             }
 
@@ -95,6 +73,7 @@ struct EdgeService: Service {
         // Tests and scripts read these lines to find the ports.
         FileHandle.standardOutput.write(Data("listening on \(tls == nil ? "http" : "https")://\(shownHost):\(port)\n".utf8))
         let redirect = try await redirectListener(httpsPort: port, shownHost: shownHost, quiesce: quiesce)
+        let admin = try await adminListener(connections, quiesce: quiesce)
         switch content {
         case .site(let store):
             logger.info("serving", metadata: ["root": "\(config.root)", "version": "\(store.site.manifest.version)", "port": "\(port)"])
@@ -111,6 +90,7 @@ struct EdgeService: Service {
         }
         try? await server.closeFuture.get()
         try? await redirect?.close()
+        try? await admin?.close()
         logger.info("stopped")
         // The event loops live as long as the process (as NIO's singleton group does): the
         // quiescing helper still completes work on them after the last connection closes.
@@ -128,6 +108,25 @@ extension EdgeService {
                     try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
                 }
             }
+    }
+
+    /// With `--admin-listen`, the plain listener of the operating endpoints (`/metrics`, the
+    /// tier's `/.folio/` ones and PURGE, `/healthz`); nil otherwise.
+    func adminListener(_ connections: ConnectionPipeline, quiesce: ServerQuiescingHelper) async throws -> Channel? {
+        guard let address = config.adminListen else { return nil }
+        let bootstrap = Self.listener(group, backlog: 64, quiesce: quiesce)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try connections.configure(channel.pipeline.syncOperations, tls: nil, extraLines: "", role: .adminOnly)
+                }
+            }
+        let channel: Channel
+        do { channel = try await bootstrap.bind(host: address.host, port: address.port).get() } catch {
+            throw EdgeStartupError("cannot listen on \(address.host):\(address.port) (--admin-listen): \(error)")
+        }
+        let shown = address.host.contains(":") ? "[\(address.host)]" : address.host
+        FileHandle.standardOutput.write(Data("admin listening on http://\(shown):\(channel.localAddress?.port ?? address.port)\n".utf8))
+        return channel
     }
 
     /// With TLS and `--http-port`, the plain listener that redirects to https; nil otherwise.

@@ -18,6 +18,8 @@ package final class EdgeProcess: @unchecked Sendable {
     package let scheme: String
     /// The plain listener's port beside an https one (`--http-port`).
     package let httpPort: Int?
+    /// The admin listener's port (`--admin-listen`).
+    package private(set) var adminPort: Int?
     package let pid: pid_t
     package let logPath: String
     private let process: Process
@@ -77,22 +79,27 @@ package final class EdgeProcess: @unchecked Sendable {
         }
         // With TLS the https line comes first, then the plain listener's with --http-port.
         let wantsPlain = args.contains("--http-port")
-        func port(_ scheme: String) -> Int? {
-            let prefix = "listening on \(scheme)://127.0.0.1:"
+        let wantsAdmin = args.contains("--admin-listen")
+        func port(_ scheme: String, admin: Bool = false) -> Int? {
+            let prefix = (admin ? "admin " : "") + "listening on \(scheme)://127.0.0.1:"
             guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
             return Int(line.dropFirst(prefix.count).prefix { $0.isNumber })
         }
         while true {
-            if text.hasSuffix("\n") {
+            if text.hasSuffix("\n"), !wantsAdmin || port("http", admin: true) != nil {
+                var started: EdgeProcess?
                 if let tls = port("https"), !wantsPlain || port("http") != nil {
-                    return EdgeProcess(
+                    started = EdgeProcess(
                         root: root, port: tls, scheme: "https", httpPort: port("http"), process: p, logDir: logDir, stdoutPipe: pipe,
                         stderrHandle: stderrHandle)
-                }
-                if let plain = port("http"), !args.contains("--tls-cert") {
-                    return EdgeProcess(
+                } else if let plain = port("http"), !args.contains("--tls-cert") {
+                    started = EdgeProcess(
                         root: root, port: plain, scheme: "http", httpPort: nil, process: p, logDir: logDir, stdoutPipe: pipe,
                         stderrHandle: stderrHandle)
+                }
+                if let started {
+                    started.adminPort = port("http", admin: true)
+                    return started
                 }
             }
             let remaining = deadline.timeIntervalSinceNow

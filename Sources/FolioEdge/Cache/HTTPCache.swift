@@ -144,7 +144,8 @@ final class HTTPCache: Sendable {
 
     /// Answers one request. `joined` is set for a request that already waited for another's
     /// origin request to the same key, so that it never waits twice.
-    func handle(_ request: ProxyRequest, on loop: any EventLoop, joined: Bool = false) -> EventLoopFuture<ProxyResponse> {
+    func handle(_ request: ProxyRequest, on loop: any EventLoop, joined: Bool = false, role: ListenerRole = .all) -> EventLoopFuture<ProxyResponse> {
+        if let refused = Self.refused(request, role: role) { return loop.makeSucceededFuture(refused) }
         let key = request.target
         if request.method == .POST, request.target == "/.folio/notify" { return loop.makeSucceededFuture(notified(on: loop)) }
         if request.method == .GET, request.target == "/.folio/metrics" {
@@ -638,6 +639,18 @@ final class HTTPCache: Sendable {
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=\(timedOut ? "origin-timeout" : "origin-unreachable")")
         return ProxyResponse(status: timedOut ? .gatewayTimeout : .badGateway, headers: headers, body: ByteBuffer(string: text))
+    }
+
+    /// A 404 for an operating endpoint on the public listener beside an admin one, and for
+    /// anything else on the admin listener; nil when the listener answers it.
+    static func refused(_ request: ProxyRequest, role: ListenerRole) -> ProxyResponse? {
+        let operating = (request.method == .POST && request.target == "/.folio/notify")
+            || (request.method == .GET && request.target == "/.folio/metrics") || CacheAdmin.isAdmin(request)
+        switch (role, operating) {
+        case (.publicOnly, true): return CacheAdmin.text(.notFound, "no such resource here: operating endpoints are on the admin listener\n")
+        case (.adminOnly, false): return CacheAdmin.text(.notFound, "the admin listener serves only /.folio/ and PURGE\n")
+        default: return nil
+        }
     }
 
     static func withDate(_ headers: HTTPHeaders, now: Double) -> HTTPHeaders {

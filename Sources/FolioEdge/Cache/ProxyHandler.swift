@@ -44,10 +44,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     var waitingSince = NIODeadline.now()
     var timer: RepeatedTask?
 
+    /// Which endpoints this listener answers (the `/.folio/` ones and PURGE only where the admin ones are).
+    let role: ListenerRole
+
     init(
         cache: HTTPCache, metrics: EdgeMetrics, accessLog: Logger?, extraLines: String = "", requestTimeout: TimeAmount = .seconds(15),
-        progress: RequestProgress = RequestProgress()
+        progress: RequestProgress = RequestProgress(), role: ListenerRole = .all
     ) {
+        self.role = role
         self.requestTimeout = requestTimeout
         self.progress = progress
         self.extraLines = extraLines
@@ -94,7 +98,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let request = ProxyRequest(method: head.method, target: head.uri, headers: head.headers, body: body)
             body = nil
             let allocator = context.channel.allocator
-            switch cache.answerFromCache(request) {
+            switch role == .adminOnly ? nil : cache.answerFromCache(request) {
             case .prepared(let stored):
                 let bytes = cache.preparedHit(stored, method: head.method, keepAlive: keepAlive, allocator: allocator, extraLines: extraLines)
                 record(head, started, status: stored.status, cacheStatus: nil, bytes: bytes)
@@ -113,7 +117,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 break
             }
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            cache.handle(request, on: context.eventLoop).hop(to: context.eventLoop).whenComplete { result in
+            cache.handle(request, on: context.eventLoop, role: role).hop(to: context.eventLoop).whenComplete { result in
                 let (handler, context) = bound.value
                 let response: ProxyResponse
                 switch result {
