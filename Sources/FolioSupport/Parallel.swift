@@ -1,10 +1,21 @@
 import Foundation
 import Synchronization
+#if os(Linux)
+    import CFolioSystem
+#endif
 
 /// Data-parallel helpers for the Builder's CPU-bound steps (parsing, compressing).
 package enum Parallel {
     /// The number of worker threads to use.
-    package static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// The cores this process may run on: its CPU affinity where the system has one (as Go's
+    /// runtime and `nproc` count them; `taskset -c 0` gives 1), else the active processors.
+    package static let cores: Int = {
+        #if os(Linux)
+            let allowed = Int(folio_allowed_cpus())
+            if allowed > 0 { return min(allowed, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
+        #endif
+        return max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }()
 
     /// `items.map(body)`, with the calls spread over the machine's cores; results in input order.
     ///
