@@ -42,6 +42,7 @@ package enum FuzzTargets {
         FuzzTarget(name: "http-response", summary: "the client's response reader, inflate and manifest", run: httpResponse),
         FuzzTarget(name: "gzip", summary: "gzip inflate with a size limit; deflate round trip", run: gzip),
         FuzzTarget(name: "delta", summary: "deltas, heads and plist edits; diff's edit rebuilds the target", run: delta),
+        FuzzTarget(name: "manifest-edit", summary: "the manifest edit made in place on two files; what it makes rebuilds the target", run: manifestEdit),
         FuzzTarget(name: "json-schema", summary: "JSON Schema checker: schema and instance; compile, validate, bounded", run: jsonSchema),
         FuzzTarget(name: "content-json", summary: "content JSON reader; what reads encodes to a bplist that reads back the same", run: contentJSON),
         FuzzTarget(name: "content-yaml", summary: "content YAML reader (Yams, core schema); reads back the same", run: contentYAML),

@@ -1,5 +1,6 @@
 import FolioBuilder
 import FolioPlist
+import FolioPublished
 
 // MARK: Content readers
 
@@ -30,6 +31,24 @@ extension FuzzTargets {
             fatalError("fuzz invariant broken (yaml-simple): the fast path read \(fast), Yams failed: \(error)")
         }
         readerCheck(same(.dict(fast), general), "yaml-simple", "the fast path read \(fast), Yams \(general)")
+    }
+
+    /// The in-place manifest edit on any two files (the input: the source's length in two
+    /// bytes, big-endian, the source, then the target): never a trap or hang, and an edit it
+    /// makes rebuilds the target, when the target is as the deterministic writer writes it.
+    package static func manifestEdit(_ data: UnsafeRawBufferPointer) {
+        let bytes = Array(data)
+        guard bytes.count >= 2 else { return }
+        let rest = bytes[2...]
+        let cut = min(Int(bytes[0]) << 8 | Int(bytes[1]), rest.count)
+        let (source, target) = (Array(rest.prefix(cut)), Array(rest.dropFirst(cut)))
+        guard let outcome = ManifestEdit.make(from: source, to: target) else { return }
+        guard let from = try? BinaryPlist.decode(source), let to = try? BinaryPlist.decode(target), BinaryPlist.encode(to) == target else { return }
+        let rebuilt: PlistValue
+        do { rebuilt = try PlistPatch.apply(outcome.edit, to: from) } catch {
+            fatalError("fuzz invariant broken (manifest-edit): the edit does not apply: \(error)")
+        }
+        readerCheck(BinaryPlist.encode(rebuilt) == target, "manifest-edit", "the edit does not rebuild the target")
     }
 
     /// TOML content files: what reads is a dictionary that survives the binary form, errors have positions.

@@ -149,9 +149,17 @@ package struct BinaryPlistView {
     }
 
     /// Whether object `a` here and object `b` of `other` are written the same: scalars byte for
-    /// byte, arrays element by element, dictionaries pair by pair in the order written.
-    package func same(_ a: Int, as b: Int, in other: BinaryPlistView, depth: Int = 0) throws(PlistError) -> Bool {
-        guard depth < BinaryPlist.maxDepth else { return false }
+    /// byte, arrays element by element, dictionaries pair by pair in the order written. At most
+    /// `limit` objects are visited (shared references can make a small file a huge tree): past
+    /// it the answer is "not the same", which only makes a caller's edit larger.
+    package func same(_ a: Int, as b: Int, in other: BinaryPlistView, limit: Int = 4096) throws(PlistError) -> Bool {
+        var budget = limit
+        return try same(a, as: b, in: other, depth: 0, budget: &budget)
+    }
+
+    private func same(_ a: Int, as b: Int, in other: BinaryPlistView, depth: Int, budget: inout Int) throws(PlistError) -> Bool {
+        budget -= 1
+        guard depth < BinaryPlist.maxDepth, budget >= 0 else { return false }
         if let x = try scalarBytes(a) {
             guard let y = try other.scalarBytes(b) else { return false }
             return x.elementsEqual(y)
@@ -161,7 +169,7 @@ package struct BinaryPlistView {
         let refs = x.marker == 0xD ? 2 * x.count : x.count
         for i in 0..<refs {
             let (p, q) = (try reader.ref(x.start + i * reader.refSize), try other.reader.ref(y.start + i * other.reader.refSize))
-            guard try same(p, as: q, in: other, depth: depth + 1) else { return false }
+            guard try same(p, as: q, in: other, depth: depth + 1, budget: &budget) else { return false }
         }
         return true
     }
