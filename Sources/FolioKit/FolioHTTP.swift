@@ -40,7 +40,7 @@ package enum FolioHTTP {
     /// when it cannot be read or holds none.
     package static func extraCertificateAuthorities(_ path: String) throws -> [NIOSSLCertificate] {
         guard FileManager.default.isReadableFile(atPath: path) else {
-            throw FolioError(.invalidContent, "\(caFileVariable)=\(path): the file cannot be read")
+            throw FolioError(.io, "\(caFileVariable)=\(path): the file cannot be read")
         }
         guard let certificates = try? NIOSSLCertificate.fromPEMFile(path), !certificates.isEmpty else {
             throw FolioError(.invalidContent, "\(caFileVariable)=\(path) holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
