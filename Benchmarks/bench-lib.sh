@@ -1,5 +1,6 @@
-# Shared by the wrk benchmarks (edge-bench.sh, cache-bench.sh, tls-bench.sh); sourced, with
-# `duration`, `conns` (and `scheme`, default http) set by the caller.
+# Shared by the wrk benchmarks (edge-bench.sh, cache-bench.sh, tls-bench.sh); sourced first,
+# then `bench_setup NAME "$@"` sets root, edge, duration, conns, rounds and work (`scheme`,
+# default http, is the caller's).
 
 # On a machine with two or more cores, each server runs on core 0 and wrk on core 1, the
 # same for both servers, so neither shares its core with the load generator.
@@ -53,4 +54,23 @@ nginx_static_http() { # work_dir: nginx's http-level settings for serving a publ
     client_body_temp_path $1/nginx; proxy_temp_path $1/nginx; fastcgi_temp_path $1/nginx;
     uwsgi_temp_path $1/nginx; scgi_temp_path $1/nginx;
 CONF
+}
+
+bench_setup() { # name public_dir edge_binary: the wrk benchmarks' common arguments, work dir and cleanup
+    local name=$1
+    root=$(cd "${2:-public}" && pwd)
+    edge=${3:-.build/release/folio-edge}
+    duration=${WRK_DURATION:-10s}
+    conns=${WRK_CONNECTIONS:-64}
+    rounds=${WRK_ROUNDS:-3}
+    [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "$name: WRK_ROUNDS must be a positive whole number, not '$rounds'" >&2; exit 2; }
+    work=$(mktemp -d "/tmp/folio-$name.XXXXXX")
+    pids=()
+    trap bench_cleanup EXIT
+}
+
+bench_cleanup() { # stops every server the benchmark started (pids), then removes its work dir
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
 }

@@ -5,18 +5,9 @@
 # 1; the origin is asked once per URL and then idles.
 # Usage: Benchmarks/cache-bench.sh PUBLIC_DIR EDGE_BINARY
 set -euo pipefail
-root=$(cd "${1:-public}" && pwd)
-edge=${2:-.build/release/folio-edge}
-duration=${WRK_DURATION:-10s}
-conns=${WRK_CONNECTIONS:-64}
-rounds=${WRK_ROUNDS:-3}
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "cache-bench: WRK_ROUNDS must be a positive whole number, not '$rounds'" >&2; exit 2; }
-command -v varnishd > /dev/null || { echo "cache-bench: varnishd not found (Debian package varnish; make bench-deps)" >&2; exit 2; }
-work=$(mktemp -d /tmp/folio-cache-bench.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
 . "$(dirname "$0")/bench-lib.sh"
+bench_setup cache-bench "$@"
+command -v varnishd > /dev/null || { echo "cache-bench: varnishd not found (Debian package varnish; make bench-deps)" >&2; exit 2; }
 
 wait_listening() { # file -> port
     for _ in $(seq 1 100); do grep -q "^listening on" "$1" 2>/dev/null && break; sleep 0.1; done

@@ -3,19 +3,9 @@
 # open_file_cache, no access log) serving the same published directory, same settings.
 # Usage: Benchmarks/edge-bench.sh PUBLIC_DIR EDGE_BINARY
 set -euo pipefail
-root=$(cd "${1:-public}" && pwd)
-edge=${2:-.build/release/folio-edge}
-duration=${WRK_DURATION:-10s}
-conns=${WRK_CONNECTIONS:-64}
-threads=${EDGE_THREADS:-1}
-rounds=${WRK_ROUNDS:-3}
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "edge-bench: WRK_ROUNDS must be a positive whole number, not '$rounds'" >&2; exit 2; }
-work=$(mktemp -d /tmp/folio-edge-bench.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-
 . "$(dirname "$0")/bench-lib.sh"
+bench_setup edge-bench "$@"
+threads=${EDGE_THREADS:-1}
 
 nginx_port=$(free_port)
 mkdir -p "$work/nginx"

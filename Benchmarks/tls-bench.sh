@@ -5,17 +5,9 @@
 # manifest and a gzip object with 200 and the bytes on disk.
 # Usage: Benchmarks/tls-bench.sh PUBLIC_DIR EDGE_BINARY
 set -euo pipefail
-root=$(cd "${1:-public}" && pwd)
-edge=${2:-.build/release/folio-edge}
-duration=${WRK_DURATION:-10s}
-conns=${WRK_CONNECTIONS:-64}
-rounds=${WRK_ROUNDS:-3}
-scheme=https
-work=$(mktemp -d /tmp/folio-tls-bench.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
 . "$(dirname "$0")/bench-lib.sh"
+bench_setup tls-bench "$@"
+scheme=https
 
 # A CA and a server certificate for 127.0.0.1, as the tests make them.
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/ca.key" -out "$work/ca.pem" -days 2 \
