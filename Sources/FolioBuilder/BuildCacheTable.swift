@@ -69,8 +69,7 @@ package struct RecordTable: Sendable {
 
         package mutating func append(_ path: String, _ record: BuildCache.Record) {
             string(path)
-            let s = record.stamp
-            for n in [Int64(bitPattern: s.inode), s.size, Int64(s.mtimeSeconds), Int64(s.mtimeNanos)] { int64(n) }
+            for n in record.stamp.fields { int64(n) }
             uint32(UInt32(record.entries.count))
             for e in record.entries {
                 string(e.path)

@@ -43,10 +43,7 @@ package struct LastPublish: Sendable, Equatable {
         for file in sources {
             bytes += file.relativePath.utf8
             bytes.append(0)
-            let s = file.stamp
-            for n in [Int64(bitPattern: s.inode), s.size, Int64(s.mtimeSeconds), Int64(s.mtimeNanos)] {
-                withUnsafeBytes(of: n.littleEndian) { bytes += $0 }
-            }
+            for n in file.stamp.fields { withUnsafeBytes(of: n.littleEndian) { bytes += $0 } }
         }
         return ContentHash.sha256Hex(bytes)
     }

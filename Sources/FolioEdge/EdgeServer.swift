@@ -69,10 +69,10 @@ struct EdgeService: Service {
             throw EdgeStartupError("cannot listen on \(config.host):\(config.port): \(error)")
         }
         let port = server.localAddress?.port ?? config.port
-        let shownHost = config.host.contains(":") ? "[\(config.host)]" : config.host
+        let shownHost = Self.shown(config.host)
         // Tests and scripts read these lines to find the ports.
         FileHandle.standardOutput.write(Data("listening on \(tls == nil ? "http" : "https")://\(shownHost):\(port)\n".utf8))
-        let redirect = try await redirectListener(httpsPort: port, shownHost: shownHost, quiesce: quiesce)
+        let redirect = try await redirectListener(httpsPort: port, quiesce: quiesce)
         let admin = try await adminListener(connections, quiesce: quiesce)
         switch content {
         case .site(let store):
@@ -120,17 +120,11 @@ extension EdgeService {
                     try connections.configure(channel.pipeline.syncOperations, tls: nil, extraLines: "", role: .adminOnly)
                 }
             }
-        let channel: Channel
-        do { channel = try await bootstrap.bind(host: address.host, port: address.port).get() } catch {
-            throw EdgeStartupError("cannot listen on \(address.host):\(address.port) (--admin-listen): \(error)")
-        }
-        let shown = address.host.contains(":") ? "[\(address.host)]" : address.host
-        FileHandle.standardOutput.write(Data("admin listening on http://\(shown):\(channel.localAddress?.port ?? address.port)\n".utf8))
-        return channel
+        return try await Self.bind(bootstrap, address.host, address.port, option: "--admin-listen", announce: "admin listening on")
     }
 
     /// With TLS and `--http-port`, the plain listener that redirects to https; nil otherwise.
-    func redirectListener(httpsPort: Int, shownHost: String, quiesce: ServerQuiescingHelper) async throws -> Channel? {
+    func redirectListener(httpsPort: Int, quiesce: ServerQuiescingHelper) async throws -> Channel? {
         guard certificates != nil, let httpPort = config.httpPort else { return nil }
         let bootstrap = Self.listener(group, backlog: 256, quiesce: quiesce)
             .childChannelInitializer { channel in
@@ -139,13 +133,22 @@ extension EdgeService {
                     try channel.pipeline.syncOperations.addHandler(RedirectToHTTPS(httpsPort: httpsPort))
                 }
             }
+        return try await Self.bind(bootstrap, config.host, httpPort, option: "--http-port", announce: "listening on")
+    }
+
+    /// Binds a plain listener beside the main one and prints `ANNOUNCE http://HOST:PORT` (tests
+    /// and scripts read the port there); an error names the option that asked for it.
+    static func bind(_ bootstrap: ServerBootstrap, _ host: String, _ port: Int, option: String, announce: String) async throws -> Channel {
         let channel: Channel
-        do { channel = try await bootstrap.bind(host: config.host, port: httpPort).get() } catch {
-            throw EdgeStartupError("cannot listen on \(config.host):\(httpPort) (--http-port): \(error)")
+        do { channel = try await bootstrap.bind(host: host, port: port).get() } catch {
+            throw EdgeStartupError("cannot listen on \(host):\(port) (\(option)): \(error)")
         }
-        FileHandle.standardOutput.write(Data("listening on http://\(shownHost):\(channel.localAddress?.port ?? httpPort)\n".utf8))
+        FileHandle.standardOutput.write(Data("\(announce) http://\(shown(host)):\(channel.localAddress?.port ?? port)\n".utf8))
         return channel
     }
+
+    /// A host as it goes in a URL: an IPv6 address in brackets.
+    static func shown(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 }
 
 /// Watches the published root and swaps in new versions, and the TLS certificates' files;

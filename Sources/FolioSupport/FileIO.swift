@@ -107,9 +107,18 @@ package enum FileIO {
     /// a rename), which replaces an existing file.
     /// With `sync`, the bytes are fsynced before the file gets its name.
     package static func writeNew(_ bytes: [UInt8], to path: String, sync: Bool = false) throws(FileError) {
+        let dir = parent(of: path)
+        try writeNew(bytes, in: AT_FDCWD, directory: dir.isEmpty ? "." : dir, name: path, path: path, sync: sync)
+    }
+
+    /// ``writeNew(_:to:sync:)`` relative to `dirFD` (`AT_FDCWD` for the working directory):
+    /// the unnamed file is opened in `directory` and linked as `name`, both relative to it;
+    /// `path` is the file's full path, for errors and the fallback.
+    fileprivate static func writeNew(
+        _ bytes: [UInt8], in dirFD: Int32, directory: String, name: String, path: String, sync: Bool
+    ) throws(FileError) {
         #if os(Linux)
-            let dir = parent(of: path)
-            let fd = open(dir.isEmpty ? "." : dir, oTmpFile | O_WRONLY | O_CLOEXEC, 0o644)
+            let fd = openat(dirFD, directory, oTmpFile | O_WRONLY | O_CLOEXEC, 0o644)
             if fd >= 0 {
                 defer { close(fd) }
                 try writeAll(bytes, to: fd, path: path)
@@ -117,14 +126,14 @@ package enum FileIO {
                 // Linked through /proc (linkat with AT_EMPTY_PATH needs a capability). Any
                 // failure (the name exists, no /proc, …) leaves the unnamed file to vanish at
                 // close, and the temporary-name path below decides, with its own errors.
-                if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return }
+                if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", dirFD, name, AT_SYMLINK_FOLLOW) == 0 { return }
             }
         #endif
         try writeAtomically(bytes, to: path, sync: sync)
     }
 
     /// Writes all of `bytes` to `fd` (short writes and EINTR retried); `path` names it in errors.
-    fileprivate static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(FileError) {
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(FileError) {
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
@@ -138,7 +147,7 @@ package enum FileIO {
 
     #if os(Linux)
         /// O_TMPFILE (`__O_TMPFILE | O_DIRECTORY`), a macro Swift does not import.
-        fileprivate static let oTmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
+        private static let oTmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
     #endif
 
     /// Atomically makes `path` another name for the existing file `source` (a hard link under a
@@ -299,16 +308,7 @@ extension FileIO {
         /// Writes the new file `name` as ``FileIO/writeNew(_:to:sync:)`` does: complete under its
         /// name or not there at all.
         package func writeNew(_ bytes: [UInt8], name: String, sync: Bool = false) throws(FileError) {
-            #if os(Linux)
-                let file = openat(fd, ".", FileIO.oTmpFile | O_WRONLY | O_CLOEXEC, 0o644)
-                if file >= 0 {
-                    defer { close(file) }
-                    try FileIO.writeAll(bytes, to: file, path: path + "/" + name)
-                    if sync, fsync(file) != 0 { throw FileError("fsync", path + "/" + name) }
-                    if linkat(AT_FDCWD, "/proc/self/fd/\(file)", fd, name, AT_SYMLINK_FOLLOW) == 0 { return }
-                }
-            #endif
-            try FileIO.writeAtomically(bytes, to: path + "/" + name, sync: sync)
+            try FileIO.writeNew(bytes, in: fd, directory: ".", name: name, path: path + "/" + name, sync: sync)
         }
     }
 }

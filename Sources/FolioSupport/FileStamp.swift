@@ -16,6 +16,10 @@ package struct FileStamp: Equatable, Sendable {
         self.mtimeNanos = mtimeNanos
     }
 
+    /// Its four numbers (inode, size, modification seconds and nanoseconds), as they are written
+    /// to files: the build cache's record table and the digest of the last build's sources.
+    package var fields: [Int64] { [Int64(bitPattern: inode), size, Int64(mtimeSeconds), Int64(mtimeNanos)] }
+
     /// The stamp of `path`, or nil when it cannot be stat'ed.
     package static func read(_ path: String) -> FileStamp? {
         var st = stat()

@@ -204,17 +204,13 @@ enum CivilTime {
         return day <= lengths[month - 1]
     }
 
-    /// Days from 1970-01-01 to the given proleptic Gregorian date.
-    static func daysFromEpoch(year: Int, month: Int, day: Int) -> Int {
-        PlistDates.daysFromEpoch(year: year, month: month, day: day)
-    }
 
     /// The instant of a wall-clock time at `offsetMinutes` east of UTC.
     static func date(
         year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0,
         nanosecond: Int = 0, offsetMinutes: Int = 0
     ) -> Date {
-        let days = daysFromEpoch(year: year, month: month, day: day)
+        let days = PlistDates.daysFromEpoch(year: year, month: month, day: day)
         let seconds = days * 86400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60
         return Date(timeIntervalSince1970: Double(seconds) + Double(nanosecond) / 1e9)
     }

@@ -28,7 +28,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     var queue: [(bytes: [ByteBuffer]?, closing: Bool)] = []
     /// The sequence number of `queue[0]`, and of the next request.
     private var first = 0
-    var next = 0
+    private var next = 0
     var closed = false
     /// Reading stops while this many answers are outstanding (a client pipelining without
     /// reading), and resumes below a quarter of it.
@@ -133,22 +133,30 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         // A request NIO's decoder cannot read: 400 (431 for a head too large) after the answers
         // already due, then close.
         guard !closed else { return }
+        // A head over --max-header-bytes or the field count: 431, as the origin mode answers.
+        if (error as? HTTPParserError) == .headerOverflow {
+            answerAndClose(context, .requestHeaderFieldsTooLarge, "request header fields too large\n", head: nil, started: started)
+        } else {
+            answerAndClose(context, .badRequest, "malformed request\n", head: nil, started: started)
+        }
+    }
+
+    /// A short text answer of our own after the answers already due, then the connection
+    /// closes: a request the decoder cannot read, or one that did not come in time.
+    func answerAndClose(
+        _ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ text: String, head: HTTPRequestHead?, started: NIODeadline
+    ) {
         let slot = next
         next += 1
         queue.append((nil, false))
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-        // A head over --max-header-bytes or the field count: 431, as the origin mode answers.
-        let overflow = (error as? HTTPParserError) == .headerOverflow
-        let response = ProxyResponse(
-            status: overflow ? .requestHeaderFieldsTooLarge : .badRequest, headers: headers,
-            body: ByteBuffer(string: overflow ? "request header fields too large\n" : "malformed request\n"))
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "-")
-        answered(context, slot, head, started, response, keepAlive: false)
+        let response = ProxyResponse(status: status, headers: headers, body: ByteBuffer(string: text))
+        answered(context, slot, head ?? HTTPRequestHead(version: .http1_1, method: .GET, uri: "-"), started, response, keepAlive: false)
     }
 
     /// Serializes `response`, counts and logs it, and queues it for request `slot`.
-    func answered(
+    private func answered(
         _ context: ChannelHandlerContext, _ slot: Int, _ head: HTTPRequestHead, _ started: NIODeadline, _ response: ProxyResponse,
         keepAlive: Bool
     ) {

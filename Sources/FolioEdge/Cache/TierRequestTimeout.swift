@@ -48,13 +48,7 @@ extension ProxyHandler {
     func checkRequestTimeout(context: ChannelHandlerContext) {
         guard !closed, queue.isEmpty, NIODeadline.now() - waitingSince > requestTimeout else { return }
         if progress.bytesPending || head != nil {
-            let slot = next
-            next += 1
-            queue.append((nil, false))
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-            let response = ProxyResponse(status: .requestTimeout, headers: headers, body: ByteBuffer(string: "request timed out\n"))
-            answered(context, slot, head ?? HTTPRequestHead(version: .http1_1, method: .GET, uri: "-"), waitingSince, response, keepAlive: false)
+            answerAndClose(context, .requestTimeout, "request timed out\n", head: head, started: waitingSince)
         } else {
             closed = true
             context.close(promise: nil)

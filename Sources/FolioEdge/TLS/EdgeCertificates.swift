@@ -21,11 +21,8 @@ struct CertificatePair: Sendable {
     /// The DNS names of its subject alternative names (`*.example.org` covers one label).
     let names: [String]
     let notValidAfter: Date
-    /// The two files' stamps when they were read, to notice a change.
-    let stamps: [FileStamp?]
 
     static func load(certificate: String, key: String, now: Date = Date()) throws(TLSSetupError) -> CertificatePair {
-        let stamps = [FileStamp.read(certificate), FileStamp.read(key)]
         try checkPermissions(key)
         let leafAndChain = try certificates(certificate)
         let privateKey = try privateKey(key)
@@ -44,7 +41,7 @@ struct CertificatePair: Sendable {
         } ?? []
         return CertificatePair(
             certificatePath: certificate, keyPath: key, chain: leafAndChain.nio, key: privateKey.nio, names: names,
-            notValidAfter: leaf.notValidAfter, stamps: stamps)
+            notValidAfter: leaf.notValidAfter)
     }
 
     /// Whether this pair serves `host` (an SNI name): one of its names, or a wildcard for it.
@@ -116,11 +113,18 @@ package final class CertificateStore: Sendable {
     /// Loads every pair; any problem is an error (the edge does not start).
     package init(_ sources: [(certificate: String, key: String)]) throws(TLSSetupError) {
         guard !sources.isEmpty else { throw TLSSetupError("no certificate given; pass --tls-cert FILE --tls-key FILE") }
+        // Stamped before they are read: a change while they are read is read again.
+        let stamps = sources.map(Self.stamps)
         var loaded: [CertificatePair] = []
         for source in sources { loaded.append(try CertificatePair.load(certificate: source.certificate, key: source.key)) }
         self.sources = sources
-        seen = Mutex(loaded.map(\.stamps))
+        seen = Mutex(stamps)
         pairs = Mutex(loaded)
+    }
+
+    /// The stamps of a pair's two files.
+    private static func stamps(_ source: (certificate: String, key: String)) -> [FileStamp?] {
+        [FileStamp.read(source.certificate), FileStamp.read(source.key)]
     }
 
     /// The pair for `serverName`: the first that names it, else the first given.
@@ -137,7 +141,7 @@ package final class CertificateStore: Sendable {
         var next = pairs.withLock { $0 }
         var report: [(Bool, String)] = []
         for (i, source) in sources.enumerated() {
-            let stamps = [FileStamp.read(source.certificate), FileStamp.read(source.key)]
+            let stamps = Self.stamps(source)
             let changed = seen.withLock { seen in
                 defer { seen[i] = stamps }
                 return seen[i] != stamps
