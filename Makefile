@@ -16,10 +16,11 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc 
 DEBUG      := .build/debug
 
 # Debian packages: build (zlib, libdeflate, libxml2, pkg-config, cmark-gfm for Markdown's HTML), tests (plistutil, python3, curl,
-# gettext: msgfmt writes the .mo the real-catalog tests compare lookups with; openssl and testssl.sh for the edge's TLS),
+# gettext: msgfmt writes the .mo the real-catalog tests compare lookups with; openssl and testssl.sh for the edge's TLS,
+# nghttp2-client (h2load) for its HTTP/2),
 # and the reference programs `make bench` compares against.
 BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf libcmark-gfm-dev libcmark-gfm-extensions-dev
-TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh
+TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh nghttp2-client
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time caddy openssl
 
 .PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests
@@ -34,8 +35,9 @@ define apt_install
 endef
 
 # PyPI packages the tests compare against: Python's jsonschema (the JSON Schema checker's
-# differential test) and PyYAML (the YAML reader's and the real data sets' comparisons).
-TEST_PY    := jsonschema:jsonschema yaml:PyYAML
+# differential test), PyYAML (the YAML reader's and the real data sets' comparisons) and hyper-h2
+# (the abusive HTTP/2 clients of the edge's defences).
+TEST_PY    := jsonschema:jsonschema yaml:PyYAML h2:h2
 
 define pip_install
 	@missing=""; for pair in $(1); do python3 -c "import $${pair%%:*}" 2>/dev/null || missing="$$missing $${pair#*:}"; done; \

@@ -9,7 +9,7 @@ import NIOCore
 struct FolioEdgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio-edge",
-        abstract: "Serve a published Folio directory over HTTP/1.1 or HTTPS, or cache an origin in front of clients (--origin).")
+        abstract: "Serve a published Folio directory over HTTP/1.1, or HTTPS with HTTP/2, or cache an origin in front of clients (--origin).")
 
     @Option(help: "The published directory to serve (default: public; not with --origin).") var root: String?
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
@@ -39,6 +39,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "The PEM private key of the --tls-cert in the same position (not readable by other users).") var tlsKey: [String] = []
     @Option(help: "With --tls-cert: also listen for plain http on this port and redirect every request to https (308).") var httpPort: Int?
     @Option(help: "With --tls-cert: send Strict-Transport-Security: max-age=SECONDS on every https response.") var hstsMaxAge: Int?
+    @Flag(inversion: .prefixedNo, help: "With --tls-cert: offer HTTP/2 by ALPN beside HTTP/1.1.") var http2 = true
     @Option(help: "Serve the operating endpoints (/metrics; a tier's /.folio/ ones and PURGE) on this HOST:PORT only, not on the public port.")
     var adminListen: String?
 
@@ -122,6 +123,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         config.tls = zip(tlsCert, tlsKey).map { TLSFiles(certificate: $0, key: $1) }
         config.httpPort = httpPort
         config.hstsMaxAge = hstsMaxAge
+        config.http2 = http2
         config.adminListen = adminListen.flatMap(ListenAddress.init)
         do {
             try await Edge.run(config)

@@ -35,6 +35,8 @@ package struct EdgeConfiguration: Sendable {
     package var httpPort: Int?
     /// With TLS, `Strict-Transport-Security: max-age=N` on every https response.
     package var hstsMaxAge: Int?
+    /// With TLS, offer HTTP/2 by ALPN beside HTTP/1.1.
+    package var http2 = true
     /// Where the operating endpoints are served instead of the public listener (`--admin-listen`).
     package var adminListen: ListenAddress?
 

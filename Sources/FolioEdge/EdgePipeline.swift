@@ -1,12 +1,15 @@
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// The handlers of one accepted connection, the same for every listener of a mode: TLS first
-/// when the listener has it, then the origin's `EdgeHandler`, or the tier's request decoder (with
-/// the origin's head limits) and `ProxyHandler`.
+/// when the listener has it, and HTTP/2 when ALPN chose it; then the origin's `EdgeHandler`, or
+/// the tier's request decoder (with the origin's head limits) and `ProxyHandler`, for the
+/// connection (HTTP/1.1) or for each stream behind an `HTTP2StreamBridge` (HTTP/2).
 struct ConnectionPipeline: Sendable {
     let content: EdgeService.Content
     let metrics: EdgeMetrics
@@ -15,8 +18,38 @@ struct ConnectionPipeline: Sendable {
     let pool: NIOThreadPool
 
     /// `extraLines` go on every response (HSTS over TLS); `role` says which endpoints it answers.
-    func configure(_ sync: ChannelPipeline.SynchronousOperations, tls: NIOSSLContext?, extraLines: String, role: ListenerRole) throws {
-        if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
+    func configure(_ channel: Channel, tls: NIOSSLContext?, extraLines: String, role: ListenerRole) throws {
+        let sync = channel.pipeline.syncOperations
+        guard let tls else { return try configureHTTP1(sync, extraLines: extraLines, role: role) }
+        try sync.addHandler(NIOSSLServerHandler(context: tls))
+        try sync.addHandler(
+            ApplicationProtocolNegotiationHandler { result, channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if case .negotiated("h2") = result {
+                        try configureHTTP2(channel, extraLines: extraLines, role: role)
+                    } else {
+                        try configureHTTP1(channel.pipeline.syncOperations, extraLines: extraLines, role: role)
+                    }
+                }
+            })
+    }
+
+    /// HTTP/2: the connection's handler and guard; each stream gets the HTTP/1.1 handlers behind a bridge.
+    private func configureHTTP2(_ channel: Channel, extraLines: String, role: ListenerRole) throws {
+        let sync = channel.pipeline.syncOperations
+        _ = try sync.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: HTTP2Limits.connection(limits), streamConfiguration: HTTP2Limits.stream()
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                let sync = stream.pipeline.syncOperations
+                try sync.addHandler(HTTP2StreamBridge())
+                try configureHTTP1(sync, extraLines: extraLines, role: role)
+            }
+        }
+        try sync.addHandler(HTTP2ConnectionGuard(timeout: limits.requestTimeout))
+    }
+
+    private func configureHTTP1(_ sync: ChannelPipeline.SynchronousOperations, extraLines: String, role: ListenerRole) throws {
         switch content {
         case .site(let store):
             try sync.addHandler(

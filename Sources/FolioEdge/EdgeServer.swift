@@ -30,7 +30,7 @@ struct EdgeService: Service {
     func run() async throws {
         let group = self.group
         let tls = try certificates.map { store in
-            do { return try EdgeTLS.serverContext(store) } catch { throw EdgeStartupError("cannot set up TLS: \(error)") }
+            do { return try EdgeTLS.serverContext(store, http2: config.http2) } catch { throw EdgeStartupError("cannot set up TLS: \(error)") }
         }
         let quiesce = ServerQuiescingHelper(group: group)
         let drained = group.next().makePromise(of: Void.self)
@@ -55,7 +55,7 @@ struct EdgeService: Service {
                     return channel.close()
                 }
                 return channel.eventLoop.makeCompletedFuture {
-                    try connections.configure(channel.pipeline.syncOperations, tls: tls, extraLines: extraLines, role: role)
+                    try connections.configure(channel, tls: tls, extraLines: extraLines, role: role)
                 }
             }
 
@@ -117,7 +117,7 @@ extension EdgeService {
         let bootstrap = Self.listener(group, backlog: 64, quiesce: quiesce)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try connections.configure(channel.pipeline.syncOperations, tls: nil, extraLines: "", role: .adminOnly)
+                    try connections.configure(channel, tls: nil, extraLines: "", role: .adminOnly)
                 }
             }
         return try await Self.bind(bootstrap, address.host, address.port, option: "--admin-listen", announce: "admin listening on")

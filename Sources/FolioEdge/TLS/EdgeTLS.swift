@@ -15,15 +15,16 @@ package enum EdgeTLS {
     ].joined(separator: ":")
 
     /// The server context: it starts with the first pair, and each handshake takes the pair the
-    /// store selects for the name the client asked for.
-    package static func serverContext(_ store: CertificateStore) throws -> NIOSSLContext {
+    /// store selects for the name the client asked for. ALPN offers `h2` (unless `http2` is
+    /// false) and `http/1.1`; a client that asks for neither gets HTTP/1.1.
+    package static func serverContext(_ store: CertificateStore, http2: Bool = true) throws -> NIOSSLContext {
         let first = store.select(nil)
         var config = TLSConfiguration.makeServerConfiguration(
             certificateChain: first.chain.map { .certificate($0) }, privateKey: .privateKey(first.key))
         config.minimumTLSVersion = .tlsv12
         config.maximumTLSVersion = .tlsv13
         config.cipherSuites = cipherSuites
-        config.applicationProtocols = ["http/1.1"]
+        config.applicationProtocols = http2 ? ["h2", "http/1.1"] : ["http/1.1"]
         config.sslContextCallback = { values, promise in
             let pair = store.select(values.serverHostname)
             var change = NIOSSLContextConfigurationOverride()

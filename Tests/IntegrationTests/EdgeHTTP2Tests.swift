@@ -1,0 +1,121 @@
+import FolioSupport
+import FolioTestSupport
+import Foundation
+import Testing
+
+/// HTTP/2 over TLS (ALPN), in both modes, checked with real clients: curl, nghttp2's h2load,
+/// and abusive peers built from hyper-h2's frame and HPACK libraries (`h2_abuse.py`).
+@Suite("edge over HTTP/2", .serialized)
+struct EdgeHTTP2Tests {
+    static let abuse = Harness.repoRoot + "/Tests/IntegrationTests/h2_abuse.py"
+
+    static func curl(_ pki: TestPKI, _ args: [String]) throws -> Harness.Output {
+        try Harness.run("/usr/bin/curl", ["-s", "--max-time", "10", "--cacert", pki.ca] + args)
+    }
+
+    /// GET over HTTP/2 with curl: the protocol curl used, the status, the head and the body.
+    static func get(_ pki: TestPKI, _ url: String, _ headers: [String] = [], head: Bool = false) throws -> (version: String, response: EdgeResponse) {
+        let dir = Harness.tempDir("h2get")
+        defer { Harness.cleanup(dir) }
+        var args = ["--http2", "-D", dir + "/head", "-o", dir + "/body", "-w", "%{http_version}"] + (head ? ["-I"] : [])
+        for h in headers { args += ["-H", h] }
+        let r = try curl(pki, args + [url])
+        guard r.status == 0 else { throw HarnessError("curl \(url): \(r.status) \(r.stderr)") }
+        let heads = String(decoding: try FileIO.read(dir + "/head"), as: UTF8.self).components(separatedBy: "\r\n\r\n")
+        var response = try EdgeResponse.parseHead(heads.filter { $0.hasPrefix("HTTP/") }.last ?? "")
+        response.body = (try? FileIO.read(dir + "/body")) ?? []
+        return (r.stdout, response)
+    }
+
+    /// The same answers as HTTP/1.1 gives: bodies byte for byte, the gzip variant, 304, HEAD, a range, 404, 405.
+    static func checkSemantics(_ pki: TestPKI, _ base: String, _ fixture: EdgeFixture) throws {
+        let manifest = try get(pki, base + "/manifest.plist")
+        #expect(manifest.version == "2" && manifest.response.status == 200, "\(manifest)")
+        let manifestBytes = try fixture.bytes("manifest.plist")
+        #expect(manifest.response.body == manifestBytes)
+        let entry = try #require(try fixture.manifest().entries.first)
+        let gzip = try get(pki, base + "/" + entry.objectPath, ["Accept-Encoding: gzip"])
+        let gzipBytes = try fixture.bytes(entry.objectPath + ".gz")
+        #expect(gzip.response.header("content-encoding") == "gzip" && gzip.response.body == gzipBytes)
+        let etag = try #require(manifest.response.header("etag"))
+        #expect(try get(pki, base + "/manifest.plist", ["If-None-Match: \(etag)"]).response.status == 304)
+        let head = try get(pki, base + "/manifest.plist", head: true).response
+        #expect(head.status == 200 && head.header("content-length") == String(manifest.response.body.count), "\(head.headers)")
+        let range = try get(pki, base + "/manifest.plist", ["Range: bytes=0-9"]).response
+        #expect(range.status == 206 && range.body == Array(manifest.response.body.prefix(10)), "\(range.status)")
+        #expect(try get(pki, base + "/no-such-thing").response.status == 404)
+        let post = try curl(pki, ["--http2", "-X", "POST", "-d", "x", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", base + "/manifest.plist"])
+        #expect(post.stdout == "2 405", "\(post.stdout)")
+    }
+
+    @Test("both modes answer over HTTP/2 as over HTTP/1.1; the tier reaches an https origin")
+    func semantics() throws {
+        try EdgeTLSTests.withTLSEdge("h2-origin") { edge, pki, fixture in
+            try Self.checkSemantics(pki, "https://localhost:\(edge.port)", fixture)
+            let (cert, key) = try pki.leaf("localhost", file: "tier")
+            let tier = try EdgeProcess.start(
+                root: fixture.root,
+                args: ["--origin", "https://localhost:\(edge.port)", "--origin-ca", pki.ca, "--tls-cert", cert, "--tls-key", key])
+            defer { tier.stop() }
+            try Self.checkSemantics(pki, "https://localhost:\(tier.port)", fixture)
+            let again = try Self.get(pki, "https://localhost:\(tier.port)/manifest.plist").response
+            #expect(again.header("cache-status") == "folio-edge; hit", "\(again.headers)")
+        }
+    }
+
+    @Test("h2load: 4,000 requests on 8 connections, 10 streams each, all answered 200")
+    func h2load() throws {
+        try EdgeTLSTests.withTLSEdge("h2-load") { edge, _, _ in
+            let r = try Harness.run("/usr/bin/h2load", ["-n", "4000", "-c", "8", "-m", "10", "https://127.0.0.1:\(edge.port)/manifest.plist"])
+            #expect(r.status == 0 && r.stdout.contains("4000 succeeded, 0 failed, 0 errored"), "\(r.stdout)")
+            #expect(r.stdout.contains("status codes: 4000 2xx"), "\(r.stdout)")
+            #expect(r.stdout.contains("Application protocol: h2"), "\(r.stdout)")
+        }
+    }
+
+    /// One abusive client; its JSON report.
+    static func abuse(_ port: Int, _ attack: String, _ count: Int = 1000, wait: Int = 3) throws -> [String: Any] {
+        let r = try Harness.run("/usr/bin/env", ["python3", abuse, String(port), attack, String(count)], env: ["H2_WAIT": String(wait)])
+        guard r.status == 0, let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else {
+            throw HarnessError("h2_abuse.py \(attack): \(r.status) \(r.stdout) \(r.stderr)")
+        }
+        return object
+    }
+
+    @Test("floods and malformed requests end that connection with the right GOAWAY; others are served")
+    func defences() throws {
+        try EdgeTLSTests.withTLSEdge("h2-abuse") { edge, pki, _ in
+            // ENHANCE_YOUR_CALM (11) for the floods: rapid reset (CVE-2023-44487), CONTINUATION, PING, SETTINGS.
+            for (attack, count) in [("rapid-reset", 1000), ("continuation", 100), ("ping", 1000), ("settings", 1000)] {
+                let report = try Self.abuse(edge.port, attack, count)
+                #expect(report["goaway"] as? Int == 11 && report["closed"] as? Bool == true, "\(attack): \(report)")
+            }
+            // A header list over --max-header-bytes (16 KB): COMPRESSION_ERROR (9) or PROTOCOL_ERROR (1).
+            let big = try Self.abuse(edge.port, "big-headers", 120)
+            #expect([1, 9].contains(big["goaway"] as? Int ?? -1) && big["closed"] as? Bool == true, "\(big)")
+            // A value with CR LF never reaches the HTTP/1.1 handler as a second request: that
+            // stream is reset (PROTOCOL_ERROR), the connection goes on.
+            let crlf = try Self.abuse(edge.port, "crlf-value")
+            #expect((crlf["statuses"] as? [Int])?.isEmpty == true && (crlf["resets"] as? [Int]) == [1], "\(crlf)")
+            #expect(try Self.get(pki, "https://localhost:\(edge.port)/healthz").response.status == 200)
+        }
+    }
+
+    @Test("an idle HTTP/2 connection is closed after --request-timeout")
+    func idle() throws {
+        try EdgeTLSTests.withTLSEdge("h2-idle", extra: { _ in ["--request-timeout", "1"] }) { edge, _, _ in
+            let start = edgeMonotonicSeconds()
+            let report = try Self.abuse(edge.port, "idle", wait: 8)
+            let elapsed = edgeMonotonicSeconds() - start
+            #expect(report["closed"] as? Bool == true && elapsed < 5, "\(report) after \(elapsed) s")
+        }
+    }
+
+    @Test("--no-http2 offers HTTP/1.1 only")
+    func disabled() throws {
+        try EdgeTLSTests.withTLSEdge("h2-off", extra: { _ in ["--no-http2"] }) { edge, pki, _ in
+            let r = try Self.get(pki, "https://localhost:\(edge.port)/manifest.plist")
+            #expect(r.version == "1.1" && r.response.status == 200, "\(r.version)")
+        }
+    }
+}
