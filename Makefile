@@ -72,9 +72,15 @@ seed: build
 serve: publish
 	$(RELEASE)/folio-edge --root $(PUBLIC) --port $${PORT:-8080}
 
+# The edge and tier suites run again over HTTP/1.1 over TLS and HTTP/2 over TLS (FOLIO_TEST_STACK,
+# Tests/Support/TestStack.swift); tests that write raw HTTP/1.1 bytes run in cleartext only.
+EDGE_SUITES := EdgeCacheTests|EdgeLiveTests|EdgeLocaleTests|EdgePublishTests|EdgeRobustnessTests|ContentKindEdgeTests|EdgeCommandTests
+
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@for stack in https1 h2; do echo "edge suites over $$stack"; \
+	  FOLIO_TEST_STACK=$$stack $(SWIFT) test --skip-build --filter '$(EDGE_SUITES)' || exit 1; done
 	scripts/example-test.sh $(DEBUG)
 
 # The HTTP caching conformance suite through `folio-edge --origin` (scripts/cache-tests.sh; needs

@@ -101,7 +101,7 @@ extension EdgeIntegration {
             }
         }
 
-        @Test("folio-build --notify: the tier revalidates its manifest at once, and has the new objects before serving it")
+        @Test("folio-build --notify: the tier revalidates its manifest at once, and has the new objects before serving it", .enabled(if: !TestStack.current.isTLS, "folio-build --notify speaks plain http (a tier takes it on its --admin-listen port)"))
         func notify() async throws {
             let fixture = try EdgeFixture.make("cache-notify", editableContent: true)
             defer { fixture.cleanup() }
@@ -286,7 +286,7 @@ extension EdgeIntegration {
             #expect(afterPrivate[1] >= 5, "at most \(afterPrivate[1]) origin requests were in flight at once")
         }
 
-        @Test("pipelined requests are answered in order: a hit waits for an earlier miss; a malformed request is 400, then close")
+        @Test("pipelined requests are answered in order: a hit waits for an earlier miss; a malformed request is 400, then close", .http1Only)
         func pipelining() async throws {
             let server = try PythonServer.start(Self.slowOrigin)
             defer { server.stop() }

@@ -187,7 +187,7 @@ extension EdgeIntegration {
             #expect(try get("/content/catalogs/pt-BR/Localizable.plist", [("Accept-Encoding", "gzip")]).header("ETag") == etag)
         }
 
-        @Test("conditional requests: 304 with the negotiated ETag, Vary and Content-Language")
+        @Test("conditional requests: 304 with the negotiated ETag, Vary and Content-Language", .http1Only)
         func notModified() throws {
             let e = try entry("zh-Hant")
             let identityTag = "\"\(e.sha256)\""
@@ -237,7 +237,7 @@ extension EdgeIntegration {
             #expect(bad.header("Vary") == Self.negotiatedVary)
         }
 
-        @Test("HEAD: the GET head without a body")
+        @Test("HEAD: the GET head without a body", .http1Only)
         func head() throws {
             let viaGet = try get(Self.negotiated, [("Accept-Language", "pt-AO")])
             let c = try RawHTTPConnection(port: port)

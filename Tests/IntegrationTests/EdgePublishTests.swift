@@ -299,7 +299,7 @@ extension EdgeIntegration {
             #expect(edge.isAlive)
         }
 
-        @Test("SIGTERM drains: a request in flight on a keep-alive connection is still answered, exit 0")
+        @Test("SIGTERM drains: a request in flight on a keep-alive connection is still answered, exit 0", .http1Only)
         func sigtermDrains() async throws {
             let fixture = try EdgeFixture.make("edge-drain")
             defer { fixture.cleanup() }
@@ -337,7 +337,7 @@ extension EdgeIntegration {
             #expect(edge.log.contains("draining"))
         }
 
-        @Test("SIGTERM with idle keep-alive connections exits 0 promptly and stops accepting")
+        @Test("SIGTERM with idle keep-alive connections exits 0 promptly and stops accepting", .http1Only)
         func sigtermIdle() async throws {
             let fixture = try EdgeFixture.make("edge-term")
             defer { fixture.cleanup() }

@@ -24,7 +24,7 @@ extension EdgeIntegration {
         var port: Int { ctx.edge.port }
         var healthy: String { "ok version \(ctx.manifest.version)\n" }
 
-        @Test("pipelining: requests in one write are answered in order on one connection")
+        @Test("pipelining: requests in one write are answered in order on one connection", .http1Only)
         func pipelining() throws {
             let c = try RawHTTPConnection(port: port)
             defer { c.close() }
@@ -65,7 +65,7 @@ extension EdgeIntegration {
             #expect(ctx.edge.isAlive)
         }
 
-        @Test("an absolute-form request target is accepted (RFC 9112 §3.2.2: a server MUST accept it)")
+        @Test("an absolute-form request target is accepted (RFC 9112 §3.2.2: a server MUST accept it)", .http1Only)
         func absoluteForm() throws {
             let c = try RawHTTPConnection(port: port)
             defer { c.close() }
@@ -75,7 +75,7 @@ extension EdgeIntegration {
             #expect(ctx.edge.isAlive)
         }
 
-        @Test("garbage bytes get 400 and a closed connection; the server keeps serving")
+        @Test("garbage bytes get 400 and a closed connection; the server keeps serving", .http1Only)
         func garbage() throws {
             let c = try RawHTTPConnection(port: port)
             defer { c.close() }
@@ -94,7 +94,7 @@ extension EdgeIntegration {
             #expect(ctx.edge.isAlive)
         }
 
-        @Test("a header section over --max-header-bytes 2048 gets 431; one under it is served")
+        @Test("a header section over --max-header-bytes 2048 gets 431; one under it is served", .http1Only)
         func headerTooLarge() throws {
             func pad(_ count: Int) -> [(String, String)] {
                 (0..<count).map { (String(format: "X-Pad-%02d", $0), String(repeating: "p", count: 60)) }
@@ -111,7 +111,7 @@ extension EdgeIntegration {
             #expect(ctx.edge.isAlive)
         }
 
-        @Test("the cache tier too: a header section over --max-header-bytes 2048, or over 100 fields, gets 431")
+        @Test("the cache tier too: a header section over --max-header-bytes 2048, or over 100 fields, gets 431", .http1Only)
         func tierHeaderTooLarge() throws {
             let origin = try EdgeProcess.start(root: ctx.fixture.root)
             defer { origin.stop() }
@@ -133,7 +133,7 @@ extension EdgeIntegration {
             #expect(tier.isAlive)
         }
 
-        @Test("a request target over 8192 bytes gets 414; a long one within the limits is routed")
+        @Test("a request target over 8192 bytes gets 414; a long one within the limits is routed", .http1Only)
         func uriTooLong() throws {
             // Within the limits (the request line counts toward --max-header-bytes 2048): routed, 404.
             let ok = "/content/" + String(repeating: "a", count: 1500)
@@ -150,7 +150,7 @@ extension EdgeIntegration {
             #expect(ctx.edge.isAlive)
         }
 
-        @Test("HTTP/1.1 without Host (or with two) is 400")
+        @Test("HTTP/1.1 without Host (or with two) is 400", .http1Only)
         func missingHost() throws {
             for raw in [
                 "GET /healthz HTTP/1.1\r\n\r\n",
@@ -166,7 +166,7 @@ extension EdgeIntegration {
             #expect(ctx.edge.isAlive)
         }
 
-        @Test("HTTP/1.0 gets a response and the connection closes")
+        @Test("HTTP/1.0 gets a response and the connection closes", .http1Only)
         func http10() throws {
             let c = try RawHTTPConnection(port: port)
             defer { c.close() }
@@ -180,7 +180,7 @@ extension EdgeIntegration {
 
         @Test(
             "slowloris: 20 slow partial heads do not stall normal clients and are cut after --request-timeout (origin, then tier)",
-            arguments: [false, true])
+            .http1Only, arguments: [false, true])
         func slowloris(tier: Bool) async throws {
             // As a cache tier, in front of an origin edge: the same guard, in front of NIO's decoder.
             let origin = tier ? try EdgeProcess.start(root: ctx.fixture.root) : nil
@@ -276,7 +276,7 @@ extension EdgeIntegration {
             #expect(edge.isAlive)
         }
 
-        @Test("--max-connections 5: a sixth connection is closed at once, the five keep working")
+        @Test("--max-connections 5: a sixth connection is closed at once, the five keep working", .http1Only)
         func maxConnections() async throws {
             let edge = try EdgeProcess.start(root: ctx.fixture.root, args: ["--max-connections", "5"])
             defer { edge.stop() }

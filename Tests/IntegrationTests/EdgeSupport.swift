@@ -111,3 +111,9 @@ extension Trait where Self == SharedEdgeTrait {
         SharedEdgeTrait(label: label, args: args)
     }
 }
+
+extension Trait where Self == ConditionTrait {
+    /// For a test that writes raw HTTP/1.1 bytes (framing, pipelining, malformed heads, slow
+    /// clients): it runs in the cleartext stack only (`FOLIO_TEST_STACK`, see `TestStack`).
+    static var http1Only: Self { .enabled(if: TestStack.current == .http1, "writes raw HTTP/1.1 bytes") }
+}

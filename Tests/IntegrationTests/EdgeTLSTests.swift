@@ -3,57 +3,6 @@ import FolioTestSupport
 import Foundation
 import Testing
 
-/// A private certificate authority and server certificates made by the real `openssl`.
-struct TestPKI {
-    let dir: String
-
-    init(_ dir: String) throws {
-        self.dir = dir
-        try Self.openssl([
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", dir + "/ca.key", "-out",
-            dir + "/ca.pem", "-days", "30", "-subj", "/CN=Folio Test CA", "-addext", "basicConstraints=critical,CA:TRUE",
-            "-addext", "keyUsage=critical,keyCertSign",
-        ])
-    }
-
-    var ca: String { dir + "/ca.pem" }
-
-    /// A certificate for `name` (and 127.0.0.1) signed by the CA, valid for `days` (negative:
-    /// already expired); its key is mode 600. Returns the certificate and key paths.
-    @discardableResult
-    func leaf(_ name: String, file: String? = nil, days: Int = 10) throws -> (cert: String, key: String) {
-        let base = dir + "/" + (file ?? name)
-        try Self.openssl([
-            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", base + ".key", "-out", base + ".csr",
-            "-subj", "/CN=\(name)",
-        ])
-        try Data("subjectAltName=DNS:\(name),IP:127.0.0.1\nextendedKeyUsage=serverAuth\n".utf8).write(to: URL(fileURLWithPath: base + ".ext"))
-        try Self.openssl([
-            "x509", "-req", "-in", base + ".csr", "-CA", ca, "-CAkey", dir + "/ca.key", "-CAcreateserial", "-out", base + ".pem",
-            "-days", String(days), "-extfile", base + ".ext",
-        ])
-        chmod(base + ".key", 0o600)
-        return (base + ".pem", base + ".key")
-    }
-
-    static func openssl(_ args: [String], stdin: [UInt8]? = nil) throws {
-        let r = try Harness.run("/usr/bin/openssl", args, stdin: stdin)
-        guard r.status == 0 else { throw HarnessError("openssl \(args.prefix(2).joined(separator: " ")) failed: \(r.stderr)") }
-    }
-
-    /// The PEM of the server certificate in `openssl s_client` output.
-    static func servedCertificate(_ output: String) -> String? {
-        guard let start = output.range(of: "-----BEGIN CERTIFICATE-----"), let end = output.range(of: "-----END CERTIFICATE-----") else { return nil }
-        return String(output[start.lowerBound..<end.upperBound])
-    }
-
-    /// What `openssl s_client` reports for one handshake: its output (protocol, cipher, subject).
-    static func handshake(port: Int, _ extra: [String]) throws -> String {
-        let r = try Harness.run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(port)"] + extra, stdin: [])
-        return r.stdout + r.stderr
-    }
-}
-
 /// The edge over HTTPS (`--tls-cert`, `--tls-key`, `--http-port`), checked with curl, openssl
 /// and Python's ssl module: versions, ciphers, SNI, reloads without dropped connections, and
 /// certificates refused at start with one line that says why.

@@ -58,6 +58,7 @@ package final class EdgeProcess: @unchecked Sendable {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Harness.binary("folio-edge"))
         // A cache tier takes no --root (folio-edge refuses the other mode's options).
+        let args = TestStack.current.edgeArguments(args)
         p.arguments = (args.contains("--origin") ? [] : ["--root", root]) + ["--port", "0", "--no-access-log"] + args
         let pipe = Pipe()
         p.standardOutput = pipe
@@ -89,6 +90,7 @@ package final class EdgeProcess: @unchecked Sendable {
             if text.hasSuffix("\n"), !wantsAdmin || port("http", admin: true) != nil {
                 var started: EdgeProcess?
                 if let tls = port("https"), !wantsPlain || port("http") != nil {
+                    TestStack.addTLSPort(tls)
                     started = EdgeProcess(
                         root: root, port: tls, scheme: "https", httpPort: port("http"), process: p, logDir: logDir, stdoutPipe: pipe,
                         stderrHandle: stderrHandle)

@@ -134,8 +134,18 @@ package final class RawHTTPConnection {
     package let fd: Int32
     private var pending: [UInt8] = []
     private var isClosed = false
+    /// Over a TLS stack (`TestStack`) to a TLS edge: no socket; `request` goes through curl
+    /// with the stack's protocol, and raw bytes cannot be sent.
+    private let stackPort: Int?
 
     package init(port: Int, timeout: Double = 5) throws {
+        if TestStack.current.isTLS(port: port) {
+            stackPort = port
+            fd = -1
+            isClosed = true
+            return
+        }
+        stackPort = nil
         fd = try edgeConnectLoopback(port: port, timeout: timeout)
     }
 
@@ -148,6 +158,7 @@ package final class RawHTTPConnection {
     }
 
     package func send(_ bytes: [UInt8]) throws {
+        if stackPort != nil { throw HarnessError("raw HTTP/1.1 bytes need FOLIO_TEST_STACK=http1: mark the test .http1Only") }
         var sent = 0
         while sent < bytes.count {
             let n = bytes.withUnsafeBytes { edgeSendBytes(fd, $0.baseAddress! + sent, bytes.count - sent) }
@@ -181,6 +192,7 @@ package final class RawHTTPConnection {
 
     /// Reads one response; `method` tells whether a body follows (HEAD has none).
     package func readResponse(method: String = "GET") throws -> EdgeResponse {
+        if stackPort != nil { throw HarnessError("raw HTTP/1.1 reads need FOLIO_TEST_STACK=http1: mark the test .http1Only") }
         let separator: [UInt8] = [13, 10, 13, 10]
         var headEnd: Int?
         while true {
@@ -217,6 +229,7 @@ package final class RawHTTPConnection {
 
     /// Sends one request and reads its response.
     package func request(_ method: String = "GET", _ target: String, headers: [(String, String)] = []) throws -> EdgeResponse {
+        if let stackPort { return try TestStack.current.fetch(port: stackPort, method, target, headers: headers) }
         try send(Self.head(method, target, headers: headers))
         return try readResponse(method: method)
     }
@@ -258,7 +271,7 @@ package final class RawHTTPConnection {
         return s + "\r\n"
     }
 
-    /// One request on a fresh connection.
+    /// One request on a fresh connection (through curl over TLS and HTTP/2 stacks, see `TestStack`).
     package static func fetch(port: Int, _ method: String = "GET", _ target: String, headers: [(String, String)] = []) throws -> EdgeResponse {
         let c = try RawHTTPConnection(port: port)
         defer { c.close() }
@@ -285,6 +298,7 @@ package enum EdgeCurl {
         let dir = Harness.tempDir("curl")
         defer { Harness.cleanup(dir) }
         var args = ["-s", "-S", "--max-time", "10", "-D", "-", "-o", dir + "/body"]
+        if TestStack.current.isTLS, url.hasPrefix("https:") { args += ["--cacert", TestStack.pki.pki.ca, TestStack.current == .h2 ? "--http2" : "--http1.1"] }
         for h in headers { args += ["-H", h] }
         args.append(url)
         let r = try Harness.run(path, args)
