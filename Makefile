@@ -19,7 +19,7 @@ DEBUG      := .build/debug
 # gettext: msgfmt writes the .mo the real-catalog tests compare lookups with; openssl and testssl.sh for the edge's TLS),
 # and the reference programs `make bench` compares against.
 BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf libcmark-gfm-dev libcmark-gfm-extensions-dev
-TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh
+TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh pebble
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time caddy openssl
 
 .PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests
