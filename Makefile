@@ -17,10 +17,10 @@ DEBUG      := .build/debug
 
 # Debian packages: build (zlib, libdeflate, libxml2, pkg-config, cmark-gfm for Markdown's HTML), tests (plistutil, python3, curl,
 # gettext: msgfmt writes the .mo the real-catalog tests compare lookups with; openssl and testssl.sh for the edge's TLS,
-# nghttp2-client (h2load) for its HTTP/2),
+# nghttp2-client (h2load) for its HTTP/2, pebble (Let's Encrypt's test server) for its ACME client),
 # and the reference programs `make bench` compares against.
 BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf libcmark-gfm-dev libcmark-gfm-extensions-dev
-TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh nghttp2-client
+TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh nghttp2-client pebble
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time caddy openssl
 
 .PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests
