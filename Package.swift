@@ -89,7 +89,8 @@ let package = Package(
             name: "FolioEdge",
             dependencies: [
                 "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
-                "FolioHTTPCore",
+                "FolioHTTPCore", "FolioACME",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
@@ -123,7 +124,7 @@ let package = Package(
         .executableTarget(
             name: "Edge",
             dependencies: [
-                "FolioEdge", "FolioPublished", "FolioSupport",
+                "FolioEdge", "FolioPublished", "FolioSupport", "FolioACME",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),

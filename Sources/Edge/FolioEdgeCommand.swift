@@ -1,4 +1,5 @@
 import ArgumentParser
+import FolioACME
 import FolioEdge
 import FolioPublished
 import FolioSupport
@@ -39,7 +40,18 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "The PEM private key of the --tls-cert in the same position (not readable by other users).") var tlsKey: [String] = []
     @Option(help: "With --tls-cert: also listen for plain http on this port and redirect every request to https (308).") var httpPort: Int?
     @Option(help: "With --tls-cert: send Strict-Transport-Security: max-age=SECONDS on every https response.") var hstsMaxAge: Int?
-    @Flag(inversion: .prefixedNo, help: "With --tls-cert: offer HTTP/2 by ALPN beside HTTP/1.1.") var http2 = true
+    @Option(
+        help: ArgumentHelp(
+            "Get and renew a certificate for this domain from an ACME directory (Let's Encrypt by default); repeatable. Needs --http-port (HTTP-01 challenges).",
+            valueName: "domain"))
+    var acme: [String] = []
+    @Option(help: ArgumentHelp("The ACME directory.", valueName: "url")) var acmeDirectory = ACMEConfiguration.letsEncryptProduction
+    @Option(help: ArgumentHelp("The contact email of the ACME account.", valueName: "email")) var acmeEmail: String?
+    @Option(help: ArgumentHelp("A PEM file of certificate authorities to trust for the ACME directory's own https (a test directory's).", valueName: "pem"))
+    var acmeCa: String?
+    @Option(help: ArgumentHelp("Where the ACME account, certificate and key are kept.", valueName: "dir")) var acmeState = "acme-state"
+    @Option(help: .hidden) var acmeRenewalFraction: Double?
+    @Flag(inversion: .prefixedNo, help: "With https: offer HTTP/2 by ALPN beside HTTP/1.1.") var http2 = true
     @Option(help: "Serve the operating endpoints (/metrics; a tier's /.folio/ ones and PURGE) on this HOST:PORT only, not on the public port.")
     var adminListen: String?
 
@@ -92,13 +104,21 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         guard tlsCert.count == tlsKey.count else {
             throw ValidationError("give one --tls-key for each --tls-cert (got \(tlsCert.count) certificates and \(tlsKey.count) keys)")
         }
+        let https = !tlsCert.isEmpty || !acme.isEmpty
+        if !acme.isEmpty {
+            guard httpPort != nil else {
+                throw ValidationError("--acme answers HTTP-01 challenges on the plain listener: give --http-port (80 for a public ACME directory)")
+            }
+            if let acmeCa, !FileIO.exists(acmeCa) { throw ValidationError("--acme-ca \(acmeCa) does not exist") }
+            if let f = acmeRenewalFraction, !(f > 0 && f < 1) { throw ValidationError("--acme-renewal-fraction must be between 0 and 1") }
+        }
         if let httpPort {
-            guard !tlsCert.isEmpty else { throw ValidationError("--http-port redirects to https: give --tls-cert and --tls-key too") }
+            guard https else { throw ValidationError("--http-port redirects to https: give --tls-cert and --tls-key (or --acme) too") }
             guard (0...65535).contains(httpPort) else { throw ValidationError("--http-port must be 0...65535") }
             guard httpPort == 0 || httpPort != port else { throw ValidationError("--http-port must differ from --port") }
         }
         if let hstsMaxAge {
-            guard !tlsCert.isEmpty else { throw ValidationError("--hsts-max-age is sent over https only: give --tls-cert and --tls-key too") }
+            guard https else { throw ValidationError("--hsts-max-age is sent over https only: give --tls-cert and --tls-key (or --acme) too") }
             guard hstsMaxAge >= 0 else { throw ValidationError("--hsts-max-age must be 0 or more seconds") }
         }
     }
@@ -124,6 +144,13 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         config.httpPort = httpPort
         config.hstsMaxAge = hstsMaxAge
         config.http2 = http2
+        if !acme.isEmpty {
+            var settings = ACMEConfiguration(
+                directoryURL: acmeDirectory, domains: acme, contactEmail: acmeEmail, extraTrustRootsPath: acmeCa, stateDirectory: acmeState)
+            settings.challengeTypes = [.http01]
+            if let acmeRenewalFraction { settings.renewalFraction = acmeRenewalFraction }
+            config.acme = settings
+        }
         config.adminListen = adminListen.flatMap(ListenAddress.init)
         do {
             try await Edge.run(config)

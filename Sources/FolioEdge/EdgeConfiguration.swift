@@ -1,3 +1,4 @@
+import FolioACME
 import FolioPublished
 import NIOCore
 
@@ -35,6 +36,8 @@ package struct EdgeConfiguration: Sendable {
     package var httpPort: Int?
     /// With TLS, `Strict-Transport-Security: max-age=N` on every https response.
     package var hstsMaxAge: Int?
+    /// Certificates from an ACME directory (`--acme`), served beside `tls`.
+    package var acme: ACMEConfiguration?
     /// With TLS, offer HTTP/2 by ALPN beside HTTP/1.1.
     package var http2 = true
     /// Where the operating endpoints are served instead of the public listener (`--admin-listen`).

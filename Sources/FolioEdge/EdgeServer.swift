@@ -1,3 +1,4 @@
+import FolioACME
 import Foundation
 import Logging
 import NIOCore
@@ -26,6 +27,8 @@ struct EdgeService: Service {
     let logger: Logger
     /// The certificates for https; nil serves plain http.
     var certificates: CertificateStore?
+    /// With `--acme`: the answers to HTTP-01 challenges, served on the plain listener.
+    var acmeResponder: ACMEChallengeResponder?
 
     func run() async throws {
         let group = self.group
@@ -126,11 +129,12 @@ extension EdgeService {
     /// With TLS and `--http-port`, the plain listener that redirects to https; nil otherwise.
     func redirectListener(httpsPort: Int, quiesce: ServerQuiescingHelper) async throws -> Channel? {
         guard certificates != nil, let httpPort = config.httpPort else { return nil }
+        let acme = acmeResponder
         let bootstrap = Self.listener(group, backlog: 256, quiesce: quiesce)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(RedirectToHTTPS(httpsPort: httpsPort))
+                    try channel.pipeline.syncOperations.addHandler(RedirectToHTTPS(httpsPort: httpsPort, acme: acme))
                 }
             }
         return try await Self.bind(bootstrap, config.host, httpPort, option: "--http-port", announce: "listening on")
@@ -193,15 +197,23 @@ package struct EdgeStartupError: Error, CustomStringConvertible {
 
 /// Builds the services from a configuration and runs them until SIGTERM or SIGINT.
 package enum Edge {
-    package static func run(_ config: EdgeConfiguration) async throws {
-        var logger = Logger(label: "folio.edge")
-        logger.logLevel = .info
-        let certificates: CertificateStore?
+    /// The certificates for https (from `--tls-cert` and `--acme`), nil for plain http; and the
+    /// ACME manager with `--acme`.
+    static func certificates(_ config: EdgeConfiguration, logger: Logger) async throws -> (CertificateStore?, ACMEManager?) {
+        var acme: (ACMEManager, CertificatePair)?
+        if let settings = config.acme { acme = try await ACMEService.prepare(settings, logger: logger) }
+        guard !config.tls.isEmpty || acme != nil else { return (nil, nil) }
         do {
-            certificates = config.tls.isEmpty ? nil : try CertificateStore(config.tls.map { ($0.certificate, $0.key) })
+            return (try CertificateStore(config.tls.map { ($0.certificate, $0.key) }, acme: acme?.1), acme?.0)
         } catch {
             throw EdgeStartupError("\(error)")
         }
+    }
+
+    package static func run(_ config: EdgeConfiguration) async throws {
+        var logger = Logger(label: "folio.edge")
+        logger.logLevel = .info
+        let (certificates, acme) = try await Self.certificates(config, logger: logger)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
         if let origin = config.origin {
             let store = CacheStore(limit: config.cacheSize, directory: config.cacheDirectory)
@@ -219,13 +231,15 @@ package enum Edge {
                 origin: origin, store: store, admin: admin, metrics: metrics, group: group, purgeOrigin: config.purgeOrigin,
                 originCA: config.originCA, trust: config.trust)
             let edge = EdgeService(
-                config: config, group: group, content: .cache(cache), metrics: metrics, logger: logger, certificates: certificates)
+                config: config, group: group, content: .cache(cache), metrics: metrics, logger: logger, certificates: certificates,
+                acmeResponder: acme?.responder)
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
                 .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup)
             ]
             if certificates != nil {
                 services.append(.init(service: WatchService(reloader: nil, certificates: certificates, interval: config.watchInterval, logger: logger)))
             }
+            if let acme, let certificates { services.append(.init(service: ACMEService(manager: acme, certificates: certificates, logger: logger))) }
             let group = ServiceGroup(
                 configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
@@ -244,16 +258,14 @@ package enum Edge {
         let store = SiteStore(site)
         let reloader = SiteReloader(store: store, loader: loader, logger: logger, metrics: metrics)
         let edge = EdgeService(
-            config: config, group: group, content: .site(store), metrics: metrics, logger: logger, certificates: certificates)
+            config: config, group: group, content: .site(store), metrics: metrics, logger: logger, certificates: certificates,
+            acmeResponder: acme?.responder)
         let watcher = WatchService(reloader: reloader, certificates: certificates, interval: config.watchInterval, logger: logger)
-        let services = ServiceGroup(
-            configuration: .init(
-                services: [
-                    .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup),
-                    .init(service: watcher),
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
+        var list: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup), .init(service: watcher),
+        ]
+        if let acme, let certificates { list.append(.init(service: ACMEService(manager: acme, certificates: certificates, logger: logger))) }
+        let services = ServiceGroup(configuration: .init(services: list, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await services.run()
     }
 }

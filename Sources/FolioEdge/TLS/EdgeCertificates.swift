@@ -13,7 +13,7 @@ package struct TLSSetupError: Error, CustomStringConvertible, Sendable {
 
 /// One certificate chain and its private key, read from PEM files and checked: the key matches
 /// the certificate, the certificate is valid now, and the key file is not readable by others.
-struct CertificatePair: Sendable {
+package struct CertificatePair: Sendable {
     let certificatePath: String
     let keyPath: String
     let chain: [NIOSSLCertificate]
@@ -22,7 +22,7 @@ struct CertificatePair: Sendable {
     let names: [String]
     let notValidAfter: Date
 
-    static func load(certificate: String, key: String, now: Date = Date()) throws(TLSSetupError) -> CertificatePair {
+    package static func load(certificate: String, key: String, now: Date = Date()) throws(TLSSetupError) -> CertificatePair {
         try checkPermissions(key)
         let leafAndChain = try certificates(certificate)
         let privateKey = try privateKey(key)
@@ -106,13 +106,17 @@ struct CertificatePair: Sendable {
 package final class CertificateStore: Sendable {
     private let sources: [(certificate: String, key: String)]
     private let pairs: Mutex<[CertificatePair]>
+    /// The pair from ACME (`--acme`), after the given ones; a temporary self-signed one until
+    /// the first certificate is issued.
+    private let acme = Mutex<CertificatePair?>(nil)
     /// The stamps of each pair's files at the last attempt to read them, so that a bad file is
     /// reported once, not on every check, and read again when it changes.
     private let seen: Mutex<[[FileStamp?]]>
 
     /// Loads every pair; any problem is an error (the edge does not start).
-    package init(_ sources: [(certificate: String, key: String)]) throws(TLSSetupError) {
-        guard !sources.isEmpty else { throw TLSSetupError("no certificate given; pass --tls-cert FILE --tls-key FILE") }
+    package init(_ sources: [(certificate: String, key: String)], acme: CertificatePair? = nil) throws(TLSSetupError) {
+        guard !sources.isEmpty || acme != nil else { throw TLSSetupError("no certificate given; pass --tls-cert FILE --tls-key FILE") }
+        self.acme.withLock { $0 = acme }
         // Stamped before they are read: a change while they are read is read again.
         let stamps = sources.map(Self.stamps)
         var loaded: [CertificatePair] = []
@@ -129,11 +133,16 @@ package final class CertificateStore: Sendable {
 
     /// The pair for `serverName`: the first that names it, else the first given.
     func select(_ serverName: String?) -> CertificatePair {
-        pairs.withLock { pairs in
-            guard let serverName else { return pairs[0] }
-            return pairs.first { $0.serves(serverName) } ?? pairs[0]
+        let acme = self.acme.withLock { $0 }
+        return pairs.withLock { pairs in
+            let all = acme.map { pairs + [$0] } ?? pairs
+            guard let serverName else { return all[0] }
+            return all.first { $0.serves(serverName) } ?? all[0]
         }
     }
+
+    /// Serves `pair` as the ACME certificate from the next handshake on.
+    package func installACME(_ pair: CertificatePair) { acme.withLock { $0 = pair } }
 
     /// Reads again the pairs whose files changed (all of them with `force`). A pair that fails
     /// its checks keeps serving the one it had. Returns one line per pair read, for the log.

@@ -1,3 +1,4 @@
+import FolioACME
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -36,16 +37,21 @@ package enum EdgeTLS {
     }
 }
 
-/// The plain listener beside an https one (`--http-port`): every request is sent to the same
-/// URL on https with a 308, which keeps the method.
+/// The plain listener beside an https one (`--http-port`): an ACME HTTP-01 challenge gets its
+/// key authorization; every other request is sent to the same URL on https with a 308, which
+/// keeps the method.
 final class RedirectToHTTPS: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     let httpsPort: Int
+    let acme: ACMEChallengeResponder?
     private var head: HTTPRequestHead?
 
-    init(httpsPort: Int) { self.httpsPort = httpsPort }
+    init(httpsPort: Int, acme: ACMEChallengeResponder? = nil) {
+        self.httpsPort = httpsPort
+        self.acme = acme
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -60,13 +66,23 @@ final class RedirectToHTTPS: ChannelInboundHandler, RemovableChannelHandler {
 
     private func respond(_ context: ChannelHandlerContext, _ request: HTTPRequestHead) {
         var headers = HTTPHeaders()
-        let body = "Use https.\n"
+        if let answer = acme?.http01Answer(path: request.uri) {
+            return write(context, request, status: .ok, headers: headers, body: answer, contentType: "application/octet-stream")
+        }
         if let host = Self.hostName(request.headers.first(name: "host")), request.uri.hasPrefix("/") {
             let port = httpsPort == 443 ? "" : ":\(httpsPort)"
             headers.add(name: "Location", value: "https://\(host)\(port)\(request.uri)")
         }
         let status: HTTPResponseStatus = headers.contains(name: "Location") ? .permanentRedirect : .badRequest
-        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        write(context, request, status: status, headers: headers, body: "Use https.\n", contentType: "text/plain; charset=utf-8")
+    }
+
+    private func write(
+        _ context: ChannelHandlerContext, _ request: HTTPRequestHead, status: HTTPResponseStatus, headers: HTTPHeaders, body: String,
+        contentType: String
+    ) {
+        var headers = headers
+        headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "Content-Length", value: String(body.utf8.count))
         headers.add(name: "Connection", value: "close")
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)

@@ -7,7 +7,8 @@ import X509
 
 /// Let's Encrypt's test CA on loopback: `pebble-challtestsrv` as its DNS (every name resolves to
 /// 127.0.0.1) and `pebble` itself, with a TLS certificate the test made, validating HTTP-01 on
-/// `httpPort`, without its random validation sleeps but with its 5 % of rejected nonces.
+/// `httpPort`, without its random validation sleeps but with its 5 % of rejected nonces; its
+/// certificates are valid for an hour, so a renewal can be forced with a small fraction of it.
 final class Pebble: @unchecked Sendable {
     static let binary = "/usr/bin/pebble"
     static let challengeTestServer = "/usr/bin/pebble-challtestsrv"
@@ -79,7 +80,7 @@ final class Pebble: @unchecked Sendable {
         let config = """
             {"pebble": {"listenAddress": "127.0.0.1:\(acme)", "managementListenAddress": "127.0.0.1:\(management)",
               "certificate": "\(tls.cert)", "privateKey": "\(tls.key)", "httpPort": \(httpPort), "tlsPort": \(tlsALPNPort ?? unusedTLS),
-              "ocspResponderURL": "", "externalAccountBindingRequired": false}}
+              "ocspResponderURL": "", "externalAccountBindingRequired": false, "certificateValidityPeriod": 3600}}
             """
         try FileIO.writeAtomically(Array(config.utf8), to: dir + "/pebble-config.json")
         let pebble = try ChildProcess.start(
