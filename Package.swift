@@ -79,11 +79,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: positionDependent),
-        // The edge's request-head parser and the client's response reading, apart from the
-        // programs so the fuzz targets can reach them.
+        // The edge's request-head parser, its HTTP/2 stream bridge, and the client's response
+        // reading, apart from the programs so the fuzz targets can reach them.
         .target(
             name: "FolioHTTPCore",
-            dependencies: [.product(name: "NIOHTTP1", package: "swift-nio")]),
+            dependencies: [
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ]),
         // The edge: its connection handler, sites, negotiation and server, under folio-edge.
         .target(
             name: "FolioEdge",
@@ -147,7 +149,8 @@ let package = Package(
             name: "FolioFuzzTargets",
             dependencies: [
                 "FolioBuilder", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore",
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             path: "Fuzz/Targets"),
         .executableTarget(name: "folio-fuzz", dependencies: ["FolioFuzzTargets"], path: "Fuzz/Driver"),

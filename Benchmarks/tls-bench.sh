@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# HTTPS benchmark: wrk over TLS against folio-edge, nginx (one worker, ssl, gzip_static, etag)
-# and Caddy (file_server, precompressed gzip), all with the same certificate (P-256, made here
-# by openssl) and the same published directory. Before timing, each server must answer the
-# manifest and a gzip object with 200 and the bytes on disk.
+# HTTPS benchmark: wrk over TLS (HTTP/1.1) and h2load (HTTP/2) against folio-edge, nginx (one
+# worker, ssl http2, gzip_static, etag) and Caddy (file_server, precompressed gzip), all with the
+# same certificate (P-256, made here by openssl) and the same published directory. Before timing,
+# each server must answer the manifest and a gzip object with 200 and the bytes on disk, over
+# HTTP/2 too.
 # Usage: Benchmarks/tls-bench.sh PUBLIC_DIR EDGE_BINARY
 set -euo pipefail
 . "$(dirname "$0")/bench-lib.sh"
@@ -28,7 +29,7 @@ $(nginx_static_http "$work")
     ssl_ciphers $ciphers;
     ssl_session_cache shared:SSL:10m;
     server {
-        listen 127.0.0.1:$nginx_port ssl;
+        listen 127.0.0.1:$nginx_port ssl http2;
         ssl_certificate $work/cert.pem;
         ssl_certificate_key $work/key.pem;
         root $root;
@@ -73,10 +74,12 @@ for port in "$edge_port" "$nginx_port" "$caddy_port"; do
     for _ in $(seq 1 50); do curl -s --cacert "$work/ca.pem" -o /dev/null "https://127.0.0.1:$port/manifest.plist" && break; sleep 0.1; done
     for check in "/manifest.plist|$root/manifest.plist|" "$obj|$root$obj.gz|gzip"; do
         IFS='|' read -r path file enc <<< "$check"
-        code=$(curl -s --cacert "$work/ca.pem" ${enc:+-H "Accept-Encoding: $enc"} -o "$work/got" -w '%{http_code}' "https://127.0.0.1:$port$path")
-        if [ "$code" != 200 ] || ! cmp -s "$work/got" "$file"; then
-            echo "tls-bench: port $port answered $code for $path, not the bytes of $file" >&2; exit 1
-        fi
+        for version in --http1.1 --http2; do
+            code=$(curl -s $version --cacert "$work/ca.pem" ${enc:+-H "Accept-Encoding: $enc"} -o "$work/got" -w '%{http_code} %{http_version}' "https://127.0.0.1:$port$path")
+            if [ "$code" != "200 ${version#--http}" ] || ! cmp -s "$work/got" "$file"; then
+                echo "tls-bench: port $port answered $code ($version) for $path, not the bytes of $file" >&2; exit 1
+            fi
+        done
     done
 done
 etag_of() { curl -s --cacert "$work/ca.pem" -D - -o /dev/null -H 'Accept-Encoding: gzip' "$1" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p'; }
@@ -116,3 +119,29 @@ PY
 scenario "(a) 200 gzip object" "$obj" gzip
 scenario "(b) 304 If-None-Match" "$obj" inm
 scenario "(c) new TLS connection each" "$obj" close
+
+# HTTP/2: h2load, 64 connections with 10 streams each, the gzip object (all three servers speak h2).
+h2run() { # port path duration: requests per second
+    "${client_cpu[@]}" h2load -c "$conns" -m 10 -D "$3" --warm-up-time 1 -H "accept-encoding: gzip" "https://127.0.0.1:$1$2" 2>&1 \
+        | awk '/^finished in/ {gsub(",", "", $4); print $4} /^requests:/ && $10 != 0 {print "h2load: " $10 " requests failed" > "/dev/stderr"; exit 1}'
+}
+echo
+echo "h2load -c$conns -m10 -D${duration%s} (HTTP/2 over TLS), the gzip object; same servers"
+printf "%-30s %11s %11s %11s %9s %9s\n" scenario "edge req/s" "nginx req/s" "caddy req/s" "vs nginx" "vs caddy"
+h2results=()
+for r in $(seq 1 "$rounds"); do
+    order=(edge nginx caddy)
+    (( r % 2 )) || order=(caddy nginx edge)
+    declare -A h2rps=()
+    for name in "${order[@]}"; do
+        port=${name}_port; port=${!port}
+        h2rps[$name]=$(h2run "$port" "$obj" "${duration%s}")
+    done
+    h2results+=("${h2rps[edge]}" "${h2rps[nginx]}" "${h2rps[caddy]}")
+done
+python3 - "(d) HTTP/2 200 gzip object" "${h2results[@]}" <<'PY'
+import statistics, sys
+label, v = sys.argv[1], [float(x) for x in sys.argv[2:]]
+e, n, c = (statistics.median(v[i::3]) for i in range(3))
+print(f"{label:<30} {e:>11.0f} {n:>11.0f} {c:>11.0f} {e/n:>8.2f}x {e/c:>8.2f}x")
+PY

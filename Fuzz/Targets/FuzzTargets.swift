@@ -39,6 +39,7 @@ package enum FuzzTargets {
             name: "signed-manifest", summary: "signed manifests, key lists and key files; what verifies is what the plain reader reads",
             run: signedManifest),
         FuzzTarget(name: "http-request", summary: "the edge's request-head parser; views stay in the buffer", run: httpRequest),
+        FuzzTarget(name: "http2-frames", summary: "the edge's HTTP/2 server side and stream bridge; one request per stream, none smuggled", run: http2Frames),
         FuzzTarget(name: "http-response", summary: "the client's response reader, inflate and manifest", run: httpResponse),
         FuzzTarget(name: "gzip", summary: "gzip inflate with a size limit; deflate round trip", run: gzip),
         FuzzTarget(name: "delta", summary: "deltas, heads and plist edits; diff's edit rebuilds the target", run: delta),
@@ -358,14 +359,14 @@ package enum FuzzTargets {
 
     // MARK: Checks
 
-    private static func check(_ condition: @autoclosure () throws -> Bool, _ target: String, _ message: @autoclosure () -> String) {
+    static func check(_ condition: @autoclosure () throws -> Bool, _ target: String, _ message: @autoclosure () -> String) {
         let ok: Bool
         do { ok = try condition() } catch { violated(target, "\(message()) (\(error))") }
         if !ok { violated(target, message()) }
     }
 
     /// A broken invariant: a crash, as the fuzzer counts them.
-    private static func violated(_ target: String, _ message: String) -> Never {
+    static func violated(_ target: String, _ message: String) -> Never {
         fatalError("fuzz invariant broken (\(target)): \(message)")
     }
 }

@@ -1,3 +1,4 @@
+import FolioHTTPCore
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -38,7 +39,7 @@ struct ConnectionPipeline: Sendable {
     private func configureHTTP2(_ channel: Channel, extraLines: String, role: ListenerRole) throws {
         let sync = channel.pipeline.syncOperations
         _ = try sync.configureHTTP2Pipeline(
-            mode: .server, connectionConfiguration: HTTP2Limits.connection(limits), streamConfiguration: HTTP2Limits.stream()
+            mode: .server, connectionConfiguration: HTTP2Limits.connection(maxHeaderBytes: limits.maxHeaderBytes), streamConfiguration: HTTP2Limits.stream()
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 let sync = stream.pipeline.syncOperations

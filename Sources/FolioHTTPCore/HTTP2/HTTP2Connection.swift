@@ -5,22 +5,23 @@ import NIOHTTP2
 /// (rapid reset, CVE-2023-44487: 200 resets in 30 s; CONTINUATION: 5 in a row; PING, SETTINGS
 /// and PRIORITY: 200 in 30 s; 200 glitches; empty DATA frames; buffered control frames); the
 /// edge sets the stream and header-list limits and adds the idle and drain behaviour below.
-enum HTTP2Limits {
+package enum HTTP2Limits {
     /// Concurrent streams a client may open (nginx's default is 128).
-    static let maxConcurrentStreams = 128
+    package static let maxConcurrentStreams = 128
 
-    static func connection(_ limits: ConnectionLimits) -> NIOHTTP2Handler.ConnectionConfiguration {
+    /// `maxHeaderBytes`: the largest header list (the edge's `--max-header-bytes`).
+    package static func connection(maxHeaderBytes: Int) -> NIOHTTP2Handler.ConnectionConfiguration {
         var config = NIOHTTP2Handler.ConnectionConfiguration()
         config.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: limits.maxHeaderBytes),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: maxHeaderBytes),
             HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
         ]
         config.targetWindowSize = 1 << 20
         return config
     }
 
-    static func stream() -> NIOHTTP2Handler.StreamConfiguration {
+    package static func stream() -> NIOHTTP2Handler.StreamConfiguration {
         var config = NIOHTTP2Handler.StreamConfiguration()
         config.targetWindowSize = 1 << 20
         return config
@@ -31,10 +32,10 @@ enum HTTP2Limits {
 /// has been open for the request timeout (an idle client, or one that never sends a request);
 /// on drain (`ChannelShouldQuiesceEvent`) sends GOAWAY naming the last stream it will answer,
 /// and closes once those are answered; closes at once after a connection error.
-final class HTTP2ConnectionGuard: ChannelDuplexHandler {
-    typealias InboundIn = Never
-    typealias OutboundIn = Never
-    typealias OutboundOut = HTTP2Frame
+package final class HTTP2ConnectionGuard: ChannelDuplexHandler {
+    package typealias InboundIn = Never
+    package typealias OutboundIn = Never
+    package typealias OutboundOut = HTTP2Frame
 
     private var open = 0
     private var lastStream = HTTP2StreamID.rootStream
@@ -43,9 +44,9 @@ final class HTTP2ConnectionGuard: ChannelDuplexHandler {
     private var timer: RepeatedTask?
     private let timeout: TimeAmount
 
-    init(timeout: TimeAmount) { self.timeout = timeout }
+    package init(timeout: TimeAmount) { self.timeout = timeout }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         let check = min(timeout, .seconds(1))
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleRepeatedTask(initialDelay: check, delay: check) { _ in
@@ -54,7 +55,7 @@ final class HTTP2ConnectionGuard: ChannelDuplexHandler {
         }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
     }
@@ -62,12 +63,12 @@ final class HTTP2ConnectionGuard: ChannelDuplexHandler {
     /// A connection error (a flood, a malformed frame): swift-nio-http2 has sent GOAWAY with
     /// its code; the connection ends here rather than at the idle timeout. A stream's error
     /// has reset that stream only, and the others go on.
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: Error) {
         if error is NIOHTTP2Errors.StreamError { return }
         context.close(promise: nil)
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case let created as NIOHTTP2StreamCreatedEvent:
             open += 1

@@ -3,22 +3,25 @@ import NIOHPACK
 import NIOHTTP2
 
 /// One HTTP/2 stream, served by the same HTTP/1.1 handlers as a connection of its mode (the
-/// origin's `EdgeHandler`, the tier's decoder and `ProxyHandler`), so both protocols share one
-/// implementation of every route, precondition and limit.
+/// edge's `EdgeHandler`, the tier's decoder and `ProxyHandler`), so both protocols share one
+/// implementation of every route, precondition and limit. (Here, apart from the edge, so the
+/// `http2-frames` fuzz target reaches it.)
 ///
 /// Inbound, the stream's HEADERS (and DATA) become one HTTP/1.1 request in bytes: the
 /// pseudo-header fields give the request line and `Host`, connection-specific fields are
 /// dropped, and a body is sent with its `Content-Length`. Outbound, the handler's response
 /// bytes are read back: the head becomes a HEADERS frame (`:status`, fields in lower case,
 /// connection-specific ones dropped), the body DATA frames, the last of them ending the stream.
-final class HTTP2StreamBridge: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTP2Frame.FramePayload
-    typealias InboundOut = ByteBuffer
-    typealias OutboundIn = IOData
-    typealias OutboundOut = HTTP2Frame.FramePayload
+package final class HTTP2StreamBridge: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTP2Frame.FramePayload
+    package typealias InboundOut = ByteBuffer
+    package typealias OutboundIn = IOData
+    package typealias OutboundOut = HTTP2Frame.FramePayload
 
     /// The largest request body passed on; a larger one resets the stream (REFUSED_STREAM).
-    static let maxRequestBody = 1 << 20
+    package static let maxRequestBody = 1 << 20
+
+    package init() {}
 
     private var request: ByteBuffer?
     private var body: ByteBuffer?
@@ -36,7 +39,7 @@ final class HTTP2StreamBridge: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Requests
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !forwarded else { return }
         switch unwrapInboundIn(data) {
         case .headers(let headers):
@@ -86,9 +89,9 @@ final class HTTP2StreamBridge: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The request line and fields of an HTTP/1.1 request, without the blank line; nil when a
     /// pseudo-header is missing or a field could not be written as HTTP/1.1.
-    static func requestHead(_ fields: HPACKHeaders, allocator: ByteBufferAllocator) -> ByteBuffer? {
+    package static func requestHead(_ fields: HPACKHeaders, allocator: ByteBufferAllocator) -> ByteBuffer? {
         guard let method = fields.first(name: ":method"), let path = fields.first(name: ":path"),
-            isToken(method), isFieldValue(path), !path.contains(" ")
+            isToken(method), isFieldValue(path), !path.utf8.contains(UInt8(ascii: " "))
         else { return nil }
         var head = allocator.buffer(capacity: 256)
         head.writeString("\(method) \(path) HTTP/1.1\r\n")
@@ -121,7 +124,7 @@ final class HTTP2StreamBridge: ChannelDuplexHandler, RemovableChannelHandler {
 // MARK: Responses
 
 extension HTTP2StreamBridge {
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         guard case .byteBuffer(var bytes) = unwrapOutboundIn(data) else {
             promise?.fail(ChannelError.operationUnsupported)
             return
@@ -177,7 +180,7 @@ extension HTTP2StreamBridge {
     /// for a stream whose response is complete, that is already done by END_STREAM, and
     /// closing the stream channel too would reset it (RST_STREAM CANCEL), which clients such as
     /// AsyncHTTPClient report as a failure. Only an unfinished response resets the stream.
-    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+    package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         switch response {
         case .body(_, true):
             // A body without a length ends when the handler closes.
@@ -193,35 +196,65 @@ extension HTTP2StreamBridge {
 }
 
 /// The head of an HTTP/1.1 response written by the edge's handlers, as HTTP/2 fields.
-struct ResponseHead {
+package struct ResponseHead {
     var status: Int
     var fields: HPACKHeaders
     var contentLength: Int?
     /// The bytes of the head, blank line included.
     var length: Int
 
-    /// nil until the blank line that ends the head is in `bytes`.
+    /// nil until the blank line that ends the head is in `bytes`. Read as bytes, line by line:
+    /// names are lowered into short (inline) strings, values copied once.
     static func parse(_ bytes: ByteBuffer) -> ResponseHead? {
         bytes.withUnsafeReadableBytes { raw -> ResponseHead? in
-            guard let end = headEnd(raw) else { return nil }
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: raw[..<end]), as: UTF8.self)
-            var lines = text.split(separator: "\r\n", omittingEmptySubsequences: true).makeIterator()
-            guard let statusLine = lines.next(), statusLine.count >= 12,
-                let status = Int(statusLine.dropFirst(9).prefix(3))
-            else { return nil }
+            guard let end = headEnd(raw), end >= 12, let status = statusCode(raw) else { return nil }
             var head = ResponseHead(status: status, fields: HPACKHeaders(), contentLength: nil, length: end + 4)
             head.fields.reserveCapacity(16)
             head.fields.add(name: ":status", value: String(status))
-            while let line = lines.next() {
-                guard let colon = line.firstIndex(of: ":") else { continue }
-                let name = line[..<colon].lowercased()
-                let value = line[line.index(after: colon)...].drop(while: { $0 == " " || $0 == "\t" })
-                if name == "content-length" { head.contentLength = Int(value) }
-                if HTTP2StreamBridge.dropped.contains(name) && name != "content-length" { continue }
-                head.fields.add(name: name, value: String(value))
+            var line = lineEnd(raw, from: 0, limit: end) + 2
+            while line < end {
+                let next = lineEnd(raw, from: line, limit: end)
+                head.addField(UnsafeRawBufferPointer(rebasing: raw[line..<next]))
+                line = next + 2
             }
             return head
         }
+    }
+
+    /// The three digits after `HTTP/1.1 `.
+    private static func statusCode(_ raw: UnsafeRawBufferPointer) -> Int? {
+        var code = 0
+        for i in 9..<12 {
+            guard (0x30...0x39).contains(raw[i]) else { return nil }
+            code = code * 10 + Int(raw[i] - 0x30)
+        }
+        return code
+    }
+
+    /// The offset of the CR that ends the line starting at `from` (or `limit`).
+    private static func lineEnd(_ raw: UnsafeRawBufferPointer, from: Int, limit: Int) -> Int {
+        var i = from
+        while i < limit, raw[i] != 0x0D { i += 1 }
+        return i
+    }
+
+    /// One `Name: value` line as a field: the name in lower case, the value without leading
+    /// blanks; connection-specific fields dropped, Content-Length noted.
+    private mutating func addField(_ line: UnsafeRawBufferPointer) {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = String(unsafeUninitializedCapacity: colon) { out in
+            for i in 0..<colon { out[i] = line[i] | (line[i] >= 0x41 && line[i] <= 0x5A ? 0x20 : 0) }
+            return colon
+        }
+        var start = colon + 1
+        while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+        let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[start...]), as: UTF8.self)
+        if name == "content-length" {
+            contentLength = Int(value)
+        } else if HTTP2StreamBridge.dropped.contains(name) {
+            return
+        }
+        fields.add(name: name, value: value)
     }
 
     /// The offset of the `\r\n\r\n` that ends a head.
