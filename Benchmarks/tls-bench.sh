@@ -86,6 +86,14 @@ etag_of() { curl -s --cacert "$work/ca.pem" -D - -o /dev/null -H 'Accept-Encodin
 
 echo "wrk -t1 -c$conns -d$duration over TLS (wrk's OpenSSL picks TLS 1.3), folio-edge --threads 1 vs nginx (1 worker) vs Caddy (GOMAXPROCS=1), same certificate and files${server_cpu:+; servers on core 0, wrk on core 1}"
 printf "%-30s %11s %11s %11s %9s %9s\n" scenario "edge req/s" "nginx req/s" "caddy req/s" "vs nginx" "vs caddy"
+median_row() { # label, then edge nginx caddy req/s per round: the medians and the ratios
+    python3 - "$@" <<'PY'
+import statistics, sys
+label, v = sys.argv[1], [float(x) for x in sys.argv[2:]]
+e, n, c = (statistics.median(v[i::3]) for i in range(3))
+print(f"{label:<30} {e:>11.0f} {n:>11.0f} {c:>11.0f} {e/n:>8.2f}x {e/c:>8.2f}x")
+PY
+}
 scenario() { # label path mode: gzip, inm (If-None-Match with each server's own ETag), close (a new TLS connection per request)
     local label=$1 path=$2 mode=$3 name port
     local -A headers=()
@@ -109,12 +117,7 @@ scenario() { # label path mode: gzip, inm (If-None-Match with each server's own 
         done
         results+=("${rps[edge]}" "${rps[nginx]}" "${rps[caddy]}")
     done
-    python3 - "$label" "${results[@]}" <<'PY'
-import statistics, sys
-label, v = sys.argv[1], [float(x) for x in sys.argv[2:]]
-e, n, c = (statistics.median(v[i::3]) for i in range(3))
-print(f"{label:<30} {e:>11.0f} {n:>11.0f} {c:>11.0f} {e/n:>8.2f}x {e/c:>8.2f}x")
-PY
+    median_row "$label" "${results[@]}"
 }
 scenario "(a) 200 gzip object" "$obj" gzip
 scenario "(b) 304 If-None-Match" "$obj" inm
@@ -139,9 +142,4 @@ for r in $(seq 1 "$rounds"); do
     done
     h2results+=("${h2rps[edge]}" "${h2rps[nginx]}" "${h2rps[caddy]}")
 done
-python3 - "(d) HTTP/2 200 gzip object" "${h2results[@]}" <<'PY'
-import statistics, sys
-label, v = sys.argv[1], [float(x) for x in sys.argv[2:]]
-e, n, c = (statistics.median(v[i::3]) for i in range(3))
-print(f"{label:<30} {e:>11.0f} {n:>11.0f} {c:>11.0f} {e/n:>8.2f}x {e/c:>8.2f}x")
-PY
+median_row "(d) HTTP/2 200 gzip object" "${h2results[@]}"

@@ -11,7 +11,12 @@ extension FuzzTargets {
     /// byte more: nothing is smuggled), and the canned answer goes back without a trap.
     package static func http2Frames(_ data: UnsafeRawBufferPointer) {
         let channel = EmbeddedChannel()
-        defer { _ = try? channel.finish(acceptAlreadyClosed: true) }
+        defer {
+            _ = try? channel.finish(acceptAlreadyClosed: true)
+            // The pipelines come apart in tasks the close schedules (handlers removed, the
+            // guard's timer cancelled, the stream channels closed): run them, or they leak.
+            channel.embeddedEventLoop.run()
+        }
         do {
             _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
                 mode: .server, connectionConfiguration: HTTP2Limits.connection(maxHeaderBytes: 16384),
@@ -23,6 +28,8 @@ extension FuzzTargets {
                 }
             }
             try channel.pipeline.syncOperations.addHandler(HTTP2ConnectionGuard(timeout: .seconds(15)))
+            // Active, as an accepted connection is: its close then closes the streams too.
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
             var input = channel.allocator.buffer(string: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
             input.writeBytes(data)
             try channel.writeInbound(input)
