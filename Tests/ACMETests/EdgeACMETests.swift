@@ -85,4 +85,39 @@ struct EdgeACMETests {
         #expect(failed.isEmpty && ok > 10, "\(ok) answered, failed: \(failed.prefix(5))")
         #expect(FileManager.default.fileExists(atPath: dir + "/state/certificate.pem"))
     }
+
+    @Test(arguments: [
+        (["--acme", "edge.folio.test"], "--acme answers HTTP-01 challenges on the plain listener: give --http-port"),
+        (["--acme", "edge.folio.test", "--http-port", "0", "--acme-ca", "/nonexistent.pem"], "--acme-ca /nonexistent.pem does not exist"),
+        (["--acme", "*.folio.test", "--http-port", "0"], "--acme:"),
+        (["--http-port", "0"], "give --tls-cert and --tls-key (or --acme) too"),
+    ])
+    func refusedAtStart(args: [String], message: String) throws {
+        let dir = Harness.tempDir("edge-acme-refused")
+        defer { Harness.cleanup(dir) }
+        let root = try Self.publish(dir)
+        let r = try Harness.run(Harness.binary("folio-edge"), ["--root", root, "--port", "0", "--acme-state", dir + "/state"] + args)
+        #expect(r.status != 0 && r.stderr.contains(message), "\(args): exit \(r.status), \(r.stderr)")
+        #expect(!r.stdout.contains("listening"))
+    }
+
+    @Test("an ACME directory that cannot be reached never stops the edge: it serves https with its temporary certificate and retries")
+    func unreachableDirectory() throws {
+        let dir = Harness.tempDir("edge-acme-down")
+        defer { Harness.cleanup(dir) }
+        let root = try Self.publish(dir)
+        let edge = try EdgeProcess.start(
+            root: root,
+            args: ["--acme", Self.domain, "--acme-directory", "https://127.0.0.1:1/dir", "--acme-state", dir + "/state", "--http-port", "0"])
+        defer { edge.stop() }
+        let r = try Harness.run("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "\(edge.baseURL)/manifest.plist"])
+        #expect(r.stdout == "200")
+        // async-http-client retries a refused connection until its 10 s connect timeout.
+        let deadline = Date().addingTimeInterval(25)
+        while Date() < deadline, !edge.log.contains("ACME directory:") { usleep(200_000) }
+        let log = edge.log
+        #expect(log.contains("ACME directory:") && log.contains("retrying in") && edge.isAlive, "\(log)")
+        #expect(try Harness.run("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "\(edge.baseURL)/healthz"]).stdout == "200")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/state/certificate.pem"))
+    }
 }
