@@ -159,12 +159,10 @@ extension HTTP2StreamBridge {
         let length = bodyless ? 0 : parsed.contentLength
         let ends = length == 0
         response = ends ? .done : .body(remaining: length ?? Int.max, untilClose: length == nil)
-        context.write(wrapOutboundOut(.headers(.init(headers: parsed.fields, endStream: ends))), promise: ends || rest.readableBytes == 0 ? promise : nil)
-        if !ends, rest.readableBytes > 0 {
-            writeBody(context, rest, promise: promise)
-        } else if !ends {
-            promise?.succeed(())
-        }
+        // The caller's promise goes with the last frame this write makes.
+        let bodyFollows = !ends && rest.readableBytes > 0
+        context.write(wrapOutboundOut(.headers(.init(headers: parsed.fields, endStream: ends))), promise: bodyFollows ? nil : promise)
+        if bodyFollows { writeBody(context, rest, promise: promise) }
     }
 
     private func writeBody(_ context: ChannelHandlerContext, _ bytes: ByteBuffer, promise: EventLoopPromise<Void>?) {
