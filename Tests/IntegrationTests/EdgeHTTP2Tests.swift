@@ -15,17 +15,11 @@ struct EdgeHTTP2Tests {
 
     /// GET over HTTP/2 with curl: the protocol curl used, the status, the head and the body.
     static func get(_ pki: TestPKI, _ url: String, _ headers: [String] = [], head: Bool = false) throws -> (version: String, response: EdgeResponse) {
-        let dir = Harness.tempDir("h2get")
-        defer { Harness.cleanup(dir) }
-        var args = ["--http2", "-D", dir + "/head", "-o", dir + "/body", "-w", "%{http_version}"] + (head ? ["-I"] : [])
-        for h in headers { args += ["-H", h] }
-        let r = try curl(pki, args + [url])
-        guard r.status == 0 else { throw HarnessError("curl \(url): \(r.status) \(r.stderr)") }
-        let heads = String(decoding: try FileIO.read(dir + "/head"), as: UTF8.self).components(separatedBy: "\r\n\r\n")
-        var response = try EdgeResponse.parseHead(heads.filter { $0.hasPrefix("HTTP/") }.last ?? "")
-        response.body = (try? FileIO.read(dir + "/body")) ?? []
-        return (r.stdout, response)
+        let options = ["--cacert", pki.ca, "--http2", "-w", "%{http_version}"] + (head ? ["-I"] : [])
+        let (response, version) = try EdgeCurl.request(url, options: options, headers: headers, readBody: !head)
+        return (version, response)
     }
+
 
     /// The same answers as HTTP/1.1 gives: bodies byte for byte, the gzip variant, 304, HEAD, a range, 404, 405.
     static func checkSemantics(_ pki: TestPKI, _ base: String, _ fixture: EdgeFixture) throws {

@@ -294,21 +294,31 @@ package enum EdgeCurl {
     }()
 
     /// `curl -s -D - -o FILE -H … URL`: the status, headers and raw body bytes (no decoding).
+    /// Over a TLS test stack, an https URL is fetched with the stack's CA and protocol.
     package static func get(_ url: String, headers: [String] = []) throws -> EdgeResponse {
+        let stack = TestStack.current.isTLS && url.hasPrefix("https:")
+        let options = stack ? ["--cacert", TestStack.pki.pki.ca, TestStack.current == .h2 ? "--http2" : "--http1.1"] : []
+        return try request(url, options: options, headers: headers).response
+    }
+
+    /// One curl run: `options` (protocol, method, `-w`), the headers, the URL. The response is
+    /// the last head curl received (interim ones come first) and the raw body bytes, unless
+    /// `readBody` is false (with `-I` curl writes the head there); `printed` is curl's stdout.
+    package static func request(
+        _ url: String, options: [String], headers: [String], readBody: Bool = true
+    ) throws -> (response: EdgeResponse, printed: String) {
         let dir = Harness.tempDir("curl")
         defer { Harness.cleanup(dir) }
-        var args = ["-s", "-S", "--max-time", "10", "-D", "-", "-o", dir + "/body"]
-        if TestStack.current.isTLS, url.hasPrefix("https:") { args += ["--cacert", TestStack.pki.pki.ca, TestStack.current == .h2 ? "--http2" : "--http1.1"] }
+        var args = ["-s", "-S", "--max-time", "10", "-D", dir + "/head", "-o", dir + "/body"] + options
         for h in headers { args += ["-H", h] }
         args.append(url)
         let r = try Harness.run(path, args)
         guard r.status == 0 else { throw HarnessError("curl \(url) failed (\(r.status)): \(r.stderr)") }
-        // With interim responses there are several heads; the last is the response.
-        let heads = r.stdout.components(separatedBy: "\r\n\r\n").filter { $0.hasPrefix("HTTP/") }
-        guard let last = heads.last else { throw HarnessError("curl printed no head: \(r.stdout)") }
+        let heads = String(decoding: (try? FileIO.read(dir + "/head")) ?? [], as: UTF8.self).components(separatedBy: "\r\n\r\n")
+        guard let last = heads.last(where: { $0.hasPrefix("HTTP/") }) else { throw HarnessError("curl printed no head for \(url)") }
         var response = try EdgeResponse.parseHead(last)
-        response.body = (try? FileIO.read(dir + "/body")) ?? []
-        return response
+        if readBody { response.body = (try? FileIO.read(dir + "/body")) ?? [] }
+        return (response, r.stdout)
     }
 }
 

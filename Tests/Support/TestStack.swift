@@ -107,19 +107,10 @@ package enum TestStack: String, Sendable {
 
     /// One request through curl over this stack's protocol (HEAD reads the head only).
     package func fetch(port: Int, _ method: String, _ target: String, headers: [(String, String)]) throws -> EdgeResponse {
-        let dir = Harness.tempDir("stack-curl")
-        defer { Harness.cleanup(dir) }
-        var args = ["-s", "-S", "--max-time", "10", "--cacert", Self.pki.pki.ca, self == .h2 ? "--http2" : "--http1.1", "--path-as-is"]
-        args += ["-D", dir + "/head", "-o", dir + "/body"]
-        args += method == "HEAD" ? ["-I"] : method == "GET" ? [] : ["-X", method]
-        for (name, value) in headers { args += ["-H", "\(name): \(value)"] }
-        args.append("https://127.0.0.1:\(port)\(target)")
-        let r = try Harness.run(EdgeCurl.path, args)
-        guard r.status == 0 else { throw HarnessError("curl \(method) \(target) over \(rawValue) failed (\(r.status)): \(r.stderr)") }
-        let heads = String(decoding: (try? FileIO.read(dir + "/head")) ?? [], as: UTF8.self).components(separatedBy: "\r\n\r\n")
-        guard let last = heads.last(where: { $0.hasPrefix("HTTP/") }) else { throw HarnessError("curl printed no head for \(target)") }
-        var response = try EdgeResponse.parseHead(last)
-        if method != "HEAD" { response.body = (try? FileIO.read(dir + "/body")) ?? [] }
-        return response
+        var options = ["--cacert", Self.pki.pki.ca, self == .h2 ? "--http2" : "--http1.1", "--path-as-is"]
+        options += method == "HEAD" ? ["-I"] : method == "GET" ? [] : ["-X", method]
+        return try EdgeCurl.request(
+            "https://127.0.0.1:\(port)\(target)", options: options, headers: headers.map { "\($0): \($1)" }, readBody: method != "HEAD"
+        ).response
     }
 }
