@@ -187,7 +187,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "FuzzTargetTests", dependencies: ["FolioFuzzTargets", "FolioHTTPCore"]),
+        .testTarget(name: "FuzzTargetTests", dependencies: ["FolioFuzzTargets", "FolioHTTPCore", "FolioBuilder"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import FolioBuilder
 import FolioHTTPCore
 import Testing
 
@@ -26,6 +27,26 @@ struct FuzzRegressionTests {
         for value in ["-1", "-9223372036854775808"] {
             let text = Array("HTTP/1.1 200 OK\r\nContent-Length: \(value)\r\n\r\nbody".utf8)
             #expect(throws: QuickHTTP.Failure.self, "\(value)") { try Self.read(text) }
+        }
+    }
+    @Test("project-file: runs of `*` and `*a*a*…` patterns answer at once (the backtracking was exponential)")
+    func globBacktracking() throws {
+        let a60 = String(repeating: "a", count: 60)
+        let cases: [(String, String, Bool)] = [
+            (String(repeating: "*", count: 102) + ",NesoME..md", "articles/x.md", false),
+            (String(repeating: "*", count: 40), a60, true),
+            (String(repeating: "*", count: 40) + "/b", a60, false),
+            (String(repeating: "*a", count: 20) + "*b", a60, false),
+            (String(repeating: "*a", count: 20) + "*", a60, true),
+            (String(repeating: "**/", count: 12) + "*.md", String(repeating: "d/", count: 30) + "x.md", true),
+            (String(repeating: "**/", count: 12) + "*.md", String(repeating: "d/", count: 30) + "x.mdx", false),
+            ("**/x/**/*.md", "a/x/b/c/y.md", true), ("**/x/**/*.md", "x/y.md", true), ("**/x/**/*.md", "a/y.md", false),
+            ("a*b", "a/b", false), ("a*b", "aXYb", true), ("images/**", "images/a/b.png", true),
+            ("{a,b}/*.{png,jpg}", "b/c.jpg", true), ("[!a]?.txt", "bc.txt", true), ("[!a]?.txt", "ac.txt", false),
+        ]
+        for (pattern, path, expected) in cases {
+            let glob = try Glob(pattern)
+            #expect(glob.matches(path) == expected, "\(pattern) against \(path)")
         }
     }
 }

@@ -23,7 +23,7 @@ package struct Glob: Sendable, Equatable, CustomStringConvertible {
     /// Whether `path` (segments separated by `/`) matches the whole pattern.
     package func matches(_ path: String) -> Bool {
         let chars = Array(path)
-        return alternatives.contains { Self.match($0[...], chars[...]) }
+        return alternatives.contains { Self.match($0, chars) }
     }
 
     private static func expandBraces(_ s: String) throws(GlobError) -> [String] {
@@ -70,7 +70,7 @@ package struct Glob: Sendable, Equatable, CustomStringConvertible {
                     if i + 2 == c.count { out.append(.globstar); i += 2; continue }
                     if c[i + 2] == "/" { out.append(.globstar); i += 3; continue }
                 }
-                out.append(.star)
+                if out.last != .star { out.append(.star) }  // a run of `*` is one `*`
             case "?": out.append(.any)
             case "[":
                 let (token, next) = try set(c, from: i, whole)
@@ -108,39 +108,61 @@ package struct Glob: Sendable, Equatable, CustomStringConvertible {
         return (.set(ranges, negated: negated), i + 1)
     }
 
-    private static func match(_ p: ArraySlice<Token>, _ s: ArraySlice<Character>) -> Bool {
-        var p = p
-        var s = s
-        while let token = p.first {
-            switch token {
-            case .literal(let ch):
-                guard s.first == ch else { return false }
+    /// Matches by backtracking over (token, character) positions, remembering the positions that
+    /// failed, so a pattern such as `*a*a*a*b` or a run of `*` stays polynomial in the path length.
+    private static func match(_ tokens: [Token], _ chars: [Character]) -> Bool {
+        var matcher = Matcher(tokens: tokens, chars: chars)
+        return matcher.match(0, 0)
+    }
+
+    private struct Matcher {
+        let tokens: [Token]
+        let chars: [Character]
+        var failed: Set<Int> = []
+
+        init(tokens: [Token], chars: [Character]) {
+            self.tokens = tokens
+            self.chars = chars
+        }
+
+        mutating func match(_ pi: Int, _ si: Int) -> Bool {
+            let key = pi * (chars.count + 1) + si
+            if failed.contains(key) { return false }
+            let result = step(pi, si)
+            if !result { failed.insert(key) }
+            return result
+        }
+
+        private mutating func step(_ pi: Int, _ si: Int) -> Bool {
+            guard pi < tokens.count else { return si == chars.count }
+            let ch: Character? = si < chars.count ? chars[si] : nil
+            switch tokens[pi] {
+            case .literal(let want):
+                return ch == want && match(pi + 1, si + 1)
             case .any:
-                guard let ch = s.first, ch != "/" else { return false }
+                guard let ch, ch != "/" else { return false }
+                return match(pi + 1, si + 1)
             case .set(let ranges, let negated):
-                guard let ch = s.first, ch != "/", ranges.contains(where: { $0.contains(ch) }) != negated else { return false }
+                guard let ch, ch != "/", ranges.contains(where: { $0.contains(ch) }) != negated else { return false }
+                return match(pi + 1, si + 1)
             case .star:
-                let rest = p.dropFirst()
-                var t = s
+                // Zero or more characters within the segment.
+                var t = si
                 while true {
-                    if match(rest, t) { return true }
-                    guard let ch = t.first, ch != "/" else { return false }
-                    t = t.dropFirst()
+                    if match(pi + 1, t) { return true }
+                    guard t < chars.count, chars[t] != "/" else { return false }
+                    t += 1
                 }
             case .globstar:
                 // Zero or more whole segments.
-                let rest = p.dropFirst()
-                var t = s
+                var t = si
                 while true {
-                    if match(rest, t) { return true }
-                    guard let slash = t.firstIndex(of: "/") else { return rest.isEmpty }
-                    t = t[(slash + 1)...]
+                    if match(pi + 1, t) { return true }
+                    guard let slash = chars[t...].firstIndex(of: "/") else { return pi + 1 == tokens.count }
+                    t = slash + 1
                 }
             }
-            p = p.dropFirst()
-            s = s.dropFirst()
         }
-        return s.isEmpty
     }
 }
 
