@@ -15,12 +15,13 @@ BENCH_BUILD := .build-bench
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc -enforce-exclusivity=unchecked
 DEBUG      := .build/debug
 
-# Debian packages: build (zlib, libdeflate, libxml2, pkg-config, cmark-gfm for Markdown's HTML), tests (plistutil, python3, curl,
+# Debian packages: build (zlib, libdeflate, brotli, libxml2, pkg-config, cmark-gfm for Markdown's HTML), tests (plistutil, python3, curl,
 # gettext: msgfmt writes the .mo the real-catalog tests compare lookups with; openssl and testssl.sh for the edge's TLS,
-# nghttp2-client (h2load) for its HTTP/2, pebble (Let's Encrypt's test server) for its ACME client),
+# nghttp2-client (h2load) for its HTTP/2, pebble (Let's Encrypt's test server) for its ACME client, brotli(1) to check
+# brotli variants against Google's own tool),
 # and the reference programs `make bench` compares against.
-BUILD_PKGS := zlib1g-dev libdeflate-dev libxml2-dev pkgconf libcmark-gfm-dev libcmark-gfm-extensions-dev
-TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh nghttp2-client pebble
+BUILD_PKGS := zlib1g-dev libdeflate-dev libbrotli-dev libxml2-dev pkgconf libcmark-gfm-dev libcmark-gfm-extensions-dev
+TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh nghttp2-client pebble brotli
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time caddy openssl
 
 .PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests

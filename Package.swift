@@ -38,7 +38,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
-        .systemLibrary(name: "CFolioSystem", path: "Shims/CFolioSystem", providers: [.apt(["zlib1g-dev", "libdeflate-dev"])]),
+        .systemLibrary(name: "CFolioSystem", path: "Shims/CFolioSystem", providers: [.apt(["zlib1g-dev", "libdeflate-dev", "libbrotli-dev"])]),
         .systemLibrary(
             name: "CCmarkGFM", path: "Shims/CCmarkGFM",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),

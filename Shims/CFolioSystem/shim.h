@@ -1,5 +1,7 @@
 #include <zlib.h>
 #include <libdeflate.h>
+#include <brotli/encode.h>
+#include <brotli/decode.h>
 #ifdef __linux__
 /* mallopt(3), for the Builder's allocator settings (BatchMemory). */
 #include <malloc.h>

@@ -41,12 +41,16 @@ struct FolioBuild: ParsableCommand {
     var validFor = "7d"
     @Option(help: "Write deltas from each of this many earlier versions to the new one (0: none, and no head.plist).")
     var deltaHistory = DeltaWriter.defaultHistory
+    @Option(help: "The brotli quality of the .br variants, 1 (fastest) to 11 (smallest); at most 5 past 1 MiB.")
+    var brotliQuality: Int32 = Steps.defaultBrotliQuality ?? 11
+    @Flag(help: "Write no .br variants (clients get gzip).") var noBrotli = false
 
     func validate() throws {
         if signingKey.isEmpty != (keyList == nil) {
             throw ValidationError("--signing-key and --key-list go together: sign with keys that the key list authorizes")
         }
         if deltaHistory < 0 || deltaHistory > 100 { throw ValidationError("--delta-history must be 0 to 100, got \(deltaHistory)") }
+        if !(1...11).contains(brotliQuality) { throw ValidationError("--brotli-quality must be 1 to 11, got \(brotliQuality)") }
         if DurationText.seconds(validFor) == nil { throw ValidationError(DurationText.problem("--valid-for", validFor)) }
         if let notice, notice.isEmpty || notice.count > 1000 || notice.contains(where: \.isNewline) {
             throw ValidationError("--notice must be one line of 1 to 1000 characters")
@@ -71,6 +75,7 @@ struct FolioBuild: ParsableCommand {
             environment: ProcessInfo.processInfo.environment, quiet: quiet,
             developmentLanguage: developmentLanguage, strict: strict, notice: notice)
         config.deltaHistory = deltaHistory
+        config.brotliQuality = noBrotli ? nil : brotliQuality
         config.maxFileSize = Self.byteCount(maxFileSize) ?? ContentTree.defaultMaxFileSize
         config.seedPath = seed
         config.seedInclude = seedInclude.compactMap { try? Glob($0) }

@@ -9,6 +9,8 @@ package struct Artifact: Sendable {
     package var bytes: [UInt8]
     package var sha256: String
     package var gzip: [UInt8]?
+    /// The brotli variant, when it is smaller than the gzip one.
+    package var brotli: [UInt8]?
     package var contentType: String = Manifest.plistContentType
     package var locale: String?
     package var kind: String?
@@ -21,6 +23,8 @@ package struct Artifact: Sendable {
     package var reused: Manifest.Entry?
     /// The gzip variant on disk is damaged and must be replaced.
     package var replaceGzip = false
+    /// The brotli variant on disk is damaged and must be replaced.
+    package var replaceBrotli = false
     /// For an object larger than one gzip chunk: its first chunks, already being compressed
     /// while the rest was encoded.
     package var gzipStream: GzipChunkStream?
@@ -50,6 +54,8 @@ package struct Artifact: Sendable {
     package var size: Int { reused?.size ?? bytes.count }
     /// The gzip variant's size, when there is one.
     package var gzipSize: Int? { reused.map(\.gzipSize) ?? gzip?.count }
+    /// The brotli variant's size, when there is one.
+    package var brSize: Int? { reused.map(\.brSize) ?? brotli?.count }
     /// The object's file extension.
     package var objectExtension: String { PublishedLayout.objectExtension(forPath: path) }
 
@@ -57,7 +63,7 @@ package struct Artifact: Sendable {
     package var entry: Manifest.Entry {
         Manifest.Entry(
             path: path, sha256: sha256, size: size, gzipSize: gzipSize, contentType: contentType, locale: locale, kind: kind,
-            cache: cache)
+            cache: cache, brSize: brSize)
     }
 
     /// Whether the build cache may record it: compiled from one file that compiles alone.

@@ -11,7 +11,7 @@ import Foundation
 package struct BuildCache: Sendable {
     package static let fileName = ".folio-build-cache.plist"
     /// Bumped when what a kind writes for the same source changes.
-    package static let format = "folio-build-cache 2 \(folioVersion)"
+    package static let format = "folio-build-cache 3 \(folioVersion)"
 
     package struct Record: Sendable, Equatable {
         package var stamp: FileStamp
@@ -46,7 +46,9 @@ package struct BuildCache: Sendable {
         if let objectFiles {
             for e in record.entries {
                 let name = e.sha256 + "." + e.objectExtension
-                guard objectFiles.contains(name), e.gzipSize == nil || objectFiles.contains(name + ".gz") else { return nil }
+                guard objectFiles.contains(name), e.gzipSize == nil || objectFiles.contains(name + ".gz"),
+                    e.brSize == nil || objectFiles.contains(name + ".br")
+                else { return nil }
             }
         }
         return record.entries

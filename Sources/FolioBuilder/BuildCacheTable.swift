@@ -6,8 +6,8 @@ import FolioSupport
 /// read when asked for, and an unchanged one is copied into the next table as it is.
 ///
 /// A record: the source's relative path, its stamp (inode, size, modification seconds and
-/// nanoseconds) and its entries (path, SHA-256, size, gzip size or -1, content type, kind,
-/// locale or none). Strings are a 32-bit length and UTF-8; numbers 64-bit; all little-endian.
+/// nanoseconds) and its entries (path, SHA-256, size, gzip size or -1, brotli size or -1,
+/// content type, kind, locale or none). Strings are a 32-bit length and UTF-8; numbers 64-bit; all little-endian.
 package struct RecordTable: Sendable {
     private var bytes: [UInt8] = []
     /// Where each source's record is, by relative path.
@@ -24,7 +24,7 @@ package struct RecordTable: Sendable {
             let start = reader.at
             guard let path = reader.string(), reader.skip(32), let count = reader.uint32() else { return nil }
             for _ in 0..<count {
-                guard reader.skipString(), reader.skipString(), reader.skip(16), reader.skipString(), reader.skipString(),
+                guard reader.skipString(), reader.skipString(), reader.skip(24), reader.skipString(), reader.skipString(),
                     let hasLocale = reader.byte(), hasLocale == 0 || reader.skipString()
                 else { return nil }
             }
@@ -42,13 +42,14 @@ package struct RecordTable: Sendable {
         var entries: [Manifest.Entry] = []
         entries.reserveCapacity(Int(count))
         for _ in 0..<count {
-            guard let path = r.string(), let sha = r.string(), let objectSize = r.int64(), let gz = r.int64(), let type = r.string(),
+            guard let path = r.string(), let sha = r.string(), let objectSize = r.int64(), let gz = r.int64(), let br = r.int64(),
+                let type = r.string(),
                 let kind = r.string(), let hasLocale = r.byte(), Manifest.isValidPath(path), ContentHash.isSHA256Hex(sha)
             else { return nil }
             let locale = hasLocale == 0 ? nil : r.string()
             entries.append(Manifest.Entry(
                 path: path, sha256: sha, size: Int(objectSize), gzipSize: gz < 0 ? nil : Int(gz), contentType: type, locale: locale,
-                kind: kind.isEmpty ? nil : kind))
+                kind: kind.isEmpty ? nil : kind, brSize: br < 0 ? nil : Int(br)))
         }
         let stamp = FileStamp(inode: inode, size: size, mtimeSeconds: Int(sec), mtimeNanos: Int(nsec))
         return BuildCache.Record(stamp: stamp, entries: entries)
@@ -76,6 +77,7 @@ package struct RecordTable: Sendable {
                 string(e.sha256)
                 int64(Int64(e.size))
                 int64(Int64(e.gzipSize ?? -1))
+                int64(Int64(e.brSize ?? -1))
                 string(e.contentType)
                 string(e.kind ?? "")
                 if let locale = e.locale {

@@ -14,6 +14,8 @@ import Synchronization
 package struct DeltaWriter {
     package var root: String
     package var history: Int
+    /// The brotli quality of the deltas' `.br` variants; nil writes none.
+    package var brotliQuality: Int32?
 
     /// The default `--delta-history`: a client up to 10 versions behind takes one delta, up to
     /// 20 behind two.
@@ -57,10 +59,11 @@ package struct DeltaWriter {
         }
         var pending: [(path: String, bytes: [UInt8])] = []
         for (source, bytes) in zip(sources, made) {
-            guard let (plain, gzip) = bytes else { continue }
+            guard let (plain, gzip, brotli) = bytes else { continue }
             let path = PublishedLayout.path(root, PublishedLayout.delta(from: source.sha256, to: targetSHA))
             if !FileIO.exists(path) { pending.append((path, plain)) }
             if let gzip, !FileIO.exists(path + ".gz") { pending.append((path + ".gz", gzip)) }
+            if let brotli, !FileIO.exists(path + ".br") { pending.append((path + ".br", brotli)) }
         }
         var summary = Summary()
         summary.written = made.count { $0 != nil }
@@ -76,11 +79,11 @@ package struct DeltaWriter {
         return summary
     }
 
-    /// The delta from one source manifest file to the target, and its gzip variant when smaller;
-    /// nil when there is none worth publishing.
+    /// The delta from one source manifest file to the target, its gzip variant when smaller and
+    /// its brotli variant when smaller still; nil when there is none worth publishing.
     private func delta(
         from sourceBytes: [UInt8], general: GeneralPath, manifestGzip: Int, decoded: DecodedObjects
-    ) -> (plain: [UInt8], gzip: [UInt8]?)? {
+    ) -> (plain: [UInt8], gzip: [UInt8]?, brotli: [UInt8]?)? {
         guard let manifest = ManifestEdit.make(from: sourceBytes, to: general.targetBytes) ?? general.edit(from: sourceBytes),
             manifest.sourceHistory == manifest.targetHistory
         else { return nil }
@@ -104,7 +107,8 @@ package struct DeltaWriter {
         let gzip = try? Gzip.compress(plain, level: 9)
         let served = min(plain.count, gzip?.count ?? plain.count)
         guard served < replaced else { return nil }
-        return (plain, gzip.flatMap { $0.count < plain.count ? $0 : nil })
+        let brotli = brotliQuality.flatMap { try? Brotli.compress(plain, quality: Steps.brotliLevel($0, plain.count)) }
+        return (plain, gzip.flatMap { $0.count < plain.count ? $0 : nil }, brotli.flatMap { $0.count < served ? $0 : nil })
     }
 
     /// The general path for a source manifest that ``ManifestEdit`` does not take: both decoded,
@@ -189,7 +193,7 @@ package struct DeltaWriter {
         guard let names = try? FileIO.list(deltasDir) else { return }
         let keep = Set(recent.map(\.sha256) + [ContentHash.sha256Hex(currentBytes)])
         for name in names {
-            let stem = name.hasSuffix(".gz") ? String(name.dropLast(3)) : name
+            let stem = name.hasSuffix(".gz") || name.hasSuffix(".br") ? String(name.dropLast(3)) : name
             guard let pair = PublishedLayout.deltaPair(ofFile: stem), !keep.contains(pair.to) else { continue }
             unlink(deltasDir + "/" + name)
         }

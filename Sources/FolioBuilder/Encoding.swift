@@ -42,38 +42,73 @@ extension Steps {
         }
     }
 
-    /// Adds each object's gzip variant (when compressible and smaller), compressing on all cores.
+    /// Adds each object's gzip variant (when compressible and smaller) and, with a `brotli`
+    /// quality, its brotli variant (when smaller than the gzip one), compressing on all cores.
     ///
-    /// An object already published keeps its gzip variant: the manifest must describe the bytes on
+    /// An object already published keeps its variants: the manifest must describe the bytes on
     /// disk (another compressor or level would compress differently), and it saves the work.
-    /// One that does not inflate to the object (damaged on disk) is compressed again and replaced.
-    package static func compress(_ artifacts: [Artifact], root: String) throws(GzipError) -> [Artifact] {
+    /// One that does not decode to the object (damaged on disk) is compressed again and replaced.
+    package static func compress(_ artifacts: [Artifact], root: String, brotli: Int32? = defaultBrotliQuality) throws(GzipError) -> [Artifact] {
         let work = artifacts.map { a in (a.reused == nil && a.compressible ? a : nil, a.gzipStream) }
         let compressed = Parallel.map(work) { artifact, stream in
             guard let artifact else {
                 stream?.cancel()
-                return Result<(gz: [UInt8], replace: Bool)?, GzipError>.success(nil)
+                return Result<Variants?, GzipError>.success(nil)
             }
-            let bytes = artifact.bytes
-            let existing = try? FileIO.read(PublishedLayout.path(root, PublishedLayout.gzipObject(artifact.sha256, ext: artifact.objectExtension)))
-            if let existing, (try? Gzip.decompress(existing, maxSize: bytes.count)) == bytes {
-                stream?.cancel()
-                return .success((existing, false))
-            }
-            return Result { () throws(GzipError) in
-                if let stream { return (try stream.finish(bytes), existing != nil) }
-                return (try Gzip.compress(bytes, level: gzipLevel(bytes.count)), existing != nil)
-            }
+            return Result { () throws(GzipError) in try variants(artifact, stream: stream, root: root, brotli: brotli) }
         }
         var artifacts = artifacts
         for i in artifacts.indices {
-            if let (gz, replace) = try compressed[i].get() {
-                artifacts[i].gzip = gz.count < artifacts[i].bytes.count ? gz : nil
-                artifacts[i].replaceGzip = replace
+            if let v = try compressed[i].get() {
+                artifacts[i].gzip = v.gzip
+                artifacts[i].replaceGzip = v.replaceGzip
+                artifacts[i].brotli = v.brotli
+                artifacts[i].replaceBrotli = v.replaceBrotli
             }
             artifacts[i].gzipStream = nil
         }
         return artifacts
+    }
+
+    /// The brotli quality of a build: 11, the best, as the CDNs precompress (about 1 MB/s a core).
+    package static let defaultBrotliQuality: Int32? = 11
+
+    /// The brotli quality for `size` bytes at the build's `quality`: at most 5 past 1 MiB (a large
+    /// manifest or data file in tens of milliseconds, not seconds).
+    package static func brotliLevel(_ quality: Int32, _ size: Int) -> Int32 { size > 1 << 20 ? min(quality, 5) : quality }
+
+    /// An object's compressed variants, each kept only when smaller than what it would replace.
+    package struct Variants: Sendable {
+        var gzip: [UInt8]?
+        var replaceGzip = false
+        var brotli: [UInt8]?
+        var replaceBrotli = false
+    }
+
+    private static func variants(_ artifact: Artifact, stream: GzipChunkStream?, root: String, brotli quality: Int32?) throws(GzipError) -> Variants {
+        let bytes = artifact.bytes
+        var v = Variants()
+        let gzPath = PublishedLayout.path(root, PublishedLayout.gzipObject(artifact.sha256, ext: artifact.objectExtension))
+        let existing = try? FileIO.read(gzPath)
+        if let existing, (try? Gzip.decompress(existing, maxSize: bytes.count)) == bytes {
+            stream?.cancel()
+            v.gzip = existing
+        } else {
+            if let stream { v.gzip = try stream.finish(bytes) } else { v.gzip = try Gzip.compress(bytes, level: gzipLevel(bytes.count)) }
+            v.replaceGzip = existing != nil
+        }
+        if v.gzip!.count >= bytes.count { v.gzip = nil }
+        guard let quality else { return v }
+        let brPath = PublishedLayout.path(root, PublishedLayout.brotliObject(artifact.sha256, ext: artifact.objectExtension))
+        let existingBr = try? FileIO.read(brPath)
+        if let existingBr, (try? Brotli.decompress(existingBr, maxSize: bytes.count)) == bytes {
+            v.brotli = existingBr
+        } else {
+            v.brotli = try? Brotli.compress(bytes, quality: brotliLevel(quality, bytes.count))
+            v.replaceBrotli = existingBr != nil
+        }
+        if let br = v.brotli, br.count >= (v.gzip?.count ?? bytes.count) { v.brotli = nil }
+        return v
     }
 }
 

@@ -34,8 +34,8 @@ package struct PublishResult: Sendable {
 /// One publish into a root directory, holding its lock from the first object to the last rename.
 ///
 /// Order: objects (then one file-system sync), deltas, the versioned manifest, `head.plist`,
-/// `manifest.plist` by rename (the commit point), then its mirrors `manifest.plist.gz` and
-/// `manifest.json`. Killed at any instant, the root's `manifest.plist` and `head.plist` name
+/// `manifest.plist` by rename (the commit point), then its mirrors `manifest.plist.gz`,
+/// `manifest.plist.br` and `manifest.json`. Killed at any instant, the root's `manifest.plist` and `head.plist` name
 /// only objects and deltas that are complete on disk.
 package final class PublishSession {
     package let root: String
@@ -51,6 +51,8 @@ package final class PublishSession {
     private var objectsDirectoryDirty = false
     /// `objects/` was made by this publish: no object can be there yet, so none is looked for.
     private let objectsWereAbsent: Bool
+    /// The brotli quality of `manifest.plist.br` and the deltas' `.br`; nil writes none.
+    package var brotliQuality: Int32?
 
     package static let lockName = ".folio-build.lock"
 
@@ -111,6 +113,7 @@ package final class PublishSession {
             let name = a.sha256 + "." + a.objectExtension
             if objectsWereAbsent || !dir.contains(name) { pending.append((name, a.bytes)) }
             if let gz = a.gzip, objectsWereAbsent || a.replaceGzip || !dir.contains(name + ".gz") { pending.append((name + ".gz", gz)) }
+            if let br = a.brotli, objectsWereAbsent || a.replaceBrotli || !dir.contains(name + ".br") { pending.append((name + ".br", br)) }
         }
         guard !pending.isEmpty else { return }
         let perFile = pending.count <= Self.perFileSyncLimit
@@ -191,7 +194,8 @@ package final class PublishSession {
         let plist = changed ? (signed?.bytes ?? BinaryPlist.encode(value)) : currentBytes ?? BinaryPlist.encode(value)
         // The level objects get: 9, and 6 past 128 KB (a 20,000-entry manifest in a third of the time).
         let gzip = try Gzip.compress(plist, level: Steps.gzipLevel(plist.count))
-        let deltas = DeltaWriter(root: root, history: max(0, deltaHistory), version: manifest.version)
+        var deltas = DeltaWriter(root: root, history: max(0, deltaHistory), version: manifest.version)
+        deltas.brotliQuality = brotliQuality
         let headPath = PublishedLayout.path(root, PublishedLayout.head)
         if changed {
             if deltaHistory > 0 {
@@ -232,11 +236,17 @@ package final class PublishSession {
         }
         deltas.prune(currentBytes: plist)
         try writeMirror(gzip, to: PublishedLayout.path(root, PublishedLayout.manifestGzip))
+        let brotliPath = PublishedLayout.path(root, PublishedLayout.manifestBrotli)
+        if let quality = brotliQuality {
+            try writeMirror(try Brotli.compress(plist, quality: Steps.brotliLevel(quality, plist.count)), to: brotliPath)
+        } else {
+            unlink(brotliPath)
+        }
         try writeMirror(JSONPlist.encode(Manifest.jsonMirror(value, signed: envelope)), to: PublishedLayout.path(root, PublishedLayout.manifestJSON))
         return result
     }
 
-    /// Whether the mirrors of `manifest.plist` (gzip, JSON, the key list of a signed one) were
+    /// Whether the mirrors of `manifest.plist` (gzip, brotli, JSON, the key list of a signed one) were
     /// all written after it, and the head is there: a build killed between the commit point and its
     /// mirrors leaves one older, and the next build rewrites it.
     private func mirrorsAreCurrent(signed: Bool, head: Bool) -> Bool {
@@ -244,6 +254,7 @@ package final class PublishSession {
         // The head is written just before the commit point, so only its presence counts.
         if head && !FileIO.exists(PublishedLayout.path(root, PublishedLayout.head)) { return false }
         let names = [PublishedLayout.manifestGzip, PublishedLayout.manifestJSON] + (signed ? [PublishedLayout.keyList] : [])
+            + (brotliQuality != nil ? [PublishedLayout.manifestBrotli] : [])
         return names.allSatisfy { name in
             guard let mirror = FileStamp.read(PublishedLayout.path(root, name)) else { return false }
             return (mirror.mtimeSeconds, mirror.mtimeNanos) >= (manifest.mtimeSeconds, manifest.mtimeNanos)

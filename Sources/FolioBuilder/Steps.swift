@@ -18,7 +18,9 @@ package enum Steps {
         ctx.scannedAt = BuildCache.now()
         let files = try ContentTree.walk(root: dir, ignore: ignore, maxFileSize: ctx.config.maxFileSize, into: &ctx.diagnostics)
         ctx.sources = files.filter { !project.schemaFiles.contains($0.relativePath) }
-        let cache = BuildCache.load(root: ctx.config.outputDir, key: project.fingerprint)
+        // A change of brotli quality compiles every source again, so each object gets its variant.
+        let brotli = ctx.config.brotliQuality.map { "br\($0)" } ?? "no-br"
+        let cache = BuildCache.load(root: ctx.config.outputDir, key: project.fingerprint + " " + brotli)
         ctx.project = BuildProject(config: ctx.config, file: project, cache: cache)
         try stopIfUpToDate(&ctx)
     }
@@ -65,13 +67,14 @@ package enum Steps {
     /// whether to publish.
     package static func checkAndCompile(_ ctx: inout BuildContext) throws {
         let (parsed, items, project, root) = (ctx.parsed, ctx.items, ctx.project, ctx.config.outputDir)
+        let brotli = ctx.config.brotliQuality
         let (found, artifacts) = Parallel.both(
             {
                 var all = Diagnostics()
                 for p in parsed { all.append(p.check()) }
                 return all
             },
-            { Result { () throws(GzipError) in try compress(encode(items, project), root: root) } })
+            { Result { () throws(GzipError) in try compress(encode(items, project), root: root, brotli: brotli) } })
         ctx.diagnostics.append(found)
         if ctx.diagnostics.errorCount > 0 { throw ValidationFailed(errors: ctx.diagnostics.errorCount) }
         ctx.artifacts = try artifacts.get()
@@ -79,6 +82,7 @@ package enum Steps {
 
     package static func writeObjects(_ ctx: inout BuildContext) throws {
         let session = try PublishSession(root: ctx.config.outputDir)
+        session.brotliQuality = ctx.config.brotliQuality
         try session.writeObjects(ctx.artifacts)
         ctx.session = session
     }

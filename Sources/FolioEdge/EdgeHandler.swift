@@ -296,8 +296,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
 
-        guard let coding = AcceptEncoding.choose(request.acceptEncoding, hasGzip: resource.gzip != nil) else {
-            finish(request, context: context, status: writeSimple(context: context, status: 406, reason: "Not Acceptable", body: "no acceptable content coding (identity or gzip)\n", extra: "Vary: \(resource.vary)\r\n", omitBody: !isGet), bytes: 0)
+        guard let coding = AcceptEncoding.choose(request.acceptEncoding, hasGzip: resource.gzip != nil, hasBrotli: resource.brotli != nil) else {
+            finish(request, context: context, status: writeSimple(context: context, status: 406, reason: "Not Acceptable", body: "no acceptable content coding (identity, gzip or br)\n", extra: "Vary: \(resource.vary)\r\n", omitBody: !isGet), bytes: 0)
             return
         }
         let rep = resource.representation(coding)

@@ -3,21 +3,22 @@ import Foundation
 
 /// The content codings the edge can serve.
 enum ContentCoding: Sendable, Equatable {
-    case identity, gzip
+    case identity, gzip, brotli
 }
 
 /// `Accept-Encoding` negotiation (RFC 9110 §12.5.3) with q-values.
 enum AcceptEncoding {
     /// The coding to serve, or nil when nothing acceptable exists (406).
-    /// Without the header, identity is served; on a tie gzip wins (it is smaller).
-    static func choose(_ header: HeaderValue?, hasGzip: Bool) -> ContentCoding? {
+    /// Without the header, identity is served; on a tie brotli wins, then gzip (the smaller).
+    static func choose(_ header: HeaderValue?, hasGzip: Bool, hasBrotli: Bool = false) -> ContentCoding? {
         guard let header else { return .identity }
-        return choose(header.bytes, hasGzip: hasGzip)
+        return choose(header.bytes, hasGzip: hasGzip, hasBrotli: hasBrotli)
     }
 
     /// The same over the header's bytes: one pass, nothing allocated.
-    static func choose(_ bytes: UnsafeRawBufferPointer, hasGzip: Bool) -> ContentCoding? {
+    static func choose(_ bytes: UnsafeRawBufferPointer, hasGzip: Bool, hasBrotli: Bool = false) -> ContentCoding? {
         var gzipQ: Double?
+        var brotliQ: Double?
         var identityQ: Double?
         var starQ: Double?
         let n = bytes.count
@@ -50,14 +51,18 @@ enum AcceptEncoding {
             if q < 0 { continue }  // a malformed q-value: ignore the item
             if HeaderText.equalsLowercase(name, "gzip") || HeaderText.equalsLowercase(name, "x-gzip") {
                 gzipQ = max(gzipQ ?? 0, q)
+            } else if HeaderText.equalsLowercase(name, "br") {
+                brotliQ = q
             } else if HeaderText.equalsLowercase(name, "identity") {
                 identityQ = q
             } else if name.count == 1, name.first == UInt8(ascii: "*") {
                 starQ = q
             }
         }
+        let b = hasBrotli ? (brotliQ ?? starQ ?? 0) : 0
         let g = hasGzip ? (gzipQ ?? starQ ?? 0) : 0
         let i = identityQ ?? starQ ?? 1
+        if b > 0, b >= g, b >= i { return .brotli }
         if g > 0, g >= i { return .gzip }
         if i > 0 { return .identity }
         return nil

@@ -36,26 +36,35 @@ final class Representation: Sendable {
         let language = contentLanguage.map { "Content-Language: \($0)\r\n" } ?? ""
         var common = "Content-Type: \(contentType)\r\n\(language)ETag: \(etag)\r\nLast-Modified: \(lastModified)\r\n"
         common += "Cache-Control: \(cacheControl)\r\nVary: \(vary)\r\nAccept-Ranges: bytes\r\n"
-        if coding == .gzip { common += "Content-Encoding: gzip\r\n" }
+        switch coding {
+        case .identity: break
+        case .gzip: common += "Content-Encoding: gzip\r\n"
+        case .brotli: common += "Content-Encoding: br\r\n"
+        }
         head200 = ByteBuffer(string: "HTTP/1.1 200 OK\r\n" + common + "Content-Length: \(length)\r\n")
         headPartial = ByteBuffer(string: common)
         head304 = ByteBuffer(string: "HTTP/1.1 304 Not Modified\r\nETag: \(etag)\r\nLast-Modified: \(lastModified)\r\nCache-Control: \(cacheControl)\r\nVary: \(vary)\r\n\(language)")
     }
 }
 
-/// The strong ETags of one content hash: identity, and gzip (with the gzip bytes' own hash,
-/// so two different gzip encodings of the same content never share a strong validator).
+/// The strong ETags of one content hash: identity, gzip and brotli (with the encoded bytes' own
+/// hash, so two different encodings of the same content never share a strong validator).
 enum ETags {
     static func identity(_ sha256: String) -> String { "\"\(sha256)\"" }
     static func gzip(_ sha256: String, gzipBytes: [UInt8]) -> String {
         "\"\(sha256)-gz\(ContentHash.sha256Hex(gzipBytes).prefix(16))\""
     }
+    static func brotli(_ sha256: String, brotliBytes: [UInt8]) -> String {
+        "\"\(sha256)-br\(ContentHash.sha256Hex(brotliBytes).prefix(16))\""
+    }
 }
 
-/// Something the edge serves at one URL path: an identity and maybe a gzip representation.
+/// Something the edge serves at one URL path: an identity and maybe gzip and brotli
+/// representations.
 final class Resource: Sendable {
     let identity: Representation
     let gzip: Representation?
+    let brotli: Representation?
     /// Seconds since 1970, for If-Modified-Since and friends.
     let lastModified: Int64
     /// The `Vary` value of its responses (also on 406 and 416).
@@ -64,29 +73,53 @@ final class Resource: Sendable {
     static let varyEncoding = "Accept-Encoding"
     static let varyLanguageAndEncoding = "Accept-Language, Accept-Encoding"
 
-    init(identity: Representation, gzip: Representation?, lastModified: Int64, vary: String = Resource.varyEncoding) {
+    init(
+        identity: Representation, gzip: Representation?, brotli: Representation? = nil, lastModified: Int64,
+        vary: String = Resource.varyEncoding
+    ) {
         self.identity = identity
         self.gzip = gzip
+        self.brotli = brotli
         self.lastModified = lastModified
         self.vary = vary
     }
 
     func representation(_ coding: ContentCoding) -> Representation {
-        coding == .gzip ? (gzip ?? identity) : identity
+        switch coding {
+        case .identity: identity
+        case .gzip: gzip ?? identity
+        case .brotli: brotli ?? identity
+        }
     }
+}
+
+/// One compressed variant of a verified object: in memory or streamed from its file.
+struct LoadedVariant: Sendable {
+    var body: ByteBuffer?
+    var path: String
+    var size: Int
+    var etag: String
 }
 
 /// The bytes of one verified object, shared by `/objects/…` and `/content/…`.
 struct LoadedObject: Sendable {
     var identity: ByteBuffer?
-    var gzip: ByteBuffer?
     var identityPath: String
-    var gzipPath: String?
     var size: Int
-    var gzipSize: Int?
     var sha256: String
-    var gzipETag: String?
+    var gzip: LoadedVariant?
+    var brotli: LoadedVariant?
     var lastModified: Int64
+
+    /// The bytes it holds in memory.
+    var bytesInMemory: Int {
+        (identity?.readableBytes ?? 0) + (gzip?.body?.readableBytes ?? 0) + (brotli?.body?.readableBytes ?? 0)
+    }
+
+    /// Whether it was loaded for an entry with these sizes (so a new version can reuse it).
+    func fits(_ entry: Manifest.Entry) -> Bool {
+        size == entry.size && gzip?.size == entry.gzipSize && brotli?.size == entry.brSize
+    }
 }
 
 /// One published version, loaded and verified, with every URL it answers. Immutable:
@@ -231,14 +264,14 @@ struct SiteLoader {
         var inMemory = 0
         var objects: [String: LoadedObject] = [:]
         for entry in manifest.entries where objects[entry.sha256] == nil {
-            if let old = previous?.objects[entry.sha256], old.size == entry.size, old.gzipSize == entry.gzipSize {
+            if let old = previous?.objects[entry.sha256], old.fits(entry) {
                 objects[entry.sha256] = old
-                inMemory += (old.identity?.readableBytes ?? 0) + (old.gzip?.readableBytes ?? 0)
-                budget -= (old.identity?.readableBytes ?? 0) + (old.gzip?.readableBytes ?? 0)
+                inMemory += old.bytesInMemory
+                budget -= old.bytesInMemory
                 continue
             }
             let obj = try loadObject(entry, lastModified: created, budget: &budget)
-            inMemory += (obj.identity?.readableBytes ?? 0) + (obj.gzip?.readableBytes ?? 0)
+            inMemory += obj.bytesInMemory
             objects[entry.sha256] = obj
         }
         // Objects of the version being replaced stay servable, so a client that fetched the
@@ -256,31 +289,15 @@ struct SiteLoader {
         let lastModified = HTTPDate.format(created)
         var routes: [String: Resource] = [:]
 
-        func resource(_ bytes: ByteBuffer, type: String, cacheControl: String, lastModified: Int64) throws -> Resource {
-            let raw = Array(bytes.readableBytesView)
-            let sha = ContentHash.sha256Hex(raw)
-            let gz = try Gzip.compress(raw, level: 9)
-            let date = HTTPDate.format(lastModified)
-            let identity = Representation(
-                coding: .identity, body: bytes, filePath: nil, length: raw.count, etag: ETags.identity(sha),
-                contentType: type, cacheControl: cacheControl, lastModified: date)
-            var gzip: Representation?
-            if gz.count < raw.count {
-                gzip = Representation(
-                    coding: .gzip, body: ByteBuffer(bytes: gz), filePath: nil, length: gz.count,
-                    etag: ETags.gzip(sha, gzipBytes: gz),
-                    contentType: type, cacheControl: cacheControl, lastModified: date)
-            }
-            return Resource(identity: identity, gzip: gzip, lastModified: lastModified)
-        }
-
-        routes["/" + PublishedLayout.manifest] = try resource(ByteBuffer(bytes: manifestBytes), type: Self.plistType, cacheControl: manifestCC, lastModified: created)
+        routes["/" + PublishedLayout.manifest] = try Self.resource(
+            ByteBuffer(bytes: manifestBytes), type: Self.plistType, cacheControl: manifestCC, lastModified: created,
+            brotliFile: PublishedLayout.path(root, PublishedLayout.manifestBrotli))
         let json: [UInt8]
         do { json = try JSONPlist.encode(try Manifest.jsonMirror(manifestBytes)) } catch { throw SiteLoadError("manifest has no JSON form: \(error)") }
-        routes["/" + PublishedLayout.manifestJSON] = try resource(ByteBuffer(bytes: json), type: Self.jsonType, cacheControl: manifestCC, lastModified: created)
+        routes["/" + PublishedLayout.manifestJSON] = try Self.resource(ByteBuffer(bytes: json), type: Self.jsonType, cacheControl: manifestCC, lastModified: created)
         // The key list a signed manifest carries, also on its own for people and tools.
         if let signed = try? SignedManifest.decode(manifestBytes) {
-            routes["/" + PublishedLayout.keyList] = try resource(ByteBuffer(bytes: signed.keyList.bytes), type: Self.plistType, cacheControl: manifestCC, lastModified: created)
+            routes["/" + PublishedLayout.keyList] = try Self.resource(ByteBuffer(bytes: signed.keyList.bytes), type: Self.plistType, cacheControl: manifestCC, lastModified: created)
         }
 
         // Every manifest ever published, immutable.
@@ -296,7 +313,7 @@ struct SiteLoader {
         for (v, bytes) in versioned {
             let m = try? Manifest(bytes: Array(bytes.readableBytesView))
             let date = m.map { Int64($0.createdAt.timeIntervalSince1970.rounded(.down)) } ?? created
-            routes["/" + PublishedLayout.versionedManifest(v)] = try resource(bytes, type: Self.plistType, cacheControl: immutableCC, lastModified: date)
+            routes["/" + PublishedLayout.versionedManifest(v)] = try Self.resource(bytes, type: Self.plistType, cacheControl: immutableCC, lastModified: date)
         }
 
         // The head, when it describes this manifest (a build writes it just before the manifest),
@@ -305,7 +322,7 @@ struct SiteLoader {
         if let bytes = try? FileIO.read(PublishedLayout.path(root, PublishedLayout.head)),
             let head = try? DeltaHead(bytes: bytes), head.sha256 == manifestSHA, head.version == manifest.version
         {
-            routes["/" + PublishedLayout.head] = try resource(ByteBuffer(bytes: bytes), type: Self.plistType, cacheControl: manifestCC, lastModified: created)
+            routes["/" + PublishedLayout.head] = try Self.resource(ByteBuffer(bytes: bytes), type: Self.plistType, cacheControl: manifestCC, lastModified: created)
         }
         var deltas: [String: Resource] = [:]
         for name in (try? FileIO.list(PublishedLayout.path(root, PublishedLayout.deltas))) ?? [] where PublishedLayout.deltaPair(ofFile: name) != nil {
@@ -314,7 +331,9 @@ struct SiteLoader {
                 deltas[path] = old
             } else if let bytes = try? FileIO.read(PublishedLayout.path(root, PublishedLayout.deltas + "/" + name)) {
                 inMemory += bytes.count
-                deltas[path] = try resource(ByteBuffer(bytes: bytes), type: Self.plistType, cacheControl: immutableCC, lastModified: created)
+                deltas[path] = try Self.resource(
+                    ByteBuffer(bytes: bytes), type: Self.plistType, cacheControl: immutableCC, lastModified: created,
+                    brotliFile: PublishedLayout.path(root, PublishedLayout.deltas + "/" + name + ".br"))
             }
         }
         routes.merge(deltas) { a, _ in a }
@@ -371,6 +390,32 @@ struct SiteLoader {
             bytesInMemory: inMemory, catalogs: catalogs)
     }
 
+    /// The brotli quality of what the edge compresses itself when the builder wrote no `.br`
+    /// (the manifest's JSON mirror, versioned manifests): fast, still smaller than gzip.
+    static let brotliQuality: Int32 = 5
+
+    /// A resource made from bytes the edge holds (manifests, the head, deltas), with a gzip
+    /// variant and a brotli one (the builder's `brotliFile` when it decodes to the bytes),
+    /// each only when smaller.
+    static func resource(_ bytes: ByteBuffer, type: String, cacheControl: String, lastModified: Int64, brotliFile: String? = nil) throws -> Resource {
+        let raw = Array(bytes.readableBytesView)
+        let sha = ContentHash.sha256Hex(raw)
+        let date = HTTPDate.format(lastModified)
+        func representation(_ coding: ContentCoding, _ encoded: [UInt8], etag: String) -> Representation {
+            Representation(
+                coding: coding, body: coding == .identity ? bytes : ByteBuffer(bytes: encoded), filePath: nil, length: encoded.count,
+                etag: etag, contentType: type, cacheControl: cacheControl, lastModified: date)
+        }
+        let gz = try Gzip.compress(raw, level: 9)
+        let gzip = gz.count < raw.count ? representation(.gzip, gz, etag: ETags.gzip(sha, gzipBytes: gz)) : nil
+        let built = brotliFile.flatMap { try? FileIO.read($0) }.flatMap { (try? Brotli.decompress($0, maxSize: raw.count)) == raw ? $0 : nil }
+        var brotli: Representation?
+        if let br = built ?? (try? Brotli.compress(raw, quality: brotliQuality)), br.count < min(raw.count, gz.count) {
+            brotli = representation(.brotli, br, etag: ETags.brotli(sha, brotliBytes: br))
+        }
+        return Resource(identity: representation(.identity, raw, etag: ETags.identity(sha)), gzip: gzip, brotli: brotli, lastModified: lastModified)
+    }
+
     /// The `developmentLanguage` of `catalogs/index.plist`; nil when the index is missing or unreadable.
     private func developmentLanguage(_ manifest: Manifest, _ objects: [String: LoadedObject]) -> LocaleTag? {
         guard let entry = manifest.entry("catalogs/index.plist"), let obj = objects[entry.sha256] else { return nil }
@@ -391,17 +436,20 @@ struct SiteLoader {
             coding: .identity, body: obj.identity, filePath: obj.identity == nil ? obj.identityPath : nil,
             length: obj.size, etag: ETags.identity(obj.sha256), contentType: contentType,
             cacheControl: cacheControl, lastModified: lastModified, contentLanguage: contentLanguage, vary: vary)
-        var gzip: Representation?
-        if let gzipSize = obj.gzipSize, let etag = obj.gzipETag {
-            gzip = Representation(
-                coding: .gzip, body: obj.gzip, filePath: obj.gzip == nil ? obj.gzipPath : nil,
-                length: gzipSize, etag: etag, contentType: contentType,
-                cacheControl: cacheControl, lastModified: lastModified, contentLanguage: contentLanguage, vary: vary)
+        func variant(_ v: LoadedVariant?, _ coding: ContentCoding) -> Representation? {
+            v.map { v in
+                Representation(
+                    coding: coding, body: v.body, filePath: v.body == nil ? v.path : nil, length: v.size, etag: v.etag,
+                    contentType: contentType, cacheControl: cacheControl, lastModified: lastModified,
+                    contentLanguage: contentLanguage, vary: vary)
+            }
         }
-        return Resource(identity: identity, gzip: gzip, lastModified: obj.lastModified, vary: vary)
+        return Resource(
+            identity: identity, gzip: variant(obj.gzip, .gzip), brotli: variant(obj.brotli, .brotli), lastModified: obj.lastModified,
+            vary: vary)
     }
 
-    /// Reads and verifies one object and its gzip variant; keeps them in memory while the budget lasts.
+    /// Reads and verifies one object and its variants; keeps them in memory while the budget lasts.
     private func loadObject(_ entry: Manifest.Entry, lastModified: Int64, budget: inout Int) throws -> LoadedObject {
         let path = root + "/" + entry.objectPath
         let bytes: [UInt8]
@@ -411,33 +459,45 @@ struct SiteLoader {
         case .wrongSize(let size): throw SiteLoadError("\(entry.path): \(path) is \(size) bytes, the manifest says \(entry.size)")
         case .wrongHash: throw SiteLoadError("\(entry.path): \(path) does not hash to \(entry.sha256)")
         }
-        var obj = LoadedObject(
-            identity: nil, gzip: nil, identityPath: path, gzipPath: nil, size: entry.size,
-            gzipSize: nil, sha256: entry.sha256, gzipETag: nil, lastModified: lastModified)
+        var obj = LoadedObject(identity: nil, identityPath: path, size: entry.size, sha256: entry.sha256, lastModified: lastModified)
         if bytes.count <= budget {
             obj.identity = ByteBuffer(bytes: bytes)
             budget -= bytes.count
         }
-        if let gzPath = entry.gzipObjectPath, let gzipSize = entry.gzipSize {
-            let full = root + "/" + gzPath
-            let gz: [UInt8]
-            do { gz = try FileIO.read(full) } catch { throw SiteLoadError("\(entry.path): \(error)") }
-            guard gz.count == gzipSize else {
-                throw SiteLoadError("\(entry.path): \(full) is \(gz.count) bytes, the manifest says \(gzipSize)")
-            }
-            let inflated: [UInt8]
-            do { inflated = try Gzip.decompress(gz, maxSize: entry.size) } catch {
-                throw SiteLoadError("\(entry.path): \(full): \(error)")
-            }
-            guard inflated == bytes else { throw SiteLoadError("\(entry.path): \(full) does not inflate to the object") }
-            obj.gzipPath = full
-            obj.gzipSize = gzipSize
-            obj.gzipETag = ETags.gzip(entry.sha256, gzipBytes: gz)
-            if gz.count <= budget {
-                obj.gzip = ByteBuffer(bytes: gz)
-                budget -= gz.count
-            }
+        if let gzPath = entry.gzipObjectPath, let size = entry.gzipSize {
+            obj.gzip = try loadVariant(.gzip, entry, root + "/" + gzPath, size: size, object: bytes, budget: &budget)
+        }
+        if let brPath = entry.brotliObjectPath, let size = entry.brSize {
+            obj.brotli = try loadVariant(.brotli, entry, root + "/" + brPath, size: size, object: bytes, budget: &budget)
         }
         return obj
+    }
+
+    /// Reads one compressed variant and checks that it has the manifest's size and decodes to
+    /// the object.
+    private func loadVariant(
+        _ coding: ContentCoding, _ entry: Manifest.Entry, _ full: String, size: Int, object: [UInt8], budget: inout Int
+    ) throws -> LoadedVariant {
+        let encoded: [UInt8]
+        do { encoded = try FileIO.read(full) } catch { throw SiteLoadError("\(entry.path): \(error)") }
+        guard encoded.count == size else {
+            throw SiteLoadError("\(entry.path): \(full) is \(encoded.count) bytes, the manifest says \(size)")
+        }
+        let decoded: [UInt8]
+        let etag: String
+        do {
+            switch coding {
+            case .identity: (decoded, etag) = (encoded, ETags.identity(entry.sha256))
+            case .gzip: (decoded, etag) = (try Gzip.decompress(encoded, maxSize: entry.size), ETags.gzip(entry.sha256, gzipBytes: encoded))
+            case .brotli: (decoded, etag) = (try Brotli.decompress(encoded, maxSize: entry.size), ETags.brotli(entry.sha256, brotliBytes: encoded))
+            }
+        } catch { throw SiteLoadError("\(entry.path): \(full): \(error)") }
+        guard decoded == object else { throw SiteLoadError("\(entry.path): \(full) does not decode to the object") }
+        var variant = LoadedVariant(body: nil, path: full, size: size, etag: etag)
+        if encoded.count <= budget {
+            variant.body = ByteBuffer(bytes: encoded)
+            budget -= encoded.count
+        }
+        return variant
     }
 }

@@ -58,7 +58,7 @@ extension Syncer {
             let path = PublishedLayout.delta(from: step.from, to: step.to)
             let response: Response
             do {
-                response = try await get(FolioHTTP.client, "/" + path, headers: [("Accept-Encoding", "gzip")], maxBody: limit + 1, counters: counters, quick: true)
+                response = try await get(FolioHTTP.client, "/" + path, headers: [FolioHTTP.acceptEncoding], maxBody: limit + 1, counters: counters, quick: true)
             } catch let error as TransportError {
                 throw DeltaFallback("GET \(path): \(error)")
             }

@@ -204,7 +204,7 @@ package struct Syncer {
         var fromHead: (status: Int, bytes: [UInt8], manifest: Manifest)?
         if settings.deltas, let held, !headMissing, let heldBytes = try? FileIO.read(cache.manifestPath(held.state.version, sha256: held.state.manifestSHA256)) {
             let before = counters.bytes.load(ordering: .relaxed)
-            var headers = [("Accept-Encoding", "gzip")]
+            var headers = [FolioHTTP.acceptEncoding]
             if let headETag { headers.append(("If-None-Match", headETag)) }
             let response: Response
             do {
@@ -241,7 +241,7 @@ package struct Syncer {
         if let fromHead {
             (status, manifestBytes, manifest) = fromHead
         } else {
-            var headers = [("Accept-Encoding", "gzip")]
+            var headers = [FolioHTTP.acceptEncoding]
             if let etag = held?.state.etag { headers.append(("If-None-Match", etag)) }
             let manifestResponse: Response
             do {
@@ -460,7 +460,7 @@ package struct Syncer {
             if attempt > 0 { Thread.sleep(forTimeInterval: Double(100 * (1 << (attempt - 1)) + Int.random(in: 0...50)) / 1000) }
             counters.requests.add(1, ordering: .relaxed)
             do {
-                let r = try connection.get(path, headers: [("Accept-Encoding", "gzip")], maxBody: maxBody)
+                let r = try connection.get(path, headers: [FolioHTTP.acceptEncoding], maxBody: maxBody)
                 if let response = accept(r, attempt: attempt, counters: counters, lastError: &lastError) { return response }
             } catch let failure as QuickHTTP.Failure {
                 lastError = failure.description
@@ -485,7 +485,7 @@ package struct Syncer {
         let response: Response
         do {
             response = try await get(
-                client, "/" + entry.objectPath, headers: [("Accept-Encoding", "gzip")],
+                client, "/" + entry.objectPath, headers: [FolioHTTP.acceptEncoding],
                 maxBody: max(entry.size, entry.gzipSize ?? 0) + 1024, counters: counters)
         } catch let error as TransportError {
             throw FolioError(.edgeUnreachable, "fetching \(entry.path) failed: \(error); the cache keeps its current version")
@@ -510,10 +510,21 @@ package struct Syncer {
         progress?.advance(bytes: response.body.count)
     }
 
+    /// The body decoded from its content coding (gzip or brotli), refusing more than `limit` bytes.
     func decodeBody(_ response: Response, limit: Int, what: String) throws -> [UInt8] {
-        guard response.headers.first(name: "content-encoding")?.lowercased() == "gzip" else { return response.body }
-        do { return try Gzip.decompress(response.body, maxSize: limit) } catch {
-            throw FolioError(.invalidResponse, "\(what): bad gzip from the edge: \(error)")
+        let coding = response.headers.first(name: "content-encoding")?.lowercased()
+        do {
+            switch coding {
+            case nil, "identity": return response.body
+            case "gzip", "x-gzip": return try Gzip.decompress(response.body, maxSize: limit)
+            case "br": return try Brotli.decompress(response.body, maxSize: limit)
+            case let other?:
+                throw FolioError(.invalidResponse, "\(what): the edge answered in the content coding \"\(other)\", which sync does not ask for")
+            }
+        } catch let error as FolioError {
+            throw error
+        } catch {
+            throw FolioError(.invalidResponse, "\(what): bad \(coding ?? "") body from the edge: \(error)")
         }
     }
 

@@ -64,6 +64,8 @@ package struct Manifest: Sendable, Equatable {
         package var sha256: String
         package var size: Int
         package var gzipSize: Int?
+        /// The brotli variant's size, when the builder wrote one (smaller than the gzip one).
+        package var brSize: Int?
         package var contentType: String
         package var locale: String?
         /// The content kind that compiled it (`data`, `document`, `asset`, `sonnet`, `catalog`,
@@ -75,12 +77,13 @@ package struct Manifest: Sendable, Equatable {
 
         package init(
             path: String, sha256: String, size: Int, gzipSize: Int?, contentType: String, locale: String? = nil,
-            kind: String? = nil, cache: CacheHint? = nil
+            kind: String? = nil, cache: CacheHint? = nil, brSize: Int? = nil
         ) {
             self.path = path
             self.sha256 = sha256
             self.size = size
             self.gzipSize = gzipSize
+            self.brSize = brSize
             self.contentType = contentType
             self.locale = locale
             self.kind = kind
@@ -93,6 +96,10 @@ package struct Manifest: Sendable, Equatable {
         package var objectPath: String { PublishedLayout.object(sha256, ext: objectExtension) }
         /// The gzip variant's path under the published root, when there is one.
         package var gzipObjectPath: String? { gzipSize == nil ? nil : PublishedLayout.gzipObject(sha256, ext: objectExtension) }
+        /// The brotli variant's path under the published root, when there is one.
+        package var brotliObjectPath: String? { brSize == nil ? nil : PublishedLayout.brotliObject(sha256, ext: objectExtension) }
+        /// The fewest bytes it can travel in: its smallest variant.
+        package var wireSize: Int { min(size, gzipSize ?? size, brSize ?? size) }
         /// Whether the entry holds a property list (structured data, documents, indexes, catalogs).
         package var isPlist: Bool { contentType == Manifest.plistContentType }
 
@@ -127,10 +134,12 @@ package struct Manifest: Sendable, Equatable {
             guard size >= 0 else { throw ManifestError("\(at).size is negative") }
             let gzipSize = d["gzipSize"]?.intValue
             if let g = gzipSize, g < 0 { throw ManifestError("\(at).gzipSize is negative") }
+            let brSize = d["brSize"]?.intValue
+            if let b = brSize, b < 0 { throw ManifestError("\(at).brSize is negative") }
             self.init(
                 path: path, sha256: sha, size: size, gzipSize: gzipSize, contentType: try string("contentType"),
                 locale: d["locale"]?.stringValue, kind: d["kind"]?.stringValue,
-                cache: try d["cache"].map { v throws(ManifestError) in try CacheHint(plist: v, at: at + ".cache") })
+                cache: try d["cache"].map { v throws(ManifestError) in try CacheHint(plist: v, at: at + ".cache") }, brSize: brSize)
         }
     }
 
@@ -219,6 +228,7 @@ package struct Manifest: Sendable, Equatable {
                         "contentType": .string(e.contentType),
                     ]
                     if let g = e.gzipSize { d["gzipSize"] = .int(Int64(g)) }
+                    if let b = e.brSize { d["brSize"] = .int(Int64(b)) }
                     if let l = e.locale { d["locale"] = .string(l) }
                     if let k = e.kind { d["kind"] = .string(k) }
                     if let c = e.cache { d["cache"] = c.plist }

@@ -5,18 +5,20 @@ import FolioSupport
 ///
 /// ```
 /// manifest.plist                     the current manifest (the only file that changes)
-/// manifest.plist.gz, manifest.json   its gzip variant and JSON mirror
+/// manifest.plist.gz, .br, .json     its gzip and brotli variants and JSON mirror
 /// keylist.plist                      the root-signed key list (signed publishes)
 /// head.plist                         the current version in brief, and the deltas into it
-/// deltas/<from>-<to>.plist[.gz]      from one manifest.plist (by SHA-256) to another
+/// deltas/<from>-<to>.plist[.gz|.br]  from one manifest.plist (by SHA-256) to another
 /// manifests/<version>.plist          every manifest ever published
-/// objects/<sha256>.<ext>[.gz]        content-addressed objects (plists, assets) and gzip variants
+/// objects/<sha256>.<ext>[.gz|.br]    content-addressed objects (plists, assets), gzip and brotli variants
 /// ```
 package enum PublishedLayout {
     /// The current manifest.
     package static let manifest = "manifest.plist"
     /// The current manifest, gzipped.
     package static let manifestGzip = "manifest.plist.gz"
+    /// The current manifest, brotli-compressed.
+    package static let manifestBrotli = "manifest.plist.br"
     /// The current manifest as JSON, for people and CI.
     package static let manifestJSON = "manifest.json"
     /// The key list a signed publish is signed under (also carried inside its manifest).
@@ -34,6 +36,8 @@ package enum PublishedLayout {
     package static func object(_ sha256: String, ext: String = "plist") -> String { "objects/\(sha256).\(ext)" }
     /// `objects/<sha256>.<ext>.gz`.
     package static func gzipObject(_ sha256: String, ext: String = "plist") -> String { "objects/\(sha256).\(ext).gz" }
+    /// `objects/<sha256>.<ext>.br`.
+    package static func brotliObject(_ sha256: String, ext: String = "plist") -> String { "objects/\(sha256).\(ext).br" }
     /// The object file extension for a logical path: its own, lowercased, when it is 1 to 10
     /// letters and digits; `bin` otherwise.
     package static func objectExtension(forPath path: String) -> String {

@@ -85,6 +85,46 @@ struct NegotiationTests {
         #expect(AcceptEncoding.choose(c.header.map { HeaderValue($0) }, hasGzip: c.hasGzip) == c.expected)
     }
 
+    /// With a brotli variant too: (header, has gzip, expected); every resource here has brotli.
+    static let brotliCases: [(String?, Bool, ContentCoding?)] = [
+        (nil, true, .identity),
+        ("br", true, .brotli),
+        ("br", false, .brotli),
+        ("BR", true, .brotli),
+        ("gzip, deflate, br", true, .brotli),
+        ("gzip, deflate, br, zstd", true, .brotli),  // curl --compressed
+        ("br, gzip", true, .brotli),  // sync
+        ("gzip", true, .gzip),
+        ("gzip", false, .identity),
+        // q-values decide; a tie prefers brotli, then gzip, then identity.
+        ("br;q=0.5, gzip", true, .gzip),
+        // identity, not listed, keeps q=1 and beats both.
+        ("br;q=0.5, gzip", false, .identity),
+        ("br;q=0.5, gzip;q=0.5", true, .identity),
+        ("br;q=0.5, gzip;q=0.5, identity;q=0.5", true, .brotli),
+        ("gzip;q=0.5, br;q=0.5, identity;q=0.1", true, .brotli),
+        ("gzip;q=0.5, br;q=0.4, identity;q=0.1", true, .gzip),
+        ("br;q=0.5, identity;q=0.5", true, .brotli),
+        ("br;q=0.4, identity", true, .identity),
+        ("br;q=0", true, .identity),
+        ("br;q=0, gzip", true, .gzip),
+        ("br;q=0, identity;q=0", true, nil),
+        ("br;q=abc", true, .identity),
+        ("*", true, .brotli),
+        ("*", false, .brotli),
+        ("*;q=0.5, gzip", true, .gzip),
+        ("*;q=0.5, br;q=0.1, gzip;q=0.1", true, .identity),
+        ("identity;q=0, *;q=0.1, gzip;q=0.1", true, .brotli),
+    ]
+
+    @Test("choose with a brotli variant")
+    func chooseBrotli() {
+        for (header, gzip, expected) in Self.brotliCases {
+            let got = AcceptEncoding.choose(header.map { HeaderValue($0) }, hasGzip: gzip, hasBrotli: true)
+            #expect(got == expected, "\(header ?? "no header"), hasGzip: \(gzip)")
+        }
+    }
+
     @Test func headerInsideALargerString() {
         // The parser hands out substrings of a larger string; indices must be respected.
         let whole = "Accept-Encoding: identity;q=0, gzip;q=0.7;"

@@ -289,7 +289,9 @@ struct ClientSyncTests {
             #expect(try ClientTest.folio(["sync"], cache: held.dir, edge: edge.baseURL).status == 0)
 
             try root.replace(in: 18, Self.summerLine, with: Self.winterLine)
-            try root.publish()
+            // gzip only: sync asks for brotli first, and a brotli stream cannot be padded to a
+            // published length as simply as a gzip one (its sha256 check is the same either way).
+            try root.publish(["--no-brotli"])
             let m2 = try root.manifest()
             try edge.requireVersion(m2.version)
 

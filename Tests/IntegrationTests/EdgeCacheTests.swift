@@ -87,17 +87,20 @@ extension EdgeIntegration {
         func manifestPrefetch() async throws {
             try await withTier("cache-prefetch") { fixture, origin, tier, _ in
                 let manifest = try fixture.manifest()
-                let first = try RawHTTPConnection.fetch(port: tier.port, "/manifest.plist", headers: [("Accept-Encoding", "gzip")])
+                // As sync asks: the tier prefetches the objects with the manifest's Accept-Encoding.
+                let sync = [("Accept-Encoding", "br, gzip")]
+                let first = try RawHTTPConnection.fetch(port: tier.port, "/manifest.plist", headers: sync)
                 #expect(first.status == 200)
+                #expect(first.header("Content-Encoding") == "br")
                 origin.stop()
                 let entry = try #require(manifest.entry("sonnets/018.plist"))
-                let object = try RawHTTPConnection.fetch(port: tier.port, "/" + entry.objectPath, headers: [("Accept-Encoding", "gzip")])
+                let object = try RawHTTPConnection.fetch(port: tier.port, "/" + entry.objectPath, headers: sync)
                 #expect(object.status == 200)
                 #expect(Self.cacheStatus(object) == "folio-edge; hit", "\(object.headers)")
-                let sync = try Harness.run(
+                let synced = try Harness.run(
                     Harness.binary("folio"), ["--cache-dir", fixture.dir + "/client", "--edge", tier.baseURL, "sync", "--json"])
-                #expect(sync.status == 0, "\(sync.stderr)")
-                #expect(try ClientSyncSummary(sync).versionAfter == manifest.version)
+                #expect(synced.status == 0, "\(synced.stderr)")
+                #expect(try ClientSyncSummary(synced).versionAfter == manifest.version)
             }
         }
 

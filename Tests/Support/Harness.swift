@@ -109,7 +109,8 @@ package enum Harness {
     }
 
     /// Checks that `root` is a complete published version: the manifest decodes and names
-    /// only objects present with the right size and hash (and gzip variants that inflate to them).
+    /// only objects present with the right size and hash (and gzip and brotli variants that decode to
+    /// them).
     package static func verifyPublished(_ root: String) throws -> Manifest {
         let manifest = try Manifest(bytes: try FileIO.read(root + "/manifest.plist"))
         for e in manifest.entries {
@@ -121,6 +122,12 @@ package enum Harness {
                 let z = try FileIO.read(root + "/" + gz)
                 guard z.count == e.gzipSize, try Gzip.decompress(z, maxSize: e.size) == bytes else {
                     throw HarnessError("gzip variant for \(e.path) does not match")
+                }
+            }
+            if let br = e.brotliObjectPath {
+                let b = try FileIO.read(root + "/" + br)
+                guard b.count == e.brSize, b.count < (e.gzipSize ?? e.size), try Brotli.decompress(b, maxSize: e.size) == bytes else {
+                    throw HarnessError("brotli variant for \(e.path) does not match (or is not the smallest)")
                 }
             }
         }

@@ -296,9 +296,13 @@ package enum EdgeCurl {
     /// `curl -s -D - -o FILE -H … URL`: the status, headers and raw body bytes (no decoding).
     /// Over a TLS test stack, an https URL is fetched with the stack's CA and protocol.
     package static func get(_ url: String, headers: [String] = []) throws -> EdgeResponse {
+        try request(url, options: stackOptions(url), headers: headers).response
+    }
+
+    /// curl's options for an https URL over a TLS test stack: the stack's CA and protocol.
+    package static func stackOptions(_ url: String) -> [String] {
         let stack = TestStack.current.isTLS && url.hasPrefix("https:")
-        let options = stack ? ["--cacert", TestStack.pki.pki.ca, TestStack.current == .h2 ? "--http2" : "--http1.1"] : []
-        return try request(url, options: options, headers: headers).response
+        return stack ? ["--cacert", TestStack.pki.pki.ca, TestStack.current == .h2 ? "--http2" : "--http1.1"] : []
     }
 
     /// One curl run: `options` (protocol, method, `-w`), the headers, the URL. The response is

@@ -408,13 +408,25 @@ final class HTTPCache: Sendable {
         }
     }
 
+    /// A body decoded from its content coding (identity, gzip or brotli, up to 64 MiB); nil when
+    /// it does not decode.
+    static func decoded(_ bytes: [UInt8], _ coding: String?) -> [UInt8]? {
+        switch coding?.lowercased() {
+        case nil, "identity": bytes
+        case "gzip", "x-gzip": try? Gzip.decompress(bytes, maxSize: 64 << 20)
+        case "br": try? Brotli.decompress(bytes, maxSize: 64 << 20)
+        default: nil
+        }
+    }
+
     /// How many object requests a manifest's prefetch keeps in flight, and how long it may take
     /// before the manifest is served anyway.
     let prefetchConcurrency = 8
     let prefetchLimit: TimeAmount = .seconds(30)
 
     /// A new Folio manifest (a 200 for `…/manifest.plist`) is served only once the objects it
-    /// lists are in the cache, each fetched as clients fetch it (`Accept-Encoding: gzip`), so a
+    /// lists are in the cache, each fetched with the manifest request's `Accept-Encoding` (a client
+    /// asks for its objects as it asked for the manifest; sync's `br, gzip` without one), so a
     /// client that follows the manifest never misses here. Anything else passes at once, as does
     /// a body that is not a manifest; a failed object is left for the client to fetch.
     private func prefetchObjects(of fetched: ProxyResponse, _ request: ProxyRequest, on loop: any EventLoop) -> EventLoopFuture<Void> {
@@ -422,15 +434,11 @@ final class HTTPCache: Sendable {
         guard request.method == .GET, fetched.status == .ok, path.hasSuffix("/" + PublishedLayout.manifest), var body = fetched.body else {
             return loop.makeSucceededVoidFuture()
         }
-        var bytes = body.readBytes(length: body.readableBytes) ?? []
-        if fetched.headers.first(name: "content-encoding")?.lowercased() == "gzip" {
-            guard let inflated = try? Gzip.decompress(bytes, maxSize: 64 << 20) else { return loop.makeSucceededVoidFuture() }
-            bytes = inflated
-        }
-        guard let manifest = try? Manifest(bytes: bytes) else { return loop.makeSucceededVoidFuture() }
+        let bytes = Self.decoded(body.readBytes(length: body.readableBytes) ?? [], fetched.headers.first(name: "content-encoding"))
+        guard let bytes, let manifest = try? Manifest(bytes: bytes) else { return loop.makeSucceededVoidFuture() }
         let prefix = String(path.dropLast(PublishedLayout.manifest.count))
         var headers = HTTPHeaders()
-        headers.add(name: "Accept-Encoding", value: "gzip")
+        headers.add(name: "Accept-Encoding", value: request.headers.first(name: "accept-encoding") ?? "br, gzip")
         var seen = Set<String>()
         let missing = manifest.entries.compactMap { entry -> ProxyRequest? in
             let target = prefix + entry.objectPath
@@ -709,11 +717,9 @@ final class HTTPCache: Sendable {
         guard let trust, request.method == .GET, response.status == .ok else { return }
         let path = request.target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.target
         guard path.hasSuffix("/" + PublishedLayout.manifest) else { return }
-        var bytes = response.body.map { Array($0.readableBytesView) } ?? []
-        if response.headers.first(name: "content-encoding")?.lowercased() == "gzip" {
-            do { bytes = try Gzip.decompress(bytes, maxSize: 64 << 20) } catch {
-                throw UntrustedOriginManifest(description: "bad gzip: \(error)")
-            }
+        let coding = response.headers.first(name: "content-encoding")
+        guard let bytes = Self.decoded(response.body.map { Array($0.readableBytesView) } ?? [], coding) else {
+            throw UntrustedOriginManifest(description: "a body in content coding \(coding ?? "identity") that does not decode")
         }
         do { _ = try trust.verify(bytes, now: Date(timeIntervalSince1970: clock())) } catch {
             throw UntrustedOriginManifest(description: error.description)

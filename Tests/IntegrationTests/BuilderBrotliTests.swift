@@ -1,0 +1,120 @@
+import FolioPlist
+import FolioPublished
+import FolioSupport
+import FolioTestSupport
+import Foundation
+import Testing
+
+/// The builder's `.br` variants: where smaller than gzip, described by `brSize`, kept when already
+/// on disk, replaced when damaged, turned off by `--no-brotli`; the manifest and deltas too.
+@Suite("folio-build brotli variants", .serialized)
+struct BuilderBrotliTests {
+    let build = Harness.binary("folio-build")
+    let env = ["SOURCE_DATE_EPOCH": "1700000000", "FOLIO_SOURCE_REVISION": "test"]
+
+    func publish(_ content: String, _ out: String, _ extra: [String] = []) throws -> Harness.Output {
+        let r = try Harness.run(build, ["--content", content, "--output", out] + extra, env: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        return r
+    }
+
+    @Test("a .br variant where smaller than the gzip one, described by brSize; the manifest has one too")
+    func variantsWhereSmaller() throws {
+        let dir = Harness.tempDir("br")
+        defer { Harness.cleanup(dir) }
+        let out = dir + "/public"
+        _ = try publish(Harness.repoRoot + "/content", out)
+        let m = try Harness.verifyPublished(out)  // every .br decodes to its object and beats gzip
+        let withBrotli = m.entries.filter { $0.brSize != nil }
+        #expect(withBrotli.count * 2 > m.entries.count, "\(withBrotli.count) of \(m.entries.count)")
+        let gzipTotal = m.entries.reduce(0) { $0 + ($1.gzipSize ?? $1.size) }
+        let wireTotal = m.entries.reduce(0) { $0 + $1.wireSize }
+        #expect(wireTotal * 100 < gzipTotal * 95, "brotli saves at least 5%: \(wireTotal) vs \(gzipTotal)")
+        // No .br file without its brSize: the manifest describes every variant on disk.
+        let named = Set(withBrotli.compactMap(\.brotliObjectPath))
+        for file in try FileIO.list(out + "/objects") where file.hasSuffix(".br") {
+            #expect(named.contains("objects/" + file), "\(file) is not in the manifest")
+        }
+        let manifest = try FileIO.read(out + "/manifest.plist")
+        let br = try FileIO.read(out + "/manifest.plist.br")
+        #expect(try Brotli.decompress(br, maxSize: manifest.count) == manifest)
+        #expect(br.count < (try FileIO.read(out + "/manifest.plist.gz")).count)
+        // The JSON mirror carries brSize as a number.
+        let json = try JSONPlist.decode(try FileIO.read(out + "/manifest.json"))
+        let first = try #require(json["entries"]?.arrayValue?.first { $0["brSize"] != nil })
+        #expect(first["brSize"]?.intValue != nil)
+    }
+
+    @Test("--no-brotli writes none; switching back adds them to every object in one new version")
+    func noBrotli() throws {
+        let dir = Harness.tempDir("nobr")
+        defer { Harness.cleanup(dir) }
+        let out = dir + "/public"
+        let content = Harness.repoRoot + "/content"
+        _ = try publish(content, out, ["--no-brotli"])
+        let plain = try Harness.verifyPublished(out)
+        #expect(plain.entries.allSatisfy { $0.brSize == nil })
+        #expect(try FileIO.list(out + "/objects").allSatisfy { !$0.hasSuffix(".br") })
+        #expect(!FileIO.exists(out + "/manifest.plist.br"))
+        #expect(try publish(content, out, ["--no-brotli"]).stdout.contains("up to date at version 1"))
+        let r = try publish(content, out)
+        #expect(r.stdout.contains("published version 2 (was 1): 0 added, 0 changed, 0 removed"), "\(r.stdout)")
+        let m = try Harness.verifyPublished(out)
+        #expect(m.entries.contains { $0.brSize != nil })
+        #expect(FileIO.exists(out + "/manifest.plist.br"))
+        #expect(try publish(content, out).stdout.contains("up to date at version 2"))
+        let bad = try Harness.run(build, ["--content", content, "--output", dir + "/x", "--brotli-quality", "12"], env: env)
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("--brotli-quality must be 1 to 11, got 12"), "\(bad.stderr)")
+    }
+
+    @Test("a .br already on disk is kept; a damaged one is compressed again and replaced")
+    func keepsAndRepairs() throws {
+        let dir = Harness.tempDir("br-repair")
+        defer { Harness.cleanup(dir) }
+        let out = dir + "/public"
+        let content = Harness.copyContent(to: dir)
+        _ = try publish(content, out)
+        let m = try Harness.verifyPublished(out)
+        let e = try #require(m.entry("sonnets/all.plist"))
+        let brPath = out + "/" + (try #require(e.brotliObjectPath))
+        let good = try FileIO.read(brPath)
+        // Another quality stands in for another libbrotli: kept, and the manifest follows it.
+        let other = try Brotli.compress(try FileIO.read(out + "/" + e.objectPath), quality: 10)
+        #expect(other.count != good.count)
+        try FileIO.writeAtomically(other, to: brPath)
+        let cache = out + "/.folio-build-cache.plist"
+        try FileManager.default.removeItem(atPath: cache)  // compile every source again
+        _ = try publish(content, out)
+        #expect(try Harness.verifyPublished(out).entry("sonnets/all.plist")?.brSize == other.count)
+        #expect(try FileIO.read(brPath) == other)
+        // A damaged one (cut short) is not trusted.
+        try FileIO.writeAtomically(Array(other.dropLast(3)), to: brPath)
+        try FileManager.default.removeItem(atPath: cache)
+        _ = try publish(content, out)
+        #expect(try Harness.verifyPublished(out).entry("sonnets/all.plist")?.brSize == good.count)
+        #expect(try FileIO.read(brPath) == good)
+    }
+
+    @Test("deltas get a .br variant that decodes to the delta")
+    func deltaVariants() throws {
+        let dir = Harness.tempDir("br-delta")
+        defer { Harness.cleanup(dir) }
+        let out = dir + "/public"
+        let content = Harness.copyContent(to: dir)
+        _ = try publish(content, out)
+        var text = try String(contentsOfFile: content + "/sonnets/018.txt", encoding: .utf8)
+        text = text.replacingOccurrences(of: "summer’s day", with: "winter’s night")
+        try text.write(toFile: content + "/sonnets/018.txt", atomically: true, encoding: .utf8)
+        _ = try publish(content, out)
+        let files = try FileIO.list(out + "/deltas")
+        let plain = files.filter { $0.hasSuffix(".plist") }
+        #expect(plain.count == 1, "\(files)")
+        for name in plain {
+            let bytes = try FileIO.read(out + "/deltas/" + name)
+            let br = try FileIO.read(out + "/deltas/" + name + ".br")
+            #expect(try Brotli.decompress(br, maxSize: bytes.count) == bytes)
+            #expect(br.count < (try FileIO.read(out + "/deltas/" + name + ".gz")).count)
+        }
+    }
+}
