@@ -41,8 +41,8 @@ struct FolioBuild: ParsableCommand {
     var validFor = "7d"
     @Option(help: "Write deltas from each of this many earlier versions to the new one (0: none, and no head.plist).")
     var deltaHistory = DeltaWriter.defaultHistory
-    @Option(help: "The brotli quality of the .br variants, 1 (fastest) to 11 (smallest); at most 5 past 1 MiB.")
-    var brotliQuality: Int32 = Steps.defaultBrotliQuality ?? 11
+    @Option(help: "The brotli quality of every .br variant, 1 (fastest) to 11 (smallest), at most 5 past 1 MiB (default: 11 for a build's first 4 MiB of new objects, 5 after).")
+    var brotliQuality: Int32?
     @Flag(help: "Write no .br variants (clients get gzip).") var noBrotli = false
 
     func validate() throws {
@@ -50,7 +50,8 @@ struct FolioBuild: ParsableCommand {
             throw ValidationError("--signing-key and --key-list go together: sign with keys that the key list authorizes")
         }
         if deltaHistory < 0 || deltaHistory > 100 { throw ValidationError("--delta-history must be 0 to 100, got \(deltaHistory)") }
-        if !(1...11).contains(brotliQuality) { throw ValidationError("--brotli-quality must be 1 to 11, got \(brotliQuality)") }
+        if let q = brotliQuality, !(1...11).contains(q) { throw ValidationError("--brotli-quality must be 1 to 11, got \(q)") }
+        if noBrotli && brotliQuality != nil { throw ValidationError("--no-brotli and --brotli-quality do not go together") }
         if DurationText.seconds(validFor) == nil { throw ValidationError(DurationText.problem("--valid-for", validFor)) }
         if let notice, notice.isEmpty || notice.count > 1000 || notice.contains(where: \.isNewline) {
             throw ValidationError("--notice must be one line of 1 to 1000 characters")
@@ -75,7 +76,7 @@ struct FolioBuild: ParsableCommand {
             environment: ProcessInfo.processInfo.environment, quiet: quiet,
             developmentLanguage: developmentLanguage, strict: strict, notice: notice)
         config.deltaHistory = deltaHistory
-        config.brotliQuality = noBrotli ? nil : brotliQuality
+        config.brotli = noBrotli ? nil : brotliQuality.map { BrotliSetting(quality: $0) } ?? .default
         config.maxFileSize = Self.byteCount(maxFileSize) ?? ContentTree.defaultMaxFileSize
         config.seedPath = seed
         config.seedInclude = seedInclude.compactMap { try? Glob($0) }

@@ -27,9 +27,9 @@ package struct BuildConfiguration: Sendable {
     package var seedInclude: [Glob] = []
     /// Cache tiers to tell about a new version (`--notify`).
     package var notify: [String] = []
-    /// The brotli quality of new objects' `.br` variants (`--brotli-quality`); nil writes none
+    /// How new objects' `.br` variants are compressed (`--brotli-quality`); nil writes none
     /// (`--no-brotli`).
-    package var brotliQuality: Int32? = Steps.defaultBrotliQuality
+    package var brotli: BrotliSetting? = .default
 
     package init(
         contentDir: String, outputDir: String, sourceRevision: String? = nil, environment: [String: String], quiet: Bool,

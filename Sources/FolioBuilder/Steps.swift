@@ -19,7 +19,7 @@ package enum Steps {
         let files = try ContentTree.walk(root: dir, ignore: ignore, maxFileSize: ctx.config.maxFileSize, into: &ctx.diagnostics)
         ctx.sources = files.filter { !project.schemaFiles.contains($0.relativePath) }
         // A change of brotli quality compiles every source again, so each object gets its variant.
-        let brotli = ctx.config.brotliQuality.map { "br\($0)" } ?? "no-br"
+        let brotli = ctx.config.brotli?.cacheKey ?? "no-br"
         let cache = BuildCache.load(root: ctx.config.outputDir, key: project.fingerprint + " " + brotli)
         ctx.project = BuildProject(config: ctx.config, file: project, cache: cache)
         try stopIfUpToDate(&ctx)
@@ -67,7 +67,7 @@ package enum Steps {
     /// whether to publish.
     package static func checkAndCompile(_ ctx: inout BuildContext) throws {
         let (parsed, items, project, root) = (ctx.parsed, ctx.items, ctx.project, ctx.config.outputDir)
-        let brotli = ctx.config.brotliQuality
+        let brotli = ctx.config.brotli
         let (found, artifacts) = Parallel.both(
             {
                 var all = Diagnostics()
@@ -82,7 +82,7 @@ package enum Steps {
 
     package static func writeObjects(_ ctx: inout BuildContext) throws {
         let session = try PublishSession(root: ctx.config.outputDir)
-        session.brotliQuality = ctx.config.brotliQuality
+        session.brotliQuality = ctx.config.brotli?.quality
         try session.writeObjects(ctx.artifacts)
         ctx.session = session
     }
