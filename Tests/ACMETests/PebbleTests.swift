@@ -9,7 +9,7 @@ import X509
 /// The whole exchange against pebble, Let's Encrypt's test CA, run by the test on loopback:
 /// real HTTP-01 validation of the test's challenge server, and pebble's rejected nonces.
 // The limit is a safety net, not a speed check: on a 2-core machine running every suite at once
-// the first exchange has taken 98 s, most of it waiting for a cooperative thread.
+// with builds beside it, the first exchange has taken 98 s.
 @Suite("ACME against pebble", .serialized, .timeLimit(.minutes(3)))
 struct PebbleTests {
     /// What a test gets: pebble, the HTTP-01 and TLS-ALPN-01 servers answering from
