@@ -42,6 +42,7 @@ package enum FuzzTargets {
         FuzzTarget(name: "http2-frames", summary: "the edge's HTTP/2 server side and stream bridge; one request per stream, none smuggled", run: http2Frames),
         FuzzTarget(name: "http-response", summary: "the client's response reader, inflate and manifest", run: httpResponse),
         FuzzTarget(name: "gzip", summary: "gzip inflate with a size limit; deflate round trip", run: gzip),
+        FuzzTarget(name: "brotli", summary: "brotli decode with a size limit; round trip", run: brotli),
         FuzzTarget(name: "delta", summary: "deltas, heads and plist edits; diff's edit rebuilds the target", run: delta),
         FuzzTarget(name: "manifest-edit", summary: "the manifest edit made in place on two files; what it makes rebuilds the target", run: manifestEdit),
         FuzzTarget(name: "json-schema", summary: "JSON Schema checker: schema and instance; compile, validate, bounded", run: jsonSchema),
@@ -354,6 +355,23 @@ package enum FuzzTargets {
             check(try Gzip.decompress(compressed, maxSize: bytes.count) == bytes, "gzip", "round trip differs")
         } catch {
             violated("gzip", "deflate round trip failed: \(error)")
+        }
+    }
+
+    /// brotli: decoding with a limit never exceeds it (nor traps on a stream that claims more);
+    /// compress then decode gives the input back.
+    package static func brotli(_ data: UnsafeRawBufferPointer) {
+        let bytes = Array(data)
+        let limit = 1 << 16
+        if let out = try? Brotli.decompress(bytes, maxSize: limit) {
+            check(out.count <= limit, "brotli", "decoded \(out.count) bytes past the limit \(limit)")
+        }
+        _ = try? Brotli.decompress(bytes, maxSize: 16)
+        do {
+            let compressed = try Brotli.compress(bytes, quality: 1)
+            check(try Brotli.decompress(compressed, maxSize: bytes.count) == bytes, "brotli", "round trip differs")
+        } catch {
+            violated("brotli", "round trip failed: \(error)")
         }
     }
 

@@ -27,11 +27,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = IOData
     typealias OutboundOut = IOData
 
-    private let store: SiteStore
-    /// This connection's reference to the version being served, and the store's generation
-    /// it was read at: renewed when the store was replaced since.
-    private var site: Site
-    private var siteGeneration: Int
+    /// Routes each request to its answer (and holds the connection's version of the site).
+    private var responder: EdgeResponder
     private let limits: ConnectionLimits
     private let parser: HTTPRequestParser
     private let metrics: EdgeMetrics
@@ -71,18 +68,12 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Header lines sent on every response of this listener (`Strict-Transport-Security` over TLS).
     private let extraLines: String
 
-    /// Which endpoints this listener answers (`/metrics` only where the admin ones are).
-    private let role: ListenerRole
-
     init(
         store: SiteStore, limits: ConnectionLimits, metrics: EdgeMetrics, accessLog: Logger?, fileIO: NIOThreadPool,
         extraLines: String = "", role: ListenerRole = .all
     ) {
-        self.role = role
         self.extraLines = extraLines
-        self.store = store
-        self.siteGeneration = store.generation
-        self.site = store.site
+        self.responder = EdgeResponder(store: store, role: role, metrics: metrics)
         self.limits = limits
         self.parser = HTTPRequestParser(
             maxTargetBytes: limits.maxURIBytes, maxHeadBytes: limits.maxHeaderBytes, maxHeaderCount: limits.maxHeaderCount)
@@ -255,78 +246,20 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func respond(to request: ParsedRequest, context: ChannelHandlerContext) {
         requestNumber += 1
         if !request.keepAlive || quiescing { closeAfterResponse = true }
+        let (answer, close) = responder.answer(request)
+        if close { closeAfterResponse = true }  // its body is not read
         let isGet = request.method == .get
-        guard isGet || request.method == .head else {
-            // The body (if any) is not read: the connection ends with this response.
-            closeAfterResponse = true
-            finish(request, context: context, status: writeSimple(context: context, status: 405, reason: "Method Not Allowed", body: "only GET and HEAD are allowed\n", extra: "Allow: GET, HEAD\r\n"), bytes: 0)
-            return
-        }
-        let generation = store.generation
-        if generation != siteGeneration {
-            siteGeneration = generation
-            site = store.site
-        }
-        let site = self.site
-        let found: Resource?
-        var path: String?
-        if role != .adminOnly, request.targetIsPlainPath, let hit = site.routes[request.target.bytes] {
-            found = hit
-        } else {
-            guard let decoded = Self.path(of: request.target.string) else {
-                finish(request, context: context, status: writeSimple(context: context, status: 400, reason: "Bad Request", body: "malformed request target\n"), bytes: 0)
-                return
-            }
-            path = decoded
-            // The admin listener serves no content.
-            found = role == .adminOnly ? nil : site.routes[decoded] ?? site.catalogs.resource(decoded, acceptLanguage: request.acceptLanguage)
-        }
-        guard let resource = found else {
-            let path = path ?? ""
-            switch path {
-            case "/healthz":
-                let body = "ok version \(site.manifest.version)\n"
-                finish(request, context: context, status: writeSimple(context: context, status: 200, reason: "OK", body: body, omitBody: !isGet), bytes: body.utf8.count)
-            case "/metrics" where role != .publicOnly:
-                let body = metrics.render()
-                finish(request, context: context, status: writeSimple(context: context, status: 200, reason: "OK", body: String(decoding: body, as: UTF8.self), contentType: "text/plain; version=0.0.4", omitBody: !isGet), bytes: body.count)
-            default:
-                finish(request, context: context, status: writeSimple(context: context, status: 404, reason: "Not Found", body: "no such resource: \(path)\n", omitBody: !isGet), bytes: 0)
-            }
-            return
-        }
-
-        guard let coding = AcceptEncoding.choose(request.acceptEncoding, hasGzip: resource.gzip != nil, hasBrotli: resource.brotli != nil) else {
-            finish(request, context: context, status: writeSimple(context: context, status: 406, reason: "Not Acceptable", body: "no acceptable content coding (identity, gzip or br)\n", extra: "Vary: \(resource.vary)\r\n", omitBody: !isGet), bytes: 0)
-            return
-        }
-        let rep = resource.representation(coding)
-        let conditions = request.conditions
-        switch Preconditions.evaluate(conditions, isGetOrHead: true, etag: rep.etag, lastModified: resource.lastModified) {
-        case .failed:
-            finish(request, context: context, status: writeSimple(context: context, status: 412, reason: "Precondition Failed", body: "precondition failed\n", extra: "ETag: \(rep.etag)\r\n", omitBody: !isGet), bytes: 0)
-            return
-        case .notModified:
+        switch answer {
+        case .simple(let simple):
+            writeSimple(context: context, simple)
+            finish(request, context: context, status: simple.status, bytes: simple.status == 200 ? simple.body.utf8.count : 0)
+        case .notModified(let rep):
             writePreparedHead(context: context, rep.head304)
             finish(request, context: context, status: 304, bytes: 0)
-            return
-        case .proceed:
-            break
-        }
-
-        var range = ByteRange.whole
-        if isGet, let r = conditions.range,
-            Preconditions.rangeApplies(conditions, etag: rep.etag, lastModified: resource.lastModified)
-        {
-            range = ByteRange.parse(r, length: rep.length)
-        }
-        switch range {
-        case .unsatisfiable:
-            finish(request, context: context, status: writeSimple(context: context, status: 416, reason: "Range Not Satisfiable", body: "range not satisfiable\n", extra: "Content-Range: bytes */\(rep.length)\r\nETag: \(rep.etag)\r\nVary: \(resource.vary)\r\n"), bytes: 0)
-        case .whole:
+        case .full(let rep):
             writePreparedHead(context: context, rep.head200)
             sendBody(rep, range: nil, isGet: isGet, request: request, status: 200, context: context)
-        case .partial(let r):
+        case .partial(let rep, let r):
             writeHead(context: context, status: "HTTP/1.1 206 Partial Content\r\n", block: rep.headPartial,
                       extra: "Content-Range: bytes \(r.lowerBound)-\(r.upperBound)/\(rep.length)\r\nContent-Length: \(r.count)\r\n")
             sendBody(rep, range: r, isGet: isGet, request: request, status: 206, context: context)
@@ -474,6 +407,10 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if let extra { pending.writeString(extra) }
         if closeAfterResponse { pending.writeStaticString("Connection: close\r\n") }
         pending.writeStaticString("\r\n")
+    }
+
+    private func writeSimple(context: ChannelHandlerContext, _ s: SimpleAnswer) {
+        writeSimple(context: context, status: s.status, reason: s.reason, body: s.body, contentType: s.contentType, extra: s.extra, omitBody: s.omitBody)
     }
 
     /// Writes a small generated response; returns its status for the log.
