@@ -31,9 +31,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var responder: EdgeResponder
     private let limits: ConnectionLimits
     private let parser: HTTPRequestParser
-    private let metrics: EdgeMetrics
-    private let accessLog: Logger?
-    private let connectionID: UInt64
+    private let recorder: RequestRecorder
     private let fileIO: NIOThreadPool
 
     /// Bytes received and not yet parsed.
@@ -63,8 +61,6 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Bodies up to this size are copied into `pending`; larger ones are written by reference.
     private static let copyLimit = 16 * 1024
 
-    static let nextConnectionID = Atomic<UInt64>(0)
-
     /// Header lines sent on every response of this listener (`Strict-Transport-Security` over TLS).
     private let extraLines: String
 
@@ -77,10 +73,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.limits = limits
         self.parser = HTTPRequestParser(
             maxTargetBytes: limits.maxURIBytes, maxHeadBytes: limits.maxHeaderBytes, maxHeaderCount: limits.maxHeaderCount)
-        self.metrics = metrics
-        self.accessLog = accessLog
+        self.recorder = RequestRecorder(metrics: metrics, accessLog: accessLog)
         self.fileIO = fileIO
-        self.connectionID = Self.nextConnectionID.add(1, ordering: .relaxed).newValue
     }
 
     // MARK: Connection lifecycle
@@ -325,21 +319,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func log(method: String, target: HeaderValue, status: Int, bytes: Int) {
-        let now = NIODeadline.now()
-        lastLogged = now
-        let elapsed = now - requestStart
-        metrics.record(status: status, bytes: bytes, nanoseconds: elapsed.nanoseconds)
-        guard let log = accessLog else { return }
-        log.info(
-            "request",
-            metadata: [
-                "request_id": "\(connectionID)-\(requestNumber)",
-                "method": "\(method)",
-                "path": "\(target.string)",
-                "status": "\(status)",
-                "bytes": "\(bytes)",
-                "duration_us": "\(elapsed.nanoseconds / 1000)",
-            ])
+        lastLogged = recorder.record(
+            requestNumber, method: method, target: target.string, status: status, bytes: bytes, since: requestStart)
     }
 
     // MARK: Writing

@@ -35,11 +35,21 @@ struct ConnectionPipeline: Sendable {
             })
     }
 
-    /// HTTP/2: the connection's handler and guard; each stream gets the HTTP/1.1 handlers behind a bridge.
+    /// HTTP/2: the connection's handler and guard; the origin answers every stream on the
+    /// connection's channel (`EdgeHTTP2Handler`), the tier gives each stream its HTTP/1.1
+    /// handlers behind a bridge.
     private func configureHTTP2(_ channel: Channel, extraLines: String, role: ListenerRole) throws {
         let sync = channel.pipeline.syncOperations
+        let connection = HTTP2Limits.connection(maxHeaderBytes: limits.maxHeaderBytes)
+        if case .site(let store) = content {
+            try sync.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connection, streamConfiguration: HTTP2Limits.stream()))
+            try sync.addHandler(
+                EdgeHTTP2Handler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool, extraLines: extraLines, role: role))
+            try sync.addHandler(HTTP2ConnectionGuard(timeout: limits.requestTimeout))
+            return
+        }
         _ = try sync.configureHTTP2Pipeline(
-            mode: .server, connectionConfiguration: HTTP2Limits.connection(maxHeaderBytes: limits.maxHeaderBytes), streamConfiguration: HTTP2Limits.stream()
+            mode: .server, connectionConfiguration: connection, streamConfiguration: HTTP2Limits.stream()
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 let sync = stream.pipeline.syncOperations

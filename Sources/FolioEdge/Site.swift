@@ -22,6 +22,11 @@ final class Representation: Sendable {
     /// The status line and header lines of a 304: ETag, Last-Modified, Cache-Control, Vary (and
     /// Content-Language).
     let head304: ByteBuffer
+    /// The fields of the 200 and 206 (without Content-Length) and of the 304 for HTTP/2, with
+    /// lower-case names; `:status`, the length, the Date and the listener's own fields are
+    /// added per response.
+    let fields: [(String, String)]
+    let fields304: [(String, String)]
 
     /// `contentLanguage` (a canonical BCP 47 tag) adds `Content-Language` to the 200, 206 and
     /// 304 heads; `vary` is the `Vary` value of all three.
@@ -33,17 +38,22 @@ final class Representation: Sendable {
         self.filePath = filePath
         self.length = length
         self.etag = etag
-        let language = contentLanguage.map { "Content-Language: \($0)\r\n" } ?? ""
-        var common = "Content-Type: \(contentType)\r\n\(language)ETag: \(etag)\r\nLast-Modified: \(lastModified)\r\n"
-        common += "Cache-Control: \(cacheControl)\r\nVary: \(vary)\r\nAccept-Ranges: bytes\r\n"
-        switch coding {
-        case .identity: break
-        case .gzip: common += "Content-Encoding: gzip\r\n"
-        case .brotli: common += "Content-Encoding: br\r\n"
-        }
-        head200 = ByteBuffer(string: "HTTP/1.1 200 OK\r\n" + common + "Content-Length: \(length)\r\n")
-        headPartial = ByteBuffer(string: common)
-        head304 = ByteBuffer(string: "HTTP/1.1 304 Not Modified\r\nETag: \(etag)\r\nLast-Modified: \(lastModified)\r\nCache-Control: \(cacheControl)\r\nVary: \(vary)\r\n\(language)")
+        let language = contentLanguage.map { [("Content-Language", $0)] } ?? []
+        let validators = [("ETag", etag), ("Last-Modified", lastModified), ("Cache-Control", cacheControl), ("Vary", vary)]
+        let encoding: [(String, String)] =
+            switch coding {
+            case .identity: []
+            case .gzip: [("Content-Encoding", "gzip")]
+            case .brotli: [("Content-Encoding", "br")]
+            }
+        let common = [("Content-Type", contentType)] + language + validators + [("Accept-Ranges", "bytes")] + encoding
+        let notModified = validators + language
+        func lines(_ fields: [(String, String)]) -> String { fields.map { "\($0): \($1)\r\n" }.joined() }
+        head200 = ByteBuffer(string: "HTTP/1.1 200 OK\r\n" + lines(common) + "Content-Length: \(length)\r\n")
+        headPartial = ByteBuffer(string: lines(common))
+        head304 = ByteBuffer(string: "HTTP/1.1 304 Not Modified\r\n" + lines(notModified))
+        fields = common.map { ($0.lowercased(), $1) }
+        fields304 = notModified.map { ($0.lowercased(), $1) }
     }
 }
 

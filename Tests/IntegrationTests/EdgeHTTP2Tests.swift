@@ -57,6 +57,32 @@ struct EdgeHTTP2Tests {
         }
     }
 
+    @Test("over the memory budget, bodies come from disk over HTTP/2: every object, ranges, many streams at once")
+    func fromDisk() throws {
+        try EdgeTLSTests.withTLSEdge("h2-disk", extra: { _ in ["--memory-budget", "0"] }) { edge, pki, fixture in
+            let base = "https://localhost:\(edge.port)"
+            let manifest = try fixture.manifest()
+            let entries = Array(manifest.entries.prefix(40))
+            // One curl, one connection, 40 streams in parallel: each body is its object.
+            let dir = Harness.tempDir("h2-disk")
+            defer { Harness.cleanup(dir) }
+            var args = ["--http2", "--parallel", "--parallel-max", "40"]
+            for (i, e) in entries.enumerated() { args += ["-o", "\(dir)/\(i)", base + "/" + e.objectPath] }
+            let r = try Self.curl(pki, args)
+            #expect(r.status == 0, "\(r.stderr)")
+            for (i, e) in entries.enumerated() {
+                #expect(e.matches(try FileIO.read("\(dir)/\(i)")), "\(e.path)")
+            }
+            let entry = try #require(entries.first { $0.size > 20 })
+            let object = try fixture.bytes(entry.objectPath)
+            let part = try Self.get(pki, base + "/" + entry.objectPath, ["Range: bytes=5-14"]).response
+            #expect(part.status == 206 && part.body == Array(object[5...14]), "\(part.status)")
+            let br = try Self.get(pki, base + "/" + entry.objectPath, ["Accept-Encoding: br"]).response
+            #expect(br.header("content-encoding") == (entry.brSize == nil ? nil : "br"))
+            #expect(br.body == (try fixture.bytes(entry.brotliObjectPath ?? entry.objectPath)))
+        }
+    }
+
     @Test("h2load: 4,000 requests on 8 connections, 10 streams each, all answered 200")
     func h2load() throws {
         try EdgeTLSTests.withTLSEdge("h2-load") { edge, _, _ in
