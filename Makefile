@@ -85,9 +85,11 @@ test: deps
 	scripts/example-test.sh $(DEBUG)
 
 # The HTTP caching conformance suite through `folio-edge --origin` (scripts/cache-tests.sh; needs
-# Node 20 and the suite at CACHE_TESTS, default ../shared/cache-tests; about a minute).
+# Node 20 and the suite at CACHE_TESTS, default ../shared/cache-tests; a few minutes), in
+# cleartext and again over HTTPS.
 cache-tests: build
 	scripts/cache-tests.sh $(RELEASE)
+	scripts/cache-tests.sh --tls $(RELEASE)
 
 # libFuzzer with AddressSanitizer over every reader of outside input (Fuzz/Targets), each for
 # FUZZ_SECONDS from its committed seeds (Fuzz/Corpus); fails if any target crashes (Fuzz/run.sh).
@@ -117,6 +119,8 @@ bench: bench-deps build publish
 	@echo "== client: folio sync vs curl (hyperfine) =="
 	@python3 Benchmarks/client-bench.py $(PUBLIC) $(RELEASE)
 	@python3 Benchmarks/catalog-bench.py $(PUBLIC) $(RELEASE)
+	@echo "== brotli: bytes of a full sync, br against gzip only =="
+	@Benchmarks/brotli-bench.sh $(CONTENT) $(RELEASE)
 	@echo "== delta updates: bytes per update, deltas vs whole objects =="
 	@python3 Benchmarks/delta-bench.py $(CONTENT) $(RELEASE)
 	@echo "== content kinds: folio-build vs Hugo on 10,000 Markdown posts and 10,000 JSON files =="

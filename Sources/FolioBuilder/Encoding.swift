@@ -117,13 +117,13 @@ extension Steps {
 /// goes to the first ``defaultBudget`` bytes of new objects a build compresses (in the build's
 /// order, so a build is reproducible) and the rest get quality 5, about twenty times faster: a
 /// publish of a few changed objects gets the best, a first publish of 20,000 files does not take
-/// a minute. `--brotli-quality Q` sets one quality for everything.
+/// half a minute. `--brotli-quality Q` sets one quality for everything.
 package struct BrotliSetting: Sendable, Equatable {
     package var quality: Int32
     /// New bytes compressed at `quality` before the rest drop to quality 5; nil for no limit.
     package var budget: Int?
 
-    package static let defaultBudget = 4 << 20
+    package static let defaultBudget = 1 << 20
     package static let `default` = BrotliSetting(quality: 11, budget: defaultBudget)
 
     package init(quality: Int32, budget: Int? = nil) {

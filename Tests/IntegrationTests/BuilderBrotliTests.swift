@@ -69,15 +69,15 @@ struct BuilderBrotliTests {
         #expect(bad.stderr.contains("--brotli-quality must be 1 to 11, got 12"), "\(bad.stderr)")
     }
 
-    @Test("the default spends quality 11 on a build's first 4 MiB of new objects, in order; then 5")
+    @Test("the default spends quality 11 on a build's first 1 MiB of new objects, in order; then 5")
     func budget() {
-        let mib = 1 << 20
-        let sizes: [Int?] = [3 * mib, nil, mib, mib, mib, mib, 1000, 2 * mib]
+        let kib = 1 << 10
+        let sizes: [Int?] = [3 << 20, nil, 512 * kib, 256 * kib, 256 * kib, 1000, 2 << 20]
         // Past 1 MiB an object gets at most 5 whatever the setting, and spends no budget.
-        #expect(BrotliSetting.default.qualities(for: sizes) == [5, nil, 11, 11, 11, 11, 5, 5])
+        #expect(BrotliSetting.default.qualities(for: sizes) == [5, nil, 11, 11, 11, 5, 5])
         // An explicit quality has no budget.
-        #expect(BrotliSetting(quality: 11).qualities(for: sizes) == [5, nil, 11, 11, 11, 11, 11, 5])
-        #expect(BrotliSetting(quality: 3).qualities(for: sizes) == [3, nil, 3, 3, 3, 3, 3, 3])
+        #expect(BrotliSetting(quality: 11).qualities(for: sizes) == [5, nil, 11, 11, 11, 11, 5])
+        #expect(BrotliSetting(quality: 3).qualities(for: sizes) == [3, nil, 3, 3, 3, 3, 3])
     }
 
     @Test("a .br already on disk is kept; a damaged one is compressed again and replaced")
