@@ -132,32 +132,46 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("folio-edge: error: --trust: \(error)\n".utf8))
             throw ExitCode(1)
         }
-        var config = EdgeConfiguration(
-            root: publishedRoot, host: host, port: port, threads: threads, memoryBudget: memoryBudget ?? 256 << 20,
-            maxConnections: maxConnections, limits: limits,
-            manifestHintOverride: CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError),
-            watchInterval: .milliseconds(watchIntervalMs), accessLog: accessLog,
-            origin: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize ?? "1G") ?? 1 << 30,
-            purgeTokenFile: purgeTokenFile, maintenanceFile: maintenanceFile, purgeOrigin: purgeOrigin, originCA: originCa,
-            trust: roots)
-        config.tls = zip(tlsCert, tlsKey).map { TLSFiles(certificate: $0, key: $1) }
-        config.httpPort = httpPort
-        config.hstsMaxAge = hstsMaxAge
-        config.http2 = http2
-        if !acme.isEmpty {
-            var settings = ACMEConfiguration(
-                directoryURL: acmeDirectory, domains: acme, contactEmail: acmeEmail, extraTrustRootsPath: acmeCa, stateDirectory: acmeState)
-            settings.challengeTypes = [.http01]
-            if let acmeRenewalFraction { settings.renewalFraction = acmeRenewalFraction }
-            config.acme = settings
-        }
-        config.adminListen = adminListen.flatMap(ListenAddress.init)
+        var listener = EdgeListener(
+            host: host, port: port, threads: threads, maxConnections: maxConnections, limits: limits, accessLog: accessLog)
+        listener.tls = zip(tlsCert, tlsKey).map { TLSFiles(certificate: $0, key: $1) }
+        listener.httpPort = httpPort
+        listener.hstsMaxAge = hstsMaxAge
+        listener.http2 = http2
+        listener.acme = acmeSettings
+        listener.adminListen = adminListen.flatMap(ListenAddress.init)
+        let config = EdgeConfiguration(listener: listener, mode: mode(trust: roots), watchInterval: .milliseconds(watchIntervalMs))
         do {
             try await Edge.run(config)
         } catch let error as EdgeStartupError {
             FileHandle.standardError.write(Data("folio-edge: error: \(error)\n".utf8))
             throw ExitCode(1)
         }
+    }
+
+    /// The mode the options ask for: a cache tier with `--origin`, else the published directory.
+    func mode(trust: Trust?) -> EdgeMode {
+        guard let origin else {
+            let hints = CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
+            return .origin(OriginMode(root: publishedRoot, memoryBudget: memoryBudget ?? 256 << 20, manifestHintOverride: hints, trust: trust))
+        }
+        var tier = CacheTierMode(origin: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize ?? "1G") ?? 1 << 30)
+        tier.purgeTokenFile = purgeTokenFile
+        tier.maintenanceFile = maintenanceFile
+        tier.purgeOrigin = purgeOrigin
+        tier.originCA = originCa
+        tier.trust = trust
+        return .cacheTier(tier)
+    }
+
+    /// `--acme` and its options, when given.
+    var acmeSettings: ACMEConfiguration? {
+        guard !acme.isEmpty else { return nil }
+        var settings = ACMEConfiguration(
+            directoryURL: acmeDirectory, domains: acme, contactEmail: acmeEmail, extraTrustRootsPath: acmeCa, stateDirectory: acmeState)
+        settings.challengeTypes = [.http01]
+        if let acmeRenewalFraction { settings.renewalFraction = acmeRenewalFraction }
+        return settings
     }
 
     /// `123`, `64K`, `512M`, `4G` (powers of 1024) as bytes; nil for anything else.

@@ -2,34 +2,30 @@ import FolioACME
 import FolioPublished
 import NIOCore
 
-/// Everything the edge needs, parsed from the command line before anything starts.
+/// Everything the edge needs, parsed from the command line before anything starts: one
+/// listener in front of one mode.
 package struct EdgeConfiguration: Sendable {
-    package var root: String
+    package var listener: EdgeListener
+    package var mode: EdgeMode
+    /// How often the published directory (origin) and the certificate files are checked.
+    package var watchInterval: Duration
+
+    package init(listener: EdgeListener, mode: EdgeMode, watchInterval: Duration) {
+        self.listener = listener
+        self.mode = mode
+        self.watchInterval = watchInterval
+    }
+}
+
+/// Where and how the edge listens, the same in both modes: addresses, TLS and certificates,
+/// protocols and limits.
+package struct EdgeListener: Sendable {
     package var host: String
     package var port: Int
     package var threads: Int
-    package var memoryBudget: Int
     package var maxConnections: Int
     package var limits: ConnectionLimits
-    /// Overrides for the manifest's cache hint; each nil field keeps the manifest's own value.
-    package var manifestHintOverride: CacheHintOverride
-    package var watchInterval: Duration
     package var accessLog: Bool
-    /// The cache tier: the origin to pull from (nil: serve `root`), where the cache keeps its
-    /// entries across restarts (nil: memory only), and its size in bytes.
-    package var origin: String?
-    package var cacheDirectory: String?
-    package var cacheSize: Int
-    /// The file holding the bearer token for purge and maintenance (nil: both disabled), and a
-    /// file whose existence turns maintenance on.
-    package var purgeTokenFile: String?
-    package var maintenanceFile: String?
-    /// Send each authorized purge to the origin first (tiers in a chain, sharing one token).
-    package var purgeOrigin: Bool
-    /// PEM certificate authorities trusted for an https origin (nil: the system's).
-    package var originCA: String?
-    /// Root keys a manifest must verify under before it is served or forwarded (nil: any).
-    package var trust: Trust?
     /// Certificate and key files for https (none: plain http), chosen by SNI.
     package var tls: [TLSFiles] = []
     /// With TLS, a plain listener on this port that redirects to https (308).
@@ -38,40 +34,70 @@ package struct EdgeConfiguration: Sendable {
     package var hstsMaxAge: Int?
     /// Certificates from an ACME directory (`--acme`), served beside `tls`.
     package var acme: ACMEConfiguration?
-    /// With TLS, offer HTTP/2 by ALPN beside HTTP/1.1.
+    /// Offer HTTP/2 by ALPN over TLS (`--no-http2` turns it off).
     package var http2 = true
-    /// Where the operating endpoints are served instead of the public listener (`--admin-listen`).
+    /// A second listener for the operating endpoints (`--admin-listen`); the public one then
+    /// keeps only `/healthz`.
     package var adminListen: ListenAddress?
 
-    package init(
-        root: String, host: String, port: Int, threads: Int, memoryBudget: Int, maxConnections: Int,
-        limits: ConnectionLimits, manifestHintOverride: CacheHintOverride, watchInterval: Duration, accessLog: Bool,
-        origin: String? = nil, cacheDirectory: String? = nil, cacheSize: Int = 1 << 30,
-        purgeTokenFile: String? = nil, maintenanceFile: String? = nil, purgeOrigin: Bool = false, originCA: String? = nil,
-        trust: Trust? = nil
-    ) {
-        self.trust = trust
-        self.originCA = originCA
-        self.purgeOrigin = purgeOrigin
-        self.root = root
+    package init(host: String, port: Int, threads: Int, maxConnections: Int, limits: ConnectionLimits, accessLog: Bool) {
         self.host = host
         self.port = port
         self.threads = threads
-        self.memoryBudget = memoryBudget
         self.maxConnections = maxConnections
         self.limits = limits
-        self.manifestHintOverride = manifestHintOverride
-        self.watchInterval = watchInterval
         self.accessLog = accessLog
-        self.origin = origin
-        self.cacheDirectory = cacheDirectory
-        self.cacheSize = cacheSize
-        self.purgeTokenFile = purgeTokenFile
-        self.maintenanceFile = maintenanceFile
     }
 }
 
-/// Per-field overrides of a cache hint, from the command line.
+/// What the edge serves: a published directory, or a cache of an origin.
+package enum EdgeMode: Sendable {
+    case origin(OriginMode)
+    case cacheTier(CacheTierMode)
+}
+
+/// Serving a published directory from memory.
+package struct OriginMode: Sendable {
+    package var root: String
+    /// Object bytes held in memory; past it they are read from disk per request.
+    package var memoryBudget: Int
+    /// Overrides for the manifest's cache hint; each nil field keeps the manifest's own value.
+    package var manifestHintOverride: CacheHintOverride
+    /// Root keys the manifest must verify under (nil: unsigned manifests are served too).
+    package var trust: Trust?
+
+    package init(root: String, memoryBudget: Int, manifestHintOverride: CacheHintOverride = CacheHintOverride(), trust: Trust? = nil) {
+        self.root = root
+        self.memoryBudget = memoryBudget
+        self.manifestHintOverride = manifestHintOverride
+        self.trust = trust
+    }
+}
+
+/// A pull-through RFC 9111 cache in front of an origin.
+package struct CacheTierMode: Sendable {
+    package var origin: String
+    /// Where the cache keeps its entries across restarts (nil: memory only), and its size.
+    package var cacheDirectory: String?
+    package var cacheSize: Int
+    /// The file holding the bearer token for purge and maintenance (nil: both disabled), and a
+    /// file whose existence turns maintenance on.
+    package var purgeTokenFile: String?
+    package var maintenanceFile: String?
+    /// Send each authorized purge to the origin first (tiers in a chain, sharing one token).
+    package var purgeOrigin = false
+    /// PEM certificate authorities trusted for an https origin (nil: the system's).
+    package var originCA: String?
+    /// Root keys a manifest must verify under before it is stored or forwarded (nil: any).
+    package var trust: Trust?
+
+    package init(origin: String, cacheDirectory: String? = nil, cacheSize: Int = 1 << 30) {
+        self.origin = origin
+        self.cacheDirectory = cacheDirectory
+        self.cacheSize = cacheSize
+    }
+}
+
 package struct CacheHintOverride: Sendable {
     package var maxAge: Int?
     package var staleWhileRevalidate: Int?

@@ -33,19 +33,19 @@ struct EdgeService: Service {
     func run() async throws {
         let group = self.group
         let tls = try certificates.map { store in
-            do { return try EdgeTLS.serverContext(store, http2: config.http2) } catch { throw EdgeStartupError("cannot set up TLS: \(error)") }
+            do { return try EdgeTLS.serverContext(store, http2: config.listener.http2) } catch { throw EdgeStartupError("cannot set up TLS: \(error)") }
         }
         let quiesce = ServerQuiescingHelper(group: group)
         let drained = group.next().makePromise(of: Void.self)
         let open = Atomic<Int>(0)
-        let maxConnections = config.maxConnections
+        let maxConnections = config.listener.maxConnections
         let metrics = self.metrics
         let connections = ConnectionPipeline(
-            content: content, metrics: metrics, limits: config.limits,
-            accessLog: config.accessLog ? Logger(label: "folio.edge.access") : nil, pool: NIOThreadPool.singleton)
+            content: content, metrics: metrics, limits: config.listener.limits,
+            accessLog: config.listener.accessLog ? Logger(label: "folio.edge.access") : nil, pool: NIOThreadPool.singleton)
         // HSTS only where the answer itself came over TLS (RFC 6797 §7.2).
-        let extraLines = tls != nil && config.hstsMaxAge != nil ? "Strict-Transport-Security: max-age=\(config.hstsMaxAge ?? 0)\r\n" : ""
-        let role: ListenerRole = config.adminListen == nil ? .all : .publicOnly
+        let extraLines = tls != nil && config.listener.hstsMaxAge != nil ? "Strict-Transport-Security: max-age=\(config.listener.hstsMaxAge ?? 0)\r\n" : ""
+        let role: ListenerRole = config.listener.adminListen == nil ? .all : .publicOnly
 
         let bootstrap = Self.listener(group, backlog: 1024, quiesce: quiesce)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -64,22 +64,22 @@ struct EdgeService: Service {
 
         let server: Channel
         do {
-            server = try await bootstrap.bind(host: config.host, port: config.port).get()
+            server = try await bootstrap.bind(host: config.listener.host, port: config.listener.port).get()
         } catch {
             // The process ends with this error. The loops are left running, as on the normal
             // path: shutting them down here raced the failed bind's own cleanup on them.
             drained.succeed(())
-            throw EdgeStartupError("cannot listen on \(config.host):\(config.port): \(error)")
+            throw EdgeStartupError("cannot listen on \(config.listener.host):\(config.listener.port): \(error)")
         }
-        let port = server.localAddress?.port ?? config.port
-        let shownHost = Self.shown(config.host)
+        let port = server.localAddress?.port ?? config.listener.port
+        let shownHost = Self.shown(config.listener.host)
         // Tests and scripts read these lines to find the ports.
         FileHandle.standardOutput.write(Data("listening on \(tls == nil ? "http" : "https")://\(shownHost):\(port)\n".utf8))
         let redirect = try await redirectListener(httpsPort: port, quiesce: quiesce)
         let admin = try await adminListener(connections, quiesce: quiesce)
         switch content {
         case .site(let store):
-            logger.info("serving", metadata: ["root": "\(config.root)", "version": "\(store.site.manifest.version)", "port": "\(port)"])
+            logger.info("serving", metadata: ["root": "\(store.root)", "version": "\(store.site.manifest.version)", "port": "\(port)"])
         case .cache(let cache):
             let usage = cache.store.usage
             logger.info("caching", metadata: ["origin": "\(cache.origin)", "entries": "\(usage.entries)", "bytes": "\(usage.bytes)", "port": "\(port)"])
@@ -116,7 +116,7 @@ extension EdgeService {
     /// With `--admin-listen`, the plain listener of the operating endpoints (`/metrics`, the
     /// tier's `/.folio/` ones and PURGE, `/healthz`); nil otherwise.
     func adminListener(_ connections: ConnectionPipeline, quiesce: ServerQuiescingHelper) async throws -> Channel? {
-        guard let address = config.adminListen else { return nil }
+        guard let address = config.listener.adminListen else { return nil }
         let bootstrap = Self.listener(group, backlog: 64, quiesce: quiesce)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -128,7 +128,7 @@ extension EdgeService {
 
     /// With TLS and `--http-port`, the plain listener that redirects to https; nil otherwise.
     func redirectListener(httpsPort: Int, quiesce: ServerQuiescingHelper) async throws -> Channel? {
-        guard certificates != nil, let httpPort = config.httpPort else { return nil }
+        guard certificates != nil, let httpPort = config.listener.httpPort else { return nil }
         let acme = acmeResponder
         let bootstrap = Self.listener(group, backlog: 256, quiesce: quiesce)
             .childChannelInitializer { channel in
@@ -137,7 +137,7 @@ extension EdgeService {
                     try channel.pipeline.syncOperations.addHandler(RedirectToHTTPS(httpsPort: httpsPort, acme: acme))
                 }
             }
-        return try await Self.bind(bootstrap, config.host, httpPort, option: "--http-port", announce: "listening on")
+        return try await Self.bind(bootstrap, config.listener.host, httpPort, option: "--http-port", announce: "listening on")
     }
 
     /// Binds a plain listener beside the main one and prints `ANNOUNCE http://HOST:PORT` (tests
@@ -201,10 +201,10 @@ package enum Edge {
     /// ACME manager with `--acme`.
     static func certificates(_ config: EdgeConfiguration, logger: Logger) async throws -> (CertificateStore?, ACMEManager?) {
         var acme: (ACMEManager, CertificatePair)?
-        if let settings = config.acme { acme = try await ACMEService.prepare(settings, logger: logger) }
-        guard !config.tls.isEmpty || acme != nil else { return (nil, nil) }
+        if let settings = config.listener.acme { acme = try await ACMEService.prepare(settings, logger: logger) }
+        guard !config.listener.tls.isEmpty || acme != nil else { return (nil, nil) }
         do {
-            return (try CertificateStore(config.tls.map { ($0.certificate, $0.key) }, acme: acme?.1), acme?.0)
+            return (try CertificateStore(config.listener.tls.map { ($0.certificate, $0.key) }, acme: acme?.1), acme?.0)
         } catch {
             throw EdgeStartupError("\(error)")
         }
@@ -214,58 +214,70 @@ package enum Edge {
         var logger = Logger(label: "folio.edge")
         logger.logLevel = .info
         let (certificates, acme) = try await Self.certificates(config, logger: logger)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
-        if let origin = config.origin {
-            let store = CacheStore(limit: config.cacheSize, directory: config.cacheDirectory)
-            do { try store.load() } catch {
-                throw EdgeStartupError("cannot use the cache directory \(config.cacheDirectory ?? ""): \(error)")
-            }
-            let token = try config.purgeTokenFile.map { path in
-                do { return try CacheAdmin.readToken(path) } catch let e as EdgeStartupError { throw e } catch {
-                    throw EdgeStartupError("cannot read the purge token file \(path): \(error)")
-                }
-            }
-            let admin = CacheAdmin(token: token, maintenanceFile: config.maintenanceFile)
-            let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
-            let cache = HTTPCache(
-                origin: origin, store: store, admin: admin, metrics: metrics, group: group, purgeOrigin: config.purgeOrigin,
-                originCA: config.originCA, trust: config.trust)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: config.listener.threads)
+        let running = Running(config: config, group: group, logger: logger, certificates: certificates, acme: acme)
+        switch config.mode {
+        case .origin(let origin): try await running.origin(origin)
+        case .cacheTier(let tier): try await running.cacheTier(tier)
+        }
+    }
+
+    /// What both modes start with: the listener's event loops and certificates.
+    struct Running {
+        let config: EdgeConfiguration
+        let group: MultiThreadedEventLoopGroup
+        let logger: Logger
+        let certificates: CertificateStore?
+        let acme: ACMEManager?
+
+        /// The listener, the certificate watcher and the ACME renewals (when there are
+        /// certificates), and `more`, until SIGTERM or SIGINT.
+        func run(_ content: EdgeService.Content, metrics: EdgeMetrics, watcher: WatchService?) async throws {
             let edge = EdgeService(
-                config: config, group: group, content: .cache(cache), metrics: metrics, logger: logger, certificates: certificates,
+                config: config, group: group, content: content, metrics: metrics, logger: logger, certificates: certificates,
                 acmeResponder: acme?.responder)
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
                 .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup)
             ]
-            if certificates != nil {
-                services.append(.init(service: WatchService(reloader: nil, certificates: certificates, interval: config.watchInterval, logger: logger)))
-            }
+            if let watcher { services.append(.init(service: watcher)) }
             if let acme, let certificates { services.append(.init(service: ACMEService(manager: acme, certificates: certificates, logger: logger))) }
-            let group = ServiceGroup(
-                configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
+        }
+
+        func origin(_ mode: OriginMode) async throws {
+            let loader = SiteLoader(root: mode.root, memoryBudget: mode.memoryBudget, manifestHintOverride: mode.manifestHintOverride, trust: mode.trust)
+            let site: Site
+            do { site = try loader.load(previous: nil) } catch {
+                throw EdgeStartupError("cannot serve \(mode.root): \(error)")
+            }
+            let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
+            metrics.version.record(site.manifest.version)
+            let store = SiteStore(site, root: mode.root)
+            let reloader = SiteReloader(store: store, loader: loader, logger: logger, metrics: metrics)
+            let watcher = WatchService(reloader: reloader, certificates: certificates, interval: config.watchInterval, logger: logger)
+            try await run(.site(store), metrics: metrics, watcher: watcher)
+        }
+
+        func cacheTier(_ mode: CacheTierMode) async throws {
+            let store = CacheStore(limit: mode.cacheSize, directory: mode.cacheDirectory)
+            do { try store.load() } catch {
+                throw EdgeStartupError("cannot use the cache directory \(mode.cacheDirectory ?? ""): \(error)")
+            }
+            let token = try mode.purgeTokenFile.map { path in
+                do { return try CacheAdmin.readToken(path) } catch let e as EdgeStartupError { throw e } catch {
+                    throw EdgeStartupError("cannot read the purge token file \(path): \(error)")
+                }
+            }
+            let admin = CacheAdmin(token: token, maintenanceFile: mode.maintenanceFile)
+            let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
+            let cache = HTTPCache(
+                origin: mode.origin, store: store, admin: admin, metrics: metrics, group: group, purgeOrigin: mode.purgeOrigin,
+                originCA: mode.originCA, trust: mode.trust)
+            let watcher = certificates.map { WatchService(reloader: nil, certificates: $0, interval: config.watchInterval, logger: logger) }
+            try await run(.cache(cache), metrics: metrics, watcher: watcher)
             store.flush()
             await cache.shutdown()
-            return
         }
-        let loader = SiteLoader(
-            root: config.root, memoryBudget: config.memoryBudget, manifestHintOverride: config.manifestHintOverride, trust: config.trust)
-        let site: Site
-        do { site = try loader.load(previous: nil) } catch {
-            throw EdgeStartupError("cannot serve \(config.root): \(error)")
-        }
-        let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
-        metrics.version.record(site.manifest.version)
-        let store = SiteStore(site)
-        let reloader = SiteReloader(store: store, loader: loader, logger: logger, metrics: metrics)
-        let edge = EdgeService(
-            config: config, group: group, content: .site(store), metrics: metrics, logger: logger, certificates: certificates,
-            acmeResponder: acme?.responder)
-        let watcher = WatchService(reloader: reloader, certificates: certificates, interval: config.watchInterval, logger: logger)
-        var list: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup), .init(service: watcher),
-        ]
-        if let acme, let certificates { list.append(.init(service: ACMEService(manager: acme, certificates: certificates, logger: logger))) }
-        let services = ServiceGroup(configuration: .init(services: list, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await services.run()
     }
 }

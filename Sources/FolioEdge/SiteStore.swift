@@ -11,9 +11,12 @@ final class SiteStore: Sendable {
     /// Counts replacements, so a connection can keep its own reference to the current site
     /// and take the lock only when this moved (a plain load per request otherwise).
     private let replacements = Atomic<Int>(0)
+    /// The published directory it serves.
+    let root: String
 
-    init(_ site: Site) {
+    init(_ site: Site, root: String) {
         current = Mutex(site)
+        self.root = root
     }
 
     var site: Site { current.withLock { $0 } }
