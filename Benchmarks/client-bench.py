@@ -5,10 +5,36 @@
     vs curl doing the same single conditional GET; (b) a full sync into an empty cache vs
     curl --parallel --parallel-max 8 --compressed fetching the same objects; (c) requests
     after one sonnet changes, by delta and whole (Benchmarks/delta-bench.py measures deltas in
-    full). Times are hyperfine means in the same run."""
-import json, os, plistlib, re, shutil, subprocess, sys, tempfile, time
+    full); (d) a full sync over HTTPS (HTTP/2, one connection) vs curl --http2 --parallel
+    --compressed fetching the same objects from the same edge, both checked to get every object.
+    Times are hyperfine means in the same run."""
+import hashlib, json, os, plistlib, re, shutil, subprocess, sys, tempfile, time
 
 public, binaries = sys.argv[1], sys.argv[2]
+
+
+def object_path(e):
+    """objects/<sha256>.<ext>, the extension as PublishedLayout.objectExtension gives it."""
+    name = e["path"].rsplit("/", 1)[-1]
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name[1:] else ""
+    if e["path"].endswith(".plist"):
+        ext = "plist"
+    elif not (1 <= len(ext) <= 10 and ext.isascii() and ext.isalnum()):
+        ext = "bin"
+    return f"objects/{e['sha256']}.{ext}"
+
+
+def tls_files(work):
+    """A CA and a certificate for 127.0.0.1 made with openssl: (ca, cert, key)."""
+    run = lambda *a: subprocess.run(list(a), check=True, capture_output=True)
+    ca, cakey, cert, key, csr, ext = (os.path.join(work, n) for n in ("ca.pem", "ca.key", "cert.pem", "key.pem", "leaf.csr", "ext"))
+    run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", cakey, "-out", ca,
+        "-days", "1", "-subj", "/CN=client-bench CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign")
+    run("openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", csr, "-subj", "/CN=127.0.0.1")
+    open(ext, "w").write("subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+    run("openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", cakey, "-CAcreateserial", "-days", "1", "-extfile", ext, "-out", cert)
+    os.chmod(key, 0o600)
+    return ca, cert, key
 folio, edge_bin, build = (os.path.join(binaries, n) for n in ("folio", "folio-edge", "folio-build"))
 work = tempfile.mkdtemp(prefix="folio-client-bench.")
 root = os.path.join(work, "public")
@@ -59,7 +85,7 @@ try:
     urls = os.path.join(work, "urls.txt")
     with open(urls, "w") as f:
         for sha in objects:
-            f.write(f'url = "{url}/objects/{sha}.plist"\noutput = "{work}/curl/{sha}.plist"\n')
+            f.write(f'url = "{url}/{object_path(objects[sha])}"\noutput = "{work}/curl/{sha}"\n')
     t_full, t_curlp = hyperfine(
         f"{folio} --edge {url} --cache-dir {work}/empty sync",
         f"curl -s --parallel --parallel-max 8 --compressed --create-dirs -K {urls}",
@@ -79,6 +105,35 @@ try:
     print(f"    folio sync           {t_full:7.1f} ms   requests {full['requests']}, bodies {full['bodyBytes']} bytes ({full['bodyBytes'] / fetched:.3f}x the smallest variants of the objects + manifest, {fetched}), heads+bodies ~{full['bytes']}")
     print(f"    curl --parallel 8    {t_curlp:7.1f} ms   bodies {curl_body} bytes ({curl_body / wire_total:.3f}x the smallest variants, objects only), heads+bodies ~{curl_total}")
     print(f"    ratio folio/curl     {t_full / t_curlp:7.2f}x   (target <= 1.0x; bytes target <= 1.05x)")
+
+    # (d) a full sync over HTTPS: HTTP/2 by ALPN, against curl multiplexing on one connection too
+    ca, cert, key = tls_files(work)
+    tls_edge = subprocess.Popen([edge_bin, "--root", root, "--port", "0", "--no-access-log", "--tls-cert", cert, "--tls-key", key],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        https = re.search(r"listening on (\S+)", tls_edge.stdout.readline()).group(1)
+        h2urls = os.path.join(work, "h2urls.txt")
+        with open(h2urls, "w") as f:
+            for sha in objects:
+                f.write(f'url = "{https}/{object_path(objects[sha])}"\noutput = "{work}/curl-h2/{sha}"\n')
+        curl_h2 = f"curl -s --no-progress-meter --http2 --parallel --parallel-max 100 --compressed --cacert {ca} --create-dirs -K {h2urls}"
+        env = dict(os.environ, FOLIO_CA_FILE=ca)
+        synced = json.loads(subprocess.run([folio, "--edge", https, "--cache-dir", f"{work}/h2", "sync", "--json"],
+                                           capture_output=True, text=True, check=True, env=env).stdout)
+        subprocess.run(curl_h2.split(), check=True, stdout=subprocess.DEVNULL)
+        bad = [sha for sha in objects if hashlib.sha256(open(f"{work}/curl-h2/{sha}", "rb").read()).hexdigest() != sha]
+        if synced["objectsFetched"] != len(objects) or bad:
+            sys.exit(f"(d) not every object arrived: folio fetched {synced['objectsFetched']} of {len(objects)}, curl got {len(bad)} wrong")
+        os.environ["FOLIO_CA_FILE"] = ca  # hyperfine's children
+        t_h2, t_curl_h2 = hyperfine(f"{folio} --edge {https} --cache-dir {work}/h2 sync", curl_h2,
+                                    prepare=f"rm -rf {work}/h2 {work}/curl-h2")
+        print(f"(d) full sync over HTTPS (HTTP/2): {len(objects)} objects")
+        print(f"    folio sync           {t_h2:7.1f} ms   requests {synced['requests']}")
+        print(f"    curl --http2 --parallel {t_curl_h2:7.1f} ms")
+        print(f"    ratio folio/curl     {t_h2 / t_curl_h2:7.2f}x   (target <= 1.0x)")
+    finally:
+        tls_edge.terminate()
+        tls_edge.wait()
 
     # (c) one sonnet changes
     content = os.path.join(work, "content")
