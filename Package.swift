@@ -174,7 +174,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            exclude: ["Golden", "RealContent", "compare_content.py", "h2_abuse.py"]),
+            exclude: ["Golden", "RealContent", "compare_content.py", "h2_abuse.py", "client_hello.py"]),
         .testTarget(
             name: "ACMETests",
             dependencies: [

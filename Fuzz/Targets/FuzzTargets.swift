@@ -43,6 +43,7 @@ package enum FuzzTargets {
         FuzzTarget(name: "http-response", summary: "the client's response reader, inflate and manifest", run: httpResponse),
         FuzzTarget(name: "gzip", summary: "gzip inflate with a size limit; deflate round trip", run: gzip),
         FuzzTarget(name: "brotli", summary: "brotli decode with a size limit; round trip", run: brotli),
+        FuzzTarget(name: "tls-client-hello", summary: "a connection's first bytes read as a TLS ClientHello (SNI, ALPN)", run: tlsClientHello),
         FuzzTarget(name: "delta", summary: "deltas, heads and plist edits; diff's edit rebuilds the target", run: delta),
         FuzzTarget(name: "manifest-edit", summary: "the manifest edit made in place on two files; what it makes rebuilds the target", run: manifestEdit),
         FuzzTarget(name: "json-schema", summary: "JSON Schema checker: schema and instance; compile, validate, bounded", run: jsonSchema),
@@ -344,35 +345,44 @@ package enum FuzzTargets {
 
     /// gzip: inflate with a limit never exceeds it; deflate then inflate gives the input back.
     package static func gzip(_ data: UnsafeRawBufferPointer) {
-        let bytes = Array(data)
-        let limit = 1 << 16
-        if let out = try? Gzip.decompress(bytes, maxSize: limit) {
-            check(out.count <= limit, "gzip", "inflated \(out.count) bytes past the limit \(limit)")
-        }
-        _ = try? Gzip.decompress(bytes, maxSize: 16)
-        do {
-            let compressed = try Gzip.compress(bytes, level: 1)
-            check(try Gzip.decompress(compressed, maxSize: bytes.count) == bytes, "gzip", "round trip differs")
-        } catch {
-            violated("gzip", "deflate round trip failed: \(error)")
-        }
+        codec("gzip", Array(data), decode: { try Gzip.decompress($0, maxSize: $1) }, encode: { try Gzip.compress($0, level: 1) })
     }
 
     /// brotli: decoding with a limit never exceeds it (nor traps on a stream that claims more);
     /// compress then decode gives the input back.
     package static func brotli(_ data: UnsafeRawBufferPointer) {
-        let bytes = Array(data)
+        codec("brotli", Array(data), decode: { try Brotli.decompress($0, maxSize: $1) }, encode: { try Brotli.compress($0, quality: 1) })
+    }
+
+    /// A content coding's checks: `bytes` decoded with a limit stays within it, and `bytes`
+    /// encoded then decoded is `bytes`.
+    static func codec(
+        _ name: String, _ bytes: [UInt8], decode: ([UInt8], Int) throws -> [UInt8], encode: ([UInt8]) throws -> [UInt8]
+    ) {
         let limit = 1 << 16
-        if let out = try? Brotli.decompress(bytes, maxSize: limit) {
-            check(out.count <= limit, "brotli", "decoded \(out.count) bytes past the limit \(limit)")
+        if let out = try? decode(bytes, limit) {
+            check(out.count <= limit, name, "decoded \(out.count) bytes past the limit \(limit)")
         }
-        _ = try? Brotli.decompress(bytes, maxSize: 16)
+        _ = try? decode(bytes, 16)
         do {
-            let compressed = try Brotli.compress(bytes, quality: 1)
-            check(try Brotli.decompress(compressed, maxSize: bytes.count) == bytes, "brotli", "round trip differs")
+            let encoded = try encode(bytes)
+            check(try decode(encoded, bytes.count) == bytes, name, "round trip differs")
         } catch {
-            violated("brotli", "round trip failed: \(error)")
+            violated(name, "round trip failed: \(error)")
         }
+    }
+
+    /// The ClientHello reader the edge runs before TLS during ACME: any bytes give an answer; a
+    /// hello read from them is read the same with more bytes after it, and every shorter prefix
+    /// of it is incomplete or the same hello.
+    package static func tlsClientHello(_ data: UnsafeRawBufferPointer) {
+        let bytes = Array(data)
+        let parsed = TLSClientHello.parse(bytes)
+        guard case .hello = parsed else { return }
+        check(TLSClientHello.parse(bytes + [0x16, 0x03, 0x01]) == parsed, "tls-client-hello", "trailing bytes changed the hello")
+        let cut = bytes.count / 2
+        let prefix = TLSClientHello.parse(bytes[..<cut])
+        check(prefix == .incomplete || prefix == parsed || prefix == .notHello, "tls-client-hello", "a prefix read as another hello")
     }
 
     // MARK: Checks

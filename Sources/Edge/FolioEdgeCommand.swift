@@ -42,7 +42,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "With --tls-cert: send Strict-Transport-Security: max-age=SECONDS on every https response.") var hstsMaxAge: Int?
     @Option(
         help: ArgumentHelp(
-            "Get and renew a certificate for this domain from an ACME directory (Let's Encrypt by default); repeatable. Needs --http-port (HTTP-01 challenges).",
+            "Get and renew a certificate for this domain from an ACME directory (Let's Encrypt by default); repeatable. Answers TLS-ALPN-01 challenges on the https port, and HTTP-01 ones too with --http-port.",
             valueName: "domain"))
     var acme: [String] = []
     @Option(help: ArgumentHelp("The ACME directory.", valueName: "url")) var acmeDirectory = ACMEConfiguration.letsEncryptProduction
@@ -106,9 +106,6 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         }
         let https = !tlsCert.isEmpty || !acme.isEmpty
         if !acme.isEmpty {
-            guard httpPort != nil else {
-                throw ValidationError("--acme answers HTTP-01 challenges on the plain listener: give --http-port (80 for a public ACME directory)")
-            }
             if let acmeCa, !FileIO.exists(acmeCa) { throw ValidationError("--acme-ca \(acmeCa) does not exist") }
             if let f = acmeRenewalFraction, !(f > 0 && f < 1) { throw ValidationError("--acme-renewal-fraction must be between 0 and 1") }
         }
@@ -169,7 +166,9 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         guard !acme.isEmpty else { return nil }
         var settings = ACMEConfiguration(
             directoryURL: acmeDirectory, domains: acme, contactEmail: acmeEmail, extraTrustRootsPath: acmeCa, stateDirectory: acmeState)
-        settings.challengeTypes = [.http01]
+        // HTTP-01 on the plain listener when there is one (a validation port 80 of its own),
+        // TLS-ALPN-01 on the https port (443 for a public directory) always.
+        settings.challengeTypes = httpPort == nil ? [.tlsALPN01] : [.http01, .tlsALPN01]
         if let acmeRenewalFraction { settings.renewalFraction = acmeRenewalFraction }
         return settings
     }

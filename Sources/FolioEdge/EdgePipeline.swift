@@ -1,3 +1,4 @@
+import FolioACME
 import FolioHTTPCore
 import Logging
 import NIOCore
@@ -19,9 +20,17 @@ struct ConnectionPipeline: Sendable {
     let pool: NIOThreadPool
 
     /// `extraLines` go on every response (HSTS over TLS); `role` says which endpoints it answers.
-    func configure(_ channel: Channel, tls: NIOSSLContext?, extraLines: String, role: ListenerRole) throws {
+    /// With `acme`, a TLS connection's ClientHello is read first, so that an ACME server's
+    /// TLS-ALPN-01 validation gets the challenge certificate (`ACMEALPNSniffer`).
+    func configure(_ channel: Channel, tls: NIOSSLContext?, extraLines: String, role: ListenerRole, acme: ACMEChallengeResponder? = nil) throws {
         let sync = channel.pipeline.syncOperations
         guard let tls else { return try configureHTTP1(sync, extraLines: extraLines, role: role) }
+        guard let acme else { return try configureTLS(sync, tls: tls, extraLines: extraLines, role: role) }
+        try sync.addHandler(ACMEALPNSniffer(responder: acme) { sync in try configureTLS(sync, tls: tls, extraLines: extraLines, role: role) })
+    }
+
+    /// TLS, then HTTP/2 or HTTP/1.1 as ALPN chose.
+    private func configureTLS(_ sync: ChannelPipeline.SynchronousOperations, tls: NIOSSLContext, extraLines: String, role: ListenerRole) throws {
         try sync.addHandler(NIOSSLServerHandler(context: tls))
         try sync.addHandler(
             ApplicationProtocolNegotiationHandler { result, channel in

@@ -46,6 +46,7 @@ struct EdgeService: Service {
         // HSTS only where the answer itself came over TLS (RFC 6797 §7.2).
         let extraLines = tls != nil && config.listener.hstsMaxAge != nil ? "Strict-Transport-Security: max-age=\(config.listener.hstsMaxAge ?? 0)\r\n" : ""
         let role: ListenerRole = config.listener.adminListen == nil ? .all : .publicOnly
+        let acme = acmeResponder
 
         let bootstrap = Self.listener(group, backlog: 1024, quiesce: quiesce)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -58,7 +59,7 @@ struct EdgeService: Service {
                     return channel.close()
                 }
                 return channel.eventLoop.makeCompletedFuture {
-                    try connections.configure(channel, tls: tls, extraLines: extraLines, role: role)
+                    try connections.configure(channel, tls: tls, extraLines: extraLines, role: role, acme: acme)
                 }
             }
 

@@ -86,8 +86,37 @@ struct EdgeACMETests {
         #expect(FileManager.default.fileExists(atPath: dir + "/state/certificate.pem"))
     }
 
+    @Test("without --http-port the edge answers TLS-ALPN-01 on its https port; other clients there are served as usual")
+    func tlsALPN() async throws {
+        try Pebble.requireInstalled()
+        let dir = Harness.tempDir("edge-acme-alpn")
+        defer { Harness.cleanup(dir) }
+        let root = try Self.publish(dir)
+        // pebble validates TLS-ALPN-01 on this port: the edge's https listener.
+        let port = try FreePort.take(1)[0]
+        let pebble = try Pebble.start(httpPort: try FreePort.take(1)[0], tlsALPNPort: port)
+        defer { pebble.stop() }
+        let edge = try EdgeProcess.start(
+            root: root,
+            args: [
+                "--port", String(port), "--acme", Self.domain, "--acme-directory", pebble.directoryURL, "--acme-ca", pebble.tlsRootPath,
+                "--acme-state", dir + "/state",
+            ])
+        defer { edge.stop() }
+        let issued = try Self.waitForSerial(port: edge.port, otherThan: nil, timeout: 30)
+        let log = edge.log
+        #expect(issued != nil, "no certificate from pebble over TLS-ALPN-01: \(log)")
+        // A client offering acme-tls/1 for a name with no challenge pending gets the usual
+        // certificate, and an ordinary client its answers.
+        let probe = try TestPKI.handshake(port: edge.port, ["-servername", Self.domain, "-alpn", "acme-tls/1"])
+        let served = try #require(TestPKI.servedCertificate(probe))
+        let certificate = try Certificate(pemEncoded: served)
+        #expect(certificate.serialNumber.description == issued)
+        let ok = try Harness.run("/usr/bin/curl", ["-sk", "-o", "/dev/null", "-w", "%{http_code}", "\(edge.baseURL)/manifest.plist"])
+        #expect(ok.stdout == "200")
+    }
+
     @Test(arguments: [
-        (["--acme", "edge.folio.test"], "--acme answers HTTP-01 challenges on the plain listener: give --http-port"),
         (["--acme", "edge.folio.test", "--http-port", "0", "--acme-ca", "/nonexistent.pem"], "--acme-ca /nonexistent.pem does not exist"),
         (["--acme", "*.folio.test", "--http-port", "0"], "--acme:"),
         (["--http-port", "0"], "give --tls-cert and --tls-key (or --acme) too"),

@@ -19,6 +19,16 @@ struct BuilderBrotliTests {
         return r
     }
 
+    /// A copy of the repository's content published into a temporary directory, removed after
+    /// `body` (given the content and the published directory).
+    func withPublishedCopy(_ label: String, _ body: (_ content: String, _ out: String) throws -> Void) throws {
+        let dir = Harness.tempDir(label)
+        defer { Harness.cleanup(dir) }
+        let content = Harness.copyContent(to: dir)
+        _ = try publish(content, dir + "/public")
+        try body(content, dir + "/public")
+    }
+
     @Test("a .br variant where smaller than the gzip one, described by brSize; the manifest has one too")
     func variantsWhereSmaller() throws {
         let dir = Harness.tempDir("br")
@@ -82,51 +92,45 @@ struct BuilderBrotliTests {
 
     @Test("a .br already on disk is kept; a damaged one is compressed again and replaced")
     func keepsAndRepairs() throws {
-        let dir = Harness.tempDir("br-repair")
-        defer { Harness.cleanup(dir) }
-        let out = dir + "/public"
-        let content = Harness.copyContent(to: dir)
-        _ = try publish(content, out)
-        let m = try Harness.verifyPublished(out)
-        let e = try #require(m.entry("sonnets/all.plist"))
-        let brPath = out + "/" + (try #require(e.brotliObjectPath))
-        let good = try FileIO.read(brPath)
-        // Another quality stands in for another libbrotli: kept, and the manifest follows it.
-        let other = try Brotli.compress(try FileIO.read(out + "/" + e.objectPath), quality: 10)
-        #expect(other.count != good.count)
-        try FileIO.writeAtomically(other, to: brPath)
-        let cache = out + "/.folio-build-cache.plist"
-        try FileManager.default.removeItem(atPath: cache)  // compile every source again
-        _ = try publish(content, out)
-        #expect(try Harness.verifyPublished(out).entry("sonnets/all.plist")?.brSize == other.count)
-        #expect(try FileIO.read(brPath) == other)
-        // A damaged one (cut short) is not trusted.
-        try FileIO.writeAtomically(Array(other.dropLast(3)), to: brPath)
-        try FileManager.default.removeItem(atPath: cache)
-        _ = try publish(content, out)
-        #expect(try Harness.verifyPublished(out).entry("sonnets/all.plist")?.brSize == good.count)
-        #expect(try FileIO.read(brPath) == good)
+        try withPublishedCopy("br-repair") { content, out in
+            let m = try Harness.verifyPublished(out)
+            let e = try #require(m.entry("sonnets/all.plist"))
+            let brPath = out + "/" + (try #require(e.brotliObjectPath))
+            let good = try FileIO.read(brPath)
+            // Another quality stands in for another libbrotli: kept, and the manifest follows it.
+            let other = try Brotli.compress(try FileIO.read(out + "/" + e.objectPath), quality: 10)
+            #expect(other.count != good.count)
+            try FileIO.writeAtomically(other, to: brPath)
+            let cache = out + "/.folio-build-cache.plist"
+            try FileManager.default.removeItem(atPath: cache)  // compile every source again
+            _ = try publish(content, out)
+            #expect(try Harness.verifyPublished(out).entry("sonnets/all.plist")?.brSize == other.count)
+            #expect(try FileIO.read(brPath) == other)
+            // A damaged one (cut short) is not trusted.
+            try FileIO.writeAtomically(Array(other.dropLast(3)), to: brPath)
+            try FileManager.default.removeItem(atPath: cache)
+            _ = try publish(content, out)
+            #expect(try Harness.verifyPublished(out).entry("sonnets/all.plist")?.brSize == good.count)
+            #expect(try FileIO.read(brPath) == good)
+        }
     }
 
     @Test("deltas get a .br variant that decodes to the delta")
     func deltaVariants() throws {
-        let dir = Harness.tempDir("br-delta")
-        defer { Harness.cleanup(dir) }
-        let out = dir + "/public"
-        let content = Harness.copyContent(to: dir)
-        _ = try publish(content, out)
-        var text = try String(contentsOfFile: content + "/sonnets/018.txt", encoding: .utf8)
-        text = text.replacingOccurrences(of: "summer’s day", with: "winter’s night")
-        try text.write(toFile: content + "/sonnets/018.txt", atomically: true, encoding: .utf8)
-        _ = try publish(content, out)
-        let files = try FileIO.list(out + "/deltas")
-        let plain = files.filter { $0.hasSuffix(".plist") }
-        #expect(plain.count == 1, "\(files)")
-        for name in plain {
-            let bytes = try FileIO.read(out + "/deltas/" + name)
-            let br = try FileIO.read(out + "/deltas/" + name + ".br")
-            #expect(try Brotli.decompress(br, maxSize: bytes.count) == bytes)
-            #expect(br.count < (try FileIO.read(out + "/deltas/" + name + ".gz")).count)
+        try withPublishedCopy("br-delta") { content, out in
+            var text = try String(contentsOfFile: content + "/sonnets/018.txt", encoding: .utf8)
+            text = text.replacingOccurrences(of: "summer’s day", with: "winter’s night")
+            try text.write(toFile: content + "/sonnets/018.txt", atomically: true, encoding: .utf8)
+            _ = try publish(content, out)
+            let files = try FileIO.list(out + "/deltas")
+            let plain = files.filter { $0.hasSuffix(".plist") }
+            #expect(plain.count == 1, "\(files)")
+            for name in plain {
+                let bytes = try FileIO.read(out + "/deltas/" + name)
+                let br = try FileIO.read(out + "/deltas/" + name + ".br")
+                #expect(try Brotli.decompress(br, maxSize: bytes.count) == bytes)
+                #expect(br.count < (try FileIO.read(out + "/deltas/" + name + ".gz")).count)
+            }
         }
     }
 }

@@ -35,6 +35,17 @@ package enum EdgeTLS {
         }
         return try NIOSSLContext(configuration: config)
     }
+
+    /// The context of one TLS-ALPN-01 validation handshake (RFC 8737 §3): the challenge's
+    /// self-signed certificate, and `acme-tls/1` as the only protocol.
+    static func challengeContext(_ challenge: ACMEChallengeCertificate) throws -> NIOSSLContext {
+        var config = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: challenge.certificateDER, format: .der))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(challenge.privateKeyPEM.utf8), format: .pem)))
+        config.minimumTLSVersion = .tlsv12
+        config.applicationProtocols = [ACMEChallengeResponder.tlsALPNProtocol]
+        return try NIOSSLContext(configuration: config)
+    }
 }
 
 /// The plain listener beside an https one (`--http-port`): an ACME HTTP-01 challenge gets its
