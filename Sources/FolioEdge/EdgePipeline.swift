@@ -26,12 +26,16 @@ struct ConnectionPipeline: Sendable {
         let sync = channel.pipeline.syncOperations
         guard let tls else { return try configureHTTP1(sync, extraLines: extraLines, role: role) }
         guard let acme else { return try configureTLS(sync, tls: tls, extraLines: extraLines, role: role) }
-        try sync.addHandler(ACMEALPNSniffer(responder: acme) { sync in try configureTLS(sync, tls: tls, extraLines: extraLines, role: role) })
+        try sync.addHandler(
+            ACMEALPNSniffer(responder: acme, timeout: limits.requestTimeout) { sync in
+                try configureTLS(sync, tls: tls, extraLines: extraLines, role: role)
+            })
     }
 
-    /// TLS, then HTTP/2 or HTTP/1.1 as ALPN chose.
+    /// TLS (its handshake within the request timeout), then HTTP/2 or HTTP/1.1 as ALPN chose.
     private func configureTLS(_ sync: ChannelPipeline.SynchronousOperations, tls: NIOSSLContext, extraLines: String, role: ListenerRole) throws {
         try sync.addHandler(NIOSSLServerHandler(context: tls))
+        try sync.addHandler(TLSHandshakeDeadline(timeout: limits.requestTimeout))
         try sync.addHandler(
             ApplicationProtocolNegotiationHandler { result, channel in
                 channel.eventLoop.makeCompletedFuture {

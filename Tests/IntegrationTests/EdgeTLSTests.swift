@@ -133,6 +133,38 @@ struct EdgeTLSTests {
         }
     }
 
+    @Test("a TLS handshake not finished within --request-timeout ends that connection; others are served", .http1Only)
+    func handshakeDeadline() throws {
+        let hello = try TLSClientHelloTests.hello("localhost", ["h2"])
+        func check(_ edge: EdgeProcess, _ pki: TestPKI) throws {
+            let silent = try RawHTTPConnection(port: edge.port)
+            let half = try RawHTTPConnection(port: edge.port)
+            try half.send(Array(hello.prefix(hello.count / 2)))
+            let started = Date()
+            // Meanwhile an ordinary client is served.
+            let ok = try Self.curl(["--cacert", pki.ca, "-o", "/dev/null", "-w", "%{http_code}", "https://localhost:\(edge.port)/manifest.plist"])
+            #expect(ok.stdout == "200")
+            #expect(silent.waitForClose(timeout: 5), "a connection that sent nothing was kept open")
+            #expect(half.waitForClose(timeout: 5), "a connection with half a ClientHello was kept open")
+            #expect(Date().timeIntervalSince(started) >= 0.5, "closed before the timeout")
+            #expect(edge.isAlive)
+        }
+        try Self.withTLSEdge("tls-deadline", extra: { _ in ["--request-timeout", "1"] }) { edge, pki, _ in try check(edge, pki) }
+        // With --acme the ClientHello is read before TLS starts: the same deadline holds there.
+        let fixture = try EdgeFixture.make("tls-deadline-acme")
+        defer { fixture.cleanup() }
+        let pki = try TestPKI(fixture.dir)
+        let (cert, key) = try pki.leaf("localhost")
+        let edge = try EdgeProcess.start(
+            root: fixture.root,
+            args: [
+                "--tls-cert", cert, "--tls-key", key, "--request-timeout", "1", "--acme", "edge.folio.test",
+                "--acme-directory", "https://127.0.0.1:1/dir", "--acme-state", fixture.dir + "/acme",
+            ])
+        defer { edge.stop() }
+        try check(edge, pki)
+    }
+
     @Test("a certificate it cannot serve with stops the start with one line that says why")
     func refusedAtStart() throws {
         let fixture = try EdgeFixture.make("tls-bad")

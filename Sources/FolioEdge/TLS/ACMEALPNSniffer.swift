@@ -17,10 +17,24 @@ final class ACMEALPNSniffer: ChannelInboundHandler, RemovableChannelHandler {
     /// Adds the listener's usual handlers after this one.
     private let configure: (ChannelPipeline.SynchronousOperations) throws -> Void
     private var buffered: ByteBuffer?
+    /// A client that does not finish its ClientHello within this is disconnected.
+    private let timeout: TimeAmount
+    private var deadline: Scheduled<Void>?
 
-    init(responder: ACMEChallengeResponder, configure: @escaping (ChannelPipeline.SynchronousOperations) throws -> Void) {
+    init(responder: ACMEChallengeResponder, timeout: TimeAmount, configure: @escaping (ChannelPipeline.SynchronousOperations) throws -> Void) {
         self.responder = responder
+        self.timeout = timeout
         self.configure = configure
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
