@@ -323,7 +323,9 @@ struct SiteLoader {
         for (v, bytes) in versioned {
             let m = try? Manifest(bytes: Array(bytes.readableBytesView))
             let date = m.map { Int64($0.createdAt.timeIntervalSince1970.rounded(.down)) } ?? created
-            routes["/" + PublishedLayout.versionedManifest(v)] = try Self.resource(bytes, type: Self.plistType, cacheControl: immutableCC, lastModified: date)
+            // No brotli: old versions are rarely asked for, and every reload would compress them all again.
+            routes["/" + PublishedLayout.versionedManifest(v)] = try Self.resource(
+                bytes, type: Self.plistType, cacheControl: immutableCC, lastModified: date, brotli: false)
         }
 
         // The head, when it describes this manifest (a build writes it just before the manifest),
@@ -401,13 +403,15 @@ struct SiteLoader {
     }
 
     /// The brotli quality of what the edge compresses itself when the builder wrote no `.br`
-    /// (the manifest's JSON mirror, versioned manifests): fast, still smaller than gzip.
+    /// (the manifest's JSON mirror): fast, still smaller than gzip.
     static let brotliQuality: Int32 = 5
 
     /// A resource made from bytes the edge holds (manifests, the head, deltas), with a gzip
     /// variant and a brotli one (the builder's `brotliFile` when it decodes to the bytes),
     /// each only when smaller.
-    static func resource(_ bytes: ByteBuffer, type: String, cacheControl: String, lastModified: Int64, brotliFile: String? = nil) throws -> Resource {
+    static func resource(
+        _ bytes: ByteBuffer, type: String, cacheControl: String, lastModified: Int64, brotliFile: String? = nil, brotli wantsBrotli: Bool = true
+    ) throws -> Resource {
         let raw = Array(bytes.readableBytesView)
         let sha = ContentHash.sha256Hex(raw)
         let date = HTTPDate.format(lastModified)
@@ -420,7 +424,7 @@ struct SiteLoader {
         let gzip = gz.count < raw.count ? representation(.gzip, gz, etag: ETags.gzip(sha, gzipBytes: gz)) : nil
         let built = brotliFile.flatMap { try? FileIO.read($0) }.flatMap { (try? Brotli.decompress($0, maxSize: raw.count)) == raw ? $0 : nil }
         var brotli: Representation?
-        if let br = built ?? (try? Brotli.compress(raw, quality: brotliQuality)), br.count < min(raw.count, gz.count) {
+        if wantsBrotli, let br = built ?? (try? Brotli.compress(raw, quality: brotliQuality)), br.count < min(raw.count, gz.count) {
             brotli = representation(.brotli, br, etag: ETags.brotli(sha, brotliBytes: br))
         }
         return Resource(identity: representation(.identity, raw, etag: ETags.identity(sha)), gzip: gzip, brotli: brotli, lastModified: lastModified)
