@@ -17,25 +17,18 @@ final class ACMEALPNSniffer: ChannelInboundHandler, RemovableChannelHandler {
     /// Adds the listener's usual handlers after this one.
     private let configure: (ChannelPipeline.SynchronousOperations) throws -> Void
     private var buffered: ByteBuffer?
-    /// A client that does not finish its ClientHello within this is disconnected.
-    private let timeout: TimeAmount
-    private var deadline: Scheduled<Void>?
+    /// A client that does not finish its ClientHello within the timeout is disconnected.
+    private var deadline: CloseDeadline
 
     init(responder: ACMEChallengeResponder, timeout: TimeAmount, configure: @escaping (ChannelPipeline.SynchronousOperations) throws -> Void) {
         self.responder = responder
-        self.timeout = timeout
+        deadline = CloseDeadline(timeout)
         self.configure = configure
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
-    }
+    func handlerAdded(context: ChannelHandlerContext) { deadline.start(context) }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
-    }
+    func handlerRemoved(context: ChannelHandlerContext) { deadline.cancel() }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)

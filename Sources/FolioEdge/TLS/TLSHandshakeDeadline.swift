@@ -9,29 +9,39 @@ import NIOTLS
 final class TLSHandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
-    private let timeout: TimeAmount
-    private var deadline: Scheduled<Void>?
+    private var deadline: CloseDeadline
 
-    init(timeout: TimeAmount) { self.timeout = timeout }
+    init(timeout: TimeAmount) { deadline = CloseDeadline(timeout) }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
-    }
+    func handlerAdded(context: ChannelHandlerContext) { deadline.start(context) }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
-    }
+    func handlerRemoved(context: ChannelHandlerContext) { deadline.cancel() }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted = event {
-            deadline?.cancel()
-            deadline = nil
+            deadline.cancel()
             context.fireUserInboundEventTriggered(event)
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             return
         }
         context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// Closes a handler's channel when `timeout` passes after `start`, unless cancelled first.
+struct CloseDeadline {
+    let timeout: TimeAmount
+    private var task: Scheduled<Void>?
+
+    init(_ timeout: TimeAmount) { self.timeout = timeout }
+
+    mutating func start(_ context: ChannelHandlerContext) {
+        let channel = context.channel
+        task = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+    }
+
+    mutating func cancel() {
+        task?.cancel()
+        task = nil
     }
 }
