@@ -38,22 +38,28 @@ final class Representation: Sendable {
         self.filePath = filePath
         self.length = length
         self.etag = etag
-        let language = contentLanguage.map { [("Content-Language", $0)] } ?? []
-        let validators = [("ETag", etag), ("Last-Modified", lastModified), ("Cache-Control", cacheControl), ("Vary", vary)]
-        let encoding: [(String, String)] =
+        // Each field with its HTTP/1.1 and its HTTP/2 name, both literals (immortal strings:
+        // nothing allocated for names per representation).
+        typealias Field = (h1: String, h2: String, value: String)
+        let language: [Field] = contentLanguage.map { [("Content-Language", "content-language", $0)] } ?? []
+        let validators: [Field] = [
+            ("ETag", "etag", etag), ("Last-Modified", "last-modified", lastModified), ("Cache-Control", "cache-control", cacheControl),
+            ("Vary", "vary", vary),
+        ]
+        let encoding: [Field] =
             switch coding {
             case .identity: []
-            case .gzip: [("Content-Encoding", "gzip")]
-            case .brotli: [("Content-Encoding", "br")]
+            case .gzip: [("Content-Encoding", "content-encoding", "gzip")]
+            case .brotli: [("Content-Encoding", "content-encoding", "br")]
             }
-        let common = [("Content-Type", contentType)] + language + validators + [("Accept-Ranges", "bytes")] + encoding
+        let common: [Field] = [("Content-Type", "content-type", contentType)] + language + validators + [("Accept-Ranges", "accept-ranges", "bytes")] + encoding
         let notModified = validators + language
-        func lines(_ fields: [(String, String)]) -> String { fields.map { "\($0): \($1)\r\n" }.joined() }
+        func lines(_ fields: [Field]) -> String { fields.map { "\($0.h1): \($0.value)\r\n" }.joined() }
         head200 = ByteBuffer(string: "HTTP/1.1 200 OK\r\n" + lines(common) + "Content-Length: \(length)\r\n")
         headPartial = ByteBuffer(string: lines(common))
         head304 = ByteBuffer(string: "HTTP/1.1 304 Not Modified\r\n" + lines(notModified))
-        fields = common.map { ($0.lowercased(), $1) }
-        fields304 = notModified.map { ($0.lowercased(), $1) }
+        fields = common.map { ($0.h2, $0.value) }
+        fields304 = notModified.map { ($0.h2, $0.value) }
     }
 }
 
