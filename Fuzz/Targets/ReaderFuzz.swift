@@ -11,7 +11,7 @@ extension FuzzTargets {
         let value = structured(bytes, .json, "content-json")
         if case .dict(let dict)? = value {
             for key in dict.keys.prefix(8) {
-                let pointer = "/" + key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+                let pointer = StructuredReader.pointer([key])
                 readerCheck(StructuredReader.locate(pointer, in: bytes, format: .json) != nil, "content-json", "the key \(pointer) does not locate")
             }
         }

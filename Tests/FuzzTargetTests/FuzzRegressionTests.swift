@@ -49,4 +49,13 @@ struct FuzzRegressionTests {
             #expect(glob.matches(path) == expected, "\(pattern) against \(path)")
         }
     }
+
+    @Test("content-json: a key that starts with a combining mark locates (the `/` before it joined it in one character)")
+    func combiningMarkKey() throws {
+        for key in ["\u{64B}neg", "\u{301}", "a/\u{301}b", "~\u{301}", "~0~1", "plain"] {
+            let json = Array("{\"x\": 1, \"\(key.replacingOccurrences(of: "\\", with: "\\\\"))\": 2}".utf8)
+            let pointer = StructuredReader.pointer([key])
+            #expect(StructuredReader.locate(pointer, in: json, format: .json) != nil, "\(key) as \(pointer)")
+        }
+    }
 }

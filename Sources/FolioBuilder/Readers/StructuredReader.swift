@@ -84,6 +84,9 @@ package enum StructuredReader {
         }
     }
 
+    /// The JSON pointer (RFC 6901) of `tokens`, as errors and `locate` take it.
+    package static func pointer(_ tokens: [String]) -> String { JSONPointer.string(tokens) }
+
     /// Where the value at a JSON pointer ("" root, "/a/0/b") starts in the source, for schema errors; nil if not found (best effort for TOML: the key's line).
     package static func locate(_ pointer: String, in bytes: [UInt8], format: DataFormat) -> SourceLocation? {
         guard let tokens = JSONPointer.tokens(pointer) else { return nil }
@@ -115,18 +118,44 @@ package enum StructuredReader {
 
 /// JSON pointers (RFC 6901), as schema errors name values.
 enum JSONPointer {
-    /// The reference tokens of `pointer`, or nil when it is not a pointer.
+    /// The reference tokens of `pointer`, or nil when it is not a pointer. Read as Unicode
+    /// scalars, not characters: a key that starts with a combining mark would otherwise join the
+    /// `/` (or `~`) before it into one character, and the separator (or escape) would not be seen.
     static func tokens(_ pointer: String) -> [String]? {
         if pointer.isEmpty { return [] }
-        guard pointer.hasPrefix("/") else { return nil }
-        return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+        let scalars = pointer.unicodeScalars
+        guard scalars.first == "/" else { return nil }
+        return scalars.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { token in
+            var out = String.UnicodeScalarView()
+            var i = token.startIndex
+            while i < token.endIndex {
+                let next = token.index(after: i)
+                if token[i] == "~", next < token.endIndex, token[next] == "0" || token[next] == "1" {
+                    out.append(token[next] == "0" ? "~" : "/")
+                    i = token.index(after: next)
+                } else {
+                    out.append(token[i])
+                    i = next
+                }
+            }
+            return String(out)
         }
     }
 
     /// The pointer made of `tokens`.
     static func string(_ tokens: [String]) -> String {
-        tokens.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
+        var out = String.UnicodeScalarView()
+        for token in tokens {
+            out.append("/")
+            for scalar in token.unicodeScalars {
+                switch scalar {
+                case "~": out.append(contentsOf: "~0".unicodeScalars)
+                case "/": out.append(contentsOf: "~1".unicodeScalars)
+                default: out.append(scalar)
+                }
+            }
+        }
+        return String(out)
     }
 
     /// The pointer made of `tokens`, worded for a message ("the root" for "").
