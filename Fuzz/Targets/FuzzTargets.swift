@@ -334,12 +334,9 @@ package enum FuzzTargets {
         }
         check(response.body.count <= maxBody, "http-response", "body of \(response.body.count) bytes past the limit")
         check(response.headBytes <= bytes.count, "http-response", "head of \(response.headBytes) bytes in \(bytes.count)")
-        var body = response.body
-        if response.headers.first(name: "content-encoding")?.lowercased() == "gzip" {
-            guard let inflated = try? Gzip.decompress(body, maxSize: maxBody) else { return }
-            check(inflated.count <= maxBody, "http-response", "inflated past the limit")
-            body = inflated
-        }
+        guard let body = try? ContentDecoding.decode(response.body, coding: response.headers.first(name: "content-encoding"), maxSize: maxBody)
+        else { return }
+        check(body.count <= maxBody, "http-response", "decoded past the limit")
         _ = try? Manifest(bytes: body)
     }
 

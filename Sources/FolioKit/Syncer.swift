@@ -512,19 +512,11 @@ package struct Syncer {
 
     /// The body decoded from its content coding (gzip or brotli), refusing more than `limit` bytes.
     func decodeBody(_ response: Response, limit: Int, what: String) throws -> [UInt8] {
-        let coding = response.headers.first(name: "content-encoding")?.lowercased()
-        do {
-            switch coding {
-            case nil, "identity": return response.body
-            case "gzip", "x-gzip": return try Gzip.decompress(response.body, maxSize: limit)
-            case "br": return try Brotli.decompress(response.body, maxSize: limit)
-            case let other?:
-                throw FolioError(.invalidResponse, "\(what): the edge answered in the content coding \"\(other)\", which sync does not ask for")
-            }
-        } catch let error as FolioError {
-            throw error
+        let coding = response.headers.first(name: "content-encoding")
+        do { return try ContentDecoding.decode(response.body, coding: coding, maxSize: limit) } catch let unsupported as ContentDecoding.Unsupported {
+            throw FolioError(.invalidResponse, "\(what): the edge answered in the content coding \"\(unsupported.coding)\", which sync does not ask for")
         } catch {
-            throw FolioError(.invalidResponse, "\(what): bad \(coding ?? "") body from the edge: \(error)")
+            throw FolioError(.invalidResponse, "\(what): bad \(coding?.lowercased() ?? "") body from the edge: \(error)")
         }
     }
 

@@ -411,12 +411,7 @@ final class HTTPCache: Sendable {
     /// A body decoded from its content coding (identity, gzip or brotli, up to 64 MiB); nil when
     /// it does not decode.
     static func decoded(_ bytes: [UInt8], _ coding: String?) -> [UInt8]? {
-        switch coding?.lowercased() {
-        case nil, "identity": bytes
-        case "gzip", "x-gzip": try? Gzip.decompress(bytes, maxSize: 64 << 20)
-        case "br": try? Brotli.decompress(bytes, maxSize: 64 << 20)
-        default: nil
-        }
+        try? ContentDecoding.decode(bytes, coding: coding, maxSize: 64 << 20)
     }
 
     /// How many object requests a manifest's prefetch keeps in flight, and how long it may take
