@@ -391,7 +391,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func writeSimple(context: ChannelHandlerContext, _ s: SimpleAnswer) {
-        writeSimple(context: context, status: s.status, reason: s.reason, body: s.body, contentType: s.contentType, extra: s.extra, omitBody: s.omitBody)
+        let extra = s.extra.map { "\($0): \($1)\r\n" }.joined()
+        writeSimple(context: context, status: s.status, reason: s.reason, body: s.body, contentType: s.contentType, extra: extra, omitBody: s.omitBody)
     }
 
     /// Writes a small generated response; returns its status for the log.

@@ -29,16 +29,14 @@ struct SimpleAnswer {
     var reason: String
     var body: String
     var contentType = "text/plain; charset=utf-8"
-    /// More header lines, each ending CRLF.
-    var extra = ""
+    /// More header fields (HTTP/1.1 names; HTTP/2 writes them in lower case).
+    var extra: [(String, String)] = []
     /// HEAD: the head only.
     var omitBody = false
-
-    /// `extra` as (lower-case name, value) pairs, for HTTP/2.
-    var extraFields: [(String, String)] { HeaderLines.fields(extra) }
 }
 
-/// Header lines ("Name: value\r\n"…) as (lower-case name, value) pairs.
+/// Header lines ("Name: value\r\n"…) as (lower-case name, value) pairs: the listener's own
+/// lines (`Strict-Transport-Security`), for HTTP/2.
 enum HeaderLines {
     static func fields(_ lines: String) -> [(String, String)] {
         lines.split(separator: "\r\n").compactMap { line in
@@ -75,7 +73,7 @@ struct EdgeResponder {
     mutating func answer(_ request: ParsedRequest) -> (answer: EdgeAnswer, close: Bool) {
         let isGet = request.method == .get
         guard isGet || request.method == .head else {
-            let s = SimpleAnswer(status: 405, reason: "Method Not Allowed", body: "only GET and HEAD are allowed\n", extra: "Allow: GET, HEAD\r\n")
+            let s = SimpleAnswer(status: 405, reason: "Method Not Allowed", body: "only GET and HEAD are allowed\n", extra: [("Allow", "GET, HEAD")])
             return (.simple(s), true)
         }
         let generation = store.generation
@@ -122,14 +120,14 @@ struct EdgeResponder {
             return .simple(
                 SimpleAnswer(
                     status: 406, reason: "Not Acceptable", body: "no acceptable content coding (identity, gzip or br)\n",
-                    extra: "Vary: \(resource.vary)\r\n", omitBody: !isGet))
+                    extra: [("Vary", resource.vary)], omitBody: !isGet))
         }
         let rep = resource.representation(coding)
         let conditions = request.conditions
         switch Preconditions.evaluate(conditions, isGetOrHead: true, etag: rep.etag, lastModified: resource.lastModified) {
         case .failed:
             return .simple(
-                SimpleAnswer(status: 412, reason: "Precondition Failed", body: "precondition failed\n", extra: "ETag: \(rep.etag)\r\n", omitBody: !isGet))
+                SimpleAnswer(status: 412, reason: "Precondition Failed", body: "precondition failed\n", extra: [("ETag", rep.etag)], omitBody: !isGet))
         case .notModified:
             return .notModified(rep)
         case .proceed:
@@ -145,7 +143,7 @@ struct EdgeResponder {
             return .simple(
                 SimpleAnswer(
                     status: 416, reason: "Range Not Satisfiable", body: "range not satisfiable\n",
-                    extra: "Content-Range: bytes */\(rep.length)\r\nETag: \(rep.etag)\r\nVary: \(resource.vary)\r\n"))
+                    extra: [("Content-Range", "bytes */\(rep.length)"), ("ETag", rep.etag), ("Vary", resource.vary)]))
         }
     }
 }

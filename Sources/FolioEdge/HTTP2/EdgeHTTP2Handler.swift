@@ -118,11 +118,11 @@ final class EdgeHTTP2Handler: ChannelInboundHandler {
         switch answer {
         case .simple(let s):
             let sendBody = withBody && !s.omitBody
-            var fields = head("\(s.status)", count: 4 + s.extraFields.count)
+            var fields = head("\(s.status)", count: 4 + s.extra.count)
             fields.add(name: "content-type", value: s.contentType)
             fields.add(name: "content-length", value: "\(s.body.utf8.count)")
             fields.add(name: "cache-control", value: "no-store")
-            for (name, value) in s.extraFields { fields.add(name: name, value: value) }
+            for (name, value) in s.extra { fields.add(name: name.lowercased(), value: value) }
             writeHeaders(context, id, fields, end: !sendBody)
             if sendBody { writeData(context, id, ByteBuffer(string: s.body)) }
             return sendBody ? s.body.utf8.count : 0
