@@ -16,8 +16,8 @@ struct PebbleTests {
     /// `responder`, and a state directory that does not exist yet.
     struct Setup {
         var pebble: Pebble
-        var http: ChallengeServer
-        var alpn: ALPNChallengeServer
+        var http: LoopbackServer
+        var alpn: LoopbackServer
         var responder: ACMEChallengeResponder
         var state: String
     }

@@ -5,40 +5,43 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// The edge's part in HTTP-01, as the test plays it: a plain HTTP server on an ephemeral
-/// loopback port answering `GET /.well-known/acme-challenge/TOKEN` from the responder (404
-/// otherwise), counting the answers it gave.
-final class ChallengeServer: Sendable {
+/// A test server on an ephemeral loopback port, counting the challenge answers it gave.
+final class LoopbackServer: Sendable {
     let port: Int
     private let channel: any Channel
     private let tally: Tally
 
-    /// How many challenge requests got a key authorization.
+    /// How many challenges got an answer.
     var answers: Int { tally.count.withLock { $0 } }
 
-    private init(port: Int, channel: any Channel, tally: Tally) {
+    /// Binds `bootstrap` on 127.0.0.1, port 0; its handlers count into `tally`.
+    init(_ bootstrap: ServerBootstrap, tally: Tally) async throws {
+        channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else { throw LoopbackServerError() }
         self.port = port
-        self.channel = channel
         self.tally = tally
     }
 
-    static func start(responder: ACMEChallengeResponder) async throws -> ChallengeServer {
+    func stop() async { try? await channel.close() }
+
+    struct LoopbackServerError: Error {}
+}
+
+/// The edge's part in HTTP-01, as the test plays it: a plain HTTP server on an ephemeral
+/// loopback port answering `GET /.well-known/acme-challenge/TOKEN` from the responder (404
+/// otherwise), counting the answers it gave.
+enum ChallengeServer {
+    static func start(responder: ACMEChallengeResponder) async throws -> LoopbackServer {
         let tally = Tally()
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Handler(responder: responder, tally: tally))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
-        guard let port = channel.localAddress?.port else { throw ChallengeServerError() }
-        return ChallengeServer(port: port, channel: channel, tally: tally)
+        return try await LoopbackServer(bootstrap, tally: tally)
     }
-
-    func stop() async { try? await channel.close() }
-
-    struct ChallengeServerError: Error {}
 
     private final class Handler: ChannelInboundHandler {
         typealias InboundIn = HTTPServerRequestPart
@@ -70,21 +73,8 @@ final class ChallengeServer: Sendable {
 /// The edge's part in TLS-ALPN-01, as the test plays it: a TLS server on an ephemeral loopback
 /// port that speaks only ALPN `acme-tls/1` and, for an SNI name the responder holds a challenge
 /// certificate for, presents that certificate (any other name gets a placeholder).
-final class ALPNChallengeServer: Sendable {
-    let port: Int
-    private let channel: any Channel
-    private let tally: Tally
-
-    /// How many handshakes were given a challenge certificate.
-    var answers: Int { tally.count.withLock { $0 } }
-
-    private init(port: Int, channel: any Channel, tally: Tally) {
-        self.port = port
-        self.channel = channel
-        self.tally = tally
-    }
-
-    static func start(responder: ACMEChallengeResponder) async throws -> ALPNChallengeServer {
+enum ALPNChallengeServer {
+    static func start(responder: ACMEChallengeResponder) async throws -> LoopbackServer {
         let tally = Tally()
         let placeholder = try TLSALPNChallenge.certificate(domain: "placeholder.test", keyAuthorization: "none")
         var tls = TLSConfiguration.makeServerConfiguration(
@@ -105,16 +95,12 @@ final class ALPNChallengeServer: Sendable {
                 })
         }
         let context = try NIOSSLContext(configuration: tls)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
-        guard let port = channel.localAddress?.port else { throw ChallengeServer.ChallengeServerError() }
-        return ALPNChallengeServer(port: port, channel: channel, tally: tally)
+        return try await LoopbackServer(bootstrap, tally: tally)
     }
-
-    func stop() async { try? await channel.close() }
 }
 
 /// A count shared with a server's handlers.
