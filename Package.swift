@@ -62,7 +62,9 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // Internal: the builder's pipeline (load, check, compile, publish), under folio-build.
         // Content kinds, their readers (Yams, TOMLKit), Markdown rendering (cmark-gfm) and schemas.
@@ -137,6 +139,7 @@ let package = Package(
                 "FolioKit", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
                 "FolioHTTPCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -36,6 +36,7 @@ struct SyncCommand: AsyncParsableCommand {
         settings.allowDowngrade = allowDowngrade
         settings.waitForLock = !noWait
         settings.deltas = deltas
+        settings.logger = CLILog.logger
         if !json, isatty(2) == 1 { settings.progress = { ProgressBar.draw($0) } }
         let report: SyncReport
         do {
@@ -259,7 +260,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         var lines = ["edge:        \(options.edgeURL)", "cache:       \(cache.dir) (\(cache.sizeOnDisk()) bytes)"]
         if let held {
-            let maxAge = held.manifest.freshnessLifetime
+            let maxAge = held.state.lifetime(of: held.manifest)
             let age = Int(Date().timeIntervalSince(held.state.validatedAt))
             let fresh = age < maxAge
             d["version"] = .int(Int64(held.state.version))
@@ -268,10 +269,14 @@ struct StatusCommand: AsyncParsableCommand {
             d["lastSyncAt"] = .date(held.state.lastAttemptAt)
             d["lastResult"] = .string(held.state.lastResult)
             if let e = held.state.lastError { d["lastError"] = .string(e) }
+            if let until = held.state.retryAfter, held.state.lastResult == "maintenance" { d["retryAfter"] = .date(until) }
             d["fresh"] = .bool(fresh)
             d["maxAge"] = .int(Int64(maxAge))
             lines.append("version:     \(held.state.version) (published \(Age.text(since: held.manifest.createdAt)) ago)")
             lines.append("last sync:   \(Age.text(since: held.state.lastAttemptAt)) ago: \(held.state.lastResult)" + (held.state.lastError.map { " (\($0))" } ?? ""))
+            if held.state.lastResult == "maintenance", let until = held.state.retryAfter {
+                lines.append("maintenance: the edge asked clients to come back after \(PlistDates.formatISO8601(until)); reading the cached version")
+            }
             if let method = held.state.lastMethod {
                 d["lastUpdate"] = .string(method)
                 lines.append("last update: \(method)")

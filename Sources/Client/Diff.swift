@@ -23,13 +23,13 @@ struct DiffSide {
             if let (m, bytes) = cache.manifestFile(version: n) {
                 return DiffSide(label: "version \(n) (cache)", manifest: m, signed: try? SignedManifest.decode(bytes)) { e in
                     if let bytes = try? cache.object(e) { return bytes }
-                    return try await fetch(options.edgeURL + "/" + e.objectPath, verify: e)
+                    return try await fetch(options.edgeURL, e.objectPath, verify: e)
                 }
             }
-            let bytes = try await fetchBytes(options.edgeURL + "/" + PublishedLayout.versionedManifest(n))
+            let bytes = try await fetchBytes(options.edgeURL, PublishedLayout.versionedManifest(n))
             let m = try parseManifest(bytes, from: options.edgeURL + "/" + PublishedLayout.versionedManifest(n))
             return DiffSide(label: "version \(n) (\(options.edgeURL))", manifest: m, signed: try? SignedManifest.decode(bytes)) { e in
-                try await fetch(options.edgeURL + "/" + e.objectPath, verify: e)
+                try await fetch(options.edgeURL, e.objectPath, verify: e)
             }
         }
         if spec.hasPrefix("http://") || spec.hasPrefix("https://") {
@@ -37,10 +37,10 @@ struct DiffSide {
             while base.hasSuffix("/") { base.removeLast() }
             let suffix = "/" + PublishedLayout.manifest
             if base.hasSuffix(suffix) { base.removeLast(suffix.count) }
-            let bytes = try await fetchBytes(base + suffix)
+            let bytes = try await fetchBytes(base, PublishedLayout.manifest)
             let m = try parseManifest(bytes, from: base + suffix)
             return DiffSide(label: "\(base) (version \(m.version))", manifest: m, signed: try? SignedManifest.decode(bytes)) { e in
-                try await fetch(base + "/" + e.objectPath, verify: e)
+                try await fetch(base, e.objectPath, verify: e)
             }
         }
         var isDir: ObjCBool = false
@@ -73,25 +73,22 @@ struct DiffSide {
         do { return try Manifest(bytes: bytes) } catch { throw CLIError("\(from): \(error)", exitCode: 2) }
     }
 
-    static func fetchBytes(_ url: String) async throws -> [UInt8] {
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "User-Agent", value: "folio/\(folioVersion)")
+    /// `path` from the edge at `base`, through the sync's transport (and its prefix handling).
+    static func fetchBytes(_ base: String, _ path: String) async throws -> [UInt8] {
+        let url = base + "/" + path
         do {
-            let response = try await FolioHTTP.client.execute(request, timeout: .seconds(15))
-            let body = try await response.body.collect(upTo: 64 << 20)
-            guard response.status.code == 200 else { throw CLIError("GET \(url) answered \(response.status.code)", exitCode: 2) }
-            return Array(body.readableBytesView)
-        } catch let e as CLIError {
-            throw e
-        } catch {
-            throw CLIError("GET \(url) failed: \(Syncer.describe(error))", exitCode: 2)
+            let response = try await Transports.forEdge(base).get(TransportRequest(path: "/" + path, headers: [], maxBody: 64 << 20))
+            guard response.status == 200 else { throw CLIError("GET \(url) answered \(response.status)", exitCode: 2) }
+            return response.body
+        } catch let e as TransportError {
+            throw CLIError("GET \(url) failed: \(e)", exitCode: 2)
         }
     }
 
-    static func fetch(_ url: String, verify e: Manifest.Entry) async throws -> [UInt8] {
-        let bytes = try await fetchBytes(url)
+    static func fetch(_ base: String, _ path: String, verify e: Manifest.Entry) async throws -> [UInt8] {
+        let bytes = try await fetchBytes(base, path)
         guard e.matches(bytes) else {
-            throw CLIError("\(url) does not match its manifest entry \(e.path)", exitCode: 2)
+            throw CLIError("\(base)/\(path) does not match its manifest entry \(e.path)", exitCode: 2)
         }
         return bytes
     }

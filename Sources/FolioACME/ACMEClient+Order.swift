@@ -1,3 +1,4 @@
+import FolioSupport
 import Foundation
 
 /// The issuance exchange (RFC 8555 §7.3–7.4): account, order, authorizations, finalize, and
@@ -72,6 +73,9 @@ extension ACMEClient {
         }
     }
 
+    /// The longest wait a `Retry-After` gets while polling, in seconds.
+    static let longestRetryAfter: Double = 60
+
     /// Fetches `url` until `pending` is false for it, waiting as `Retry-After` says (within
     /// bounds) or with a growing interval; an error when it stays pending past the plan's limit.
     private func poll<Object: Decodable>(
@@ -83,8 +87,8 @@ extension ACMEClient {
         while true {
             let (object, response) = try await fetch(type, url, step: step)
             if !pending(object) { return object }
-            let asked = ACMERetryAfter.seconds(response.header("Retry-After"), now: Date()) ?? 0
-            let wait = min(max(asked, interval), ACMERetryAfter.maximum)
+            let asked = RetryAfter.seconds(response.header("Retry-After"), now: Date()) ?? 0
+            let wait = min(max(asked, interval), Self.longestRetryAfter)
             guard clock.now + .milliseconds(Int64(wait * 1000)) < deadline else {
                 throw ACMEError(step: step, "\(url) still pending after \(Int(plan.pollTimeout)) s")
             }
@@ -99,23 +103,5 @@ extension ACMEClient {
         var error = ACMEError(step: step, problem: problem, httpStatus: nil)
         error.message = text + ": " + error.message
         return error
-    }
-}
-
-/// `Retry-After` (RFC 9110 §10.2.3): delay seconds or an HTTP date.
-package enum ACMERetryAfter {
-    /// The longest wait a `Retry-After` gets while polling, in seconds.
-    package static let maximum: Double = 60
-
-    /// The seconds to wait from `now`; nil when absent or unreadable (a past date gives 0).
-    package static func seconds(_ value: String?, now: Date) -> Double? {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Int(value) { return seconds >= 0 ? Double(seconds) : nil }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
     }
 }

@@ -20,13 +20,16 @@ package enum QuickHTTP {
     }
 
     package struct Failure: Error, CustomStringConvertible {
+        package enum Kind: Sendable { case refused, timedOut, other }
         package var description: String
         /// Nothing of the response had arrived (the request may be sent again on a new socket).
         package var beforeResponse = false
+        package var kind: Kind
 
-        package init(description: String, beforeResponse: Bool = false) {
+        package init(description: String, beforeResponse: Bool = false, kind: Kind = .other) {
             self.description = description
             self.beforeResponse = beforeResponse
+            self.kind = kind
         }
     }
 

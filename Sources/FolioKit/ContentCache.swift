@@ -45,6 +45,18 @@ package struct ContentCache: Sendable {
         package var headMissing = false
         /// How the current version was fetched (`delta from version 4: …`), for `status`.
         package var lastMethod: String?
+        /// How long the edge said the manifest stays fresh when it was validated: its
+        /// `Cache-Control: max-age` minus its `Age`, in seconds (nil: it sent none, and the
+        /// manifest's own hint applies).
+        package var serverLifetime: Int?
+        /// Until when the edge asked to be left alone (maintenance, `Retry-After`).
+        package var retryAfter: Date?
+
+        /// Seconds from `validatedAt` that `manifest` is fresh: the edge's lifetime (else the
+        /// manifest's hint), shortened by any entry's own policy.
+        package func lifetime(of manifest: Manifest) -> Int {
+            manifest.freshnessLifetime(server: serverLifetime)
+        }
 
         package var plist: PlistValue {
             var d: [String: PlistValue] = [
@@ -60,6 +72,8 @@ package struct ContentCache: Sendable {
             if let headETag { d["headETag"] = .string(headETag) }
             if headMissing { d["headMissing"] = .bool(true) }
             if let lastMethod { d["lastMethod"] = .string(lastMethod) }
+            if let serverLifetime { d["serverLifetime"] = .int(Int64(serverLifetime)) }
+            if let retryAfter { d["retryAfter"] = .date(retryAfter) }
             return .dict(d)
         }
 
@@ -93,6 +107,8 @@ package struct ContentCache: Sendable {
             headETag = plist["headETag"]?.stringValue
             headMissing = plist["headMissing"]?.boolValue ?? false
             lastMethod = plist["lastMethod"]?.stringValue
+            serverLifetime = plist["serverLifetime"]?.intValue
+            retryAfter = plist["retryAfter"]?.dateValue
         }
     }
 
@@ -179,6 +195,11 @@ package struct ContentCache: Sendable {
     /// Writes an object (already verified) by rename; durability comes from `syncAll`.
     package func storeObject(_ bytes: [UInt8], sha256: String) throws {
         try FileIO.writeNew(bytes, to: objectPath(sha256))
+    }
+
+    /// Removes an object (one a cancelled sync wrote); a missing file is not an error.
+    package func removeObject(sha256: String) {
+        unlink(objectPath(sha256))
     }
 
     package func storeManifest(_ bytes: [UInt8], version: Int) throws {

@@ -90,7 +90,7 @@ package struct ContentView: Sendable {
         var refusal: FolioError?
         // Refresh when the cache is stale, or when there is neither a cache nor a seed.
         let held = cache.current()
-        let stale = held.map { Date().timeIntervalSince($0.state.validatedAt) >= Double($0.manifest.freshnessLifetime) }
+        let stale = held.map { Date().timeIntervalSince($0.state.validatedAt) >= Double($0.state.lifetime(of: $0.manifest)) }
         if refresh, stale ?? (seed == nil) {
             var settings = SyncSettings(edge: edge)
             settings.attempts = 1

@@ -6,41 +6,54 @@ import FolioPublished
 /// what to do, the path or URL concerned, the underlying error, and the source location that
 /// raised it. Programs choose exit codes from ``code``; the library never exits.
 public struct FolioError: Error, CustomStringConvertible, Sendable {
-    /// The kinds of failure a caller can tell apart.
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+    /// The kinds of failure a caller can tell apart. New codes can be added in later releases
+    /// without breaking a `switch` (as swift-nio's `FileSystemError.Code`): match the ones you
+    /// handle and keep a `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as in `--json` output (`edgeUnreachable`).
+        public let name: String
+        private init(_ name: String) { self.name = name }
+        /// The name.
+        public var description: String { name }
+
         /// There is nothing to read: no verified cache and no seed.
-        case noContent
+        public static let noContent = Code("noContent")
         /// The version being read has no entry at the path asked for.
-        case entryNotFound
+        public static let entryNotFound = Code("entryNotFound")
         /// A stored object no longer matches its manifest entry (it is fetched again on sync).
-        case corruptObject
+        public static let corruptObject = Code("corruptObject")
         /// An entry's bytes are not what the caller asked them to be (plist, catalog, type).
-        case invalidContent
+        public static let invalidContent = Code("invalidContent")
         /// The edge could not be reached or kept failing.
-        case edgeUnreachable
+        public static let edgeUnreachable = Code("edgeUnreachable")
         /// The edge answered, but with something unusable (status, manifest, object, gzip).
-        case invalidResponse
+        public static let invalidResponse = Code("invalidResponse")
+        /// The edge is in maintenance (503 with `Retry-After`): try again after
+        /// ``FolioError/retryAfter``; the content held stays readable.
+        public static let maintenance = Code("maintenance")
         /// The edge offers an older version than the one held, or (when trusting a root) than the
         /// seed's (a rollback).
-        case downgrade
+        public static let downgrade = Code("downgrade")
         /// The client trusts a root key and the manifest is not signed.
-        case unsigned
+        public static let unsigned = Code("unsigned")
         /// A signature does not verify over the manifest's bytes (altered, or signed over others).
-        case badSignature
+        public static let badSignature = Code("badSignature")
         /// The manifest is signed by a key its key list does not authorize.
-        case unknownSigner
+        public static let unknownSigner = Code("unknownSigner")
         /// The manifest is signed by a key its key list revokes.
-        case revokedSigner
+        public static let revokedSigner = Code("revokedSigner")
         /// The manifest has fewer valid signatures than its key list requires.
-        case tooFewSignatures
+        public static let tooFewSignatures = Code("tooFewSignatures")
         /// The signed manifest or its key list has expired (nothing newer has been signed).
-        case expired
+        public static let expired = Code("expired")
         /// The key list is not signed by a trusted root key, or is older than one already seen.
-        case untrustedKeyList
+        public static let untrustedKeyList = Code("untrustedKeyList")
         /// Another sync holds the cache.
-        case busy
+        public static let busy = Code("busy")
+        /// The sync was cancelled; the cache is as it was.
+        public static let cancelled = Code("cancelled")
         /// Reading or writing the cache directory failed.
-        case io
+        public static let io = Code("io")
     }
 
     /// What kind of failure this is.
@@ -55,6 +68,9 @@ public struct FolioError: Error, CustomStringConvertible, Sendable {
     public var underlying: (any Error)?
     /// Whether the store still has content to show (the cache or the seed) despite the failure.
     public var hasContent: Bool
+    /// For ``Code-swift.struct/maintenance``: how long the edge asked clients to wait, in seconds
+    /// (its `Retry-After`).
+    public var retryAfter: Double?
     /// Where in FolioKit the error was raised.
     public var location: SourceLocation
 
@@ -87,5 +103,10 @@ public struct FolioError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 
     /// Whether the edge's content was refused by the signature checks of a trusted root.
-    public var isTrustFailure: Bool { TrustError.Kind(rawValue: code.rawValue) != nil }
+    public var isTrustFailure: Bool { Self.trustCodes.contains(code) }
+
+    /// The codes of manifests refused by the signature checks.
+    static let trustCodes: Set<Code> = [
+        .unsigned, .badSignature, .unknownSigner, .revokedSigner, .tooFewSignatures, .expired, .untrustedKeyList,
+    ]
 }

@@ -3,6 +3,7 @@
 import FolioPublished
 import FolioSupport
 import Foundation
+import Logging
 import Synchronization
 
 /// An offline-first store of published Folio content: a verified cache directory kept in step
@@ -22,6 +23,10 @@ public final class FolioStore: Sendable {
     public let seed: FolioSeed?
     /// The root keys whose signatures every synced manifest needs; nil accepts unsigned content.
     public let trust: FolioTrust?
+    /// Request fields, timeout, extra certificate authorities and the app's context.
+    public let http: FolioHTTPConfiguration
+    /// Where the store says what it does; silent unless the app gives one.
+    public let logger: Logger
 
     private let cache: ContentCache
     private let listeners = Listeners()
@@ -30,11 +35,23 @@ public final class FolioStore: Sendable {
     /// reads skip re-reading and re-hashing the manifest.
     private let resolved = Mutex<(stamp: FileStamp?, view: ContentView?)>((nil, nil))
 
+    /// Syncs running now.
+    private let running = Atomic<Int>(0)
+
     /// Opens a store; nothing is read or fetched until asked. With `trust`, a sync accepts only
     /// manifests signed under a key list that one of its roots signed, unexpired, and not older
-    /// than what the store already holds or `seed` bundles.
-    public init(edge: String, cacheDirectory: String, seed: FolioSeed? = nil, trust: FolioTrust? = nil) throws(FolioError) {
+    /// than what the store already holds or `seed` bundles. `http` adds request fields (an auth
+    /// token), the app's context and certificate authorities; `logger` receives what the store
+    /// has to say (it never prints).
+    public init(
+        edge: String, cacheDirectory: String, seed: FolioSeed? = nil, trust: FolioTrust? = nil,
+        http: FolioHTTPConfiguration = FolioHTTPConfiguration(),
+        logger: Logger = Logger(label: "folio", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws(FolioError) {
+        try http.validate()
         self.trust = trust
+        self.http = http
+        self.logger = logger
         let trimmed = edge.hasSuffix("/") ? String(edge.dropLast()) : edge
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host != nil
@@ -57,13 +74,18 @@ public final class FolioStore: Sendable {
     @discardableResult
     public func sync(force: Bool = false, allowDowngrade: Bool = false) async throws(FolioError) -> SyncOutcome {
         let before = cache.current()?.manifest
+        let listeners = self.listeners
         var settings = SyncSettings(edge: edge)
         settings.force = force
         settings.allowDowngrade = allowDowngrade
         settings.trust = trust?.trust
         settings.seed = trust == nil ? nil : seed?.manifest
-        let listeners = self.listeners
+        settings.http = http
+        settings.logger = logger
         settings.progress = { listeners.progress($0) }
+        settings.willCommit = { old, new in listeners.willChange(ContentChange(from: old, to: new)) }
+        if running.add(1, ordering: .relaxed).newValue == 1 { listeners.activity(true) }
+        defer { if running.subtract(1, ordering: .relaxed).newValue == 0 { listeners.activity(false) } }
         let report: SyncReport
         do {
             report = try await Syncer(cache: cache, settings: settings).run()
@@ -81,6 +103,17 @@ public final class FolioStore: Sendable {
         }
         return SyncOutcome(report)
     }
+
+    /// Whether a sync of this store is running now.
+    public var isSyncing: Bool { running.load(ordering: .relaxed) > 0 }
+
+    /// `true` when a sync starts while none was running, `false` when the last one ends, from
+    /// now on: for an activity indicator.
+    public func activity() -> AsyncStream<Bool> { listeners.activityStream() }
+
+    /// A change for every sync from now on that is about to switch the store to a new version,
+    /// announced before the switch (reads answer the old version until ``changes()`` has it).
+    public func willChange() -> AsyncStream<ContentChange> { listeners.willChangeStream() }
 
     /// Progress of the object downloads of every sync from now on, for a progress bar.
     public func progress() -> AsyncStream<SyncProgress> { listeners.progressStream() }
@@ -321,11 +354,17 @@ public struct LocalizedStrings: Sendable {
 private final class Listeners: Sendable {
     private let progressListeners = Subscribers<SyncProgress>(buffer: 64)
     private let changeListeners = Subscribers<ContentChange>(buffer: 16)
+    private let willChangeListeners = Subscribers<ContentChange>(buffer: 16)
+    private let activityListeners = Subscribers<Bool>(buffer: 16)
 
     func progressStream() -> AsyncStream<SyncProgress> { progressListeners.stream() }
     func changeStream() -> AsyncStream<ContentChange> { changeListeners.stream() }
+    func willChangeStream() -> AsyncStream<ContentChange> { willChangeListeners.stream() }
+    func activityStream() -> AsyncStream<Bool> { activityListeners.stream() }
     func progress(_ p: SyncProgress) { progressListeners.yield(p) }
     func change(_ c: ContentChange) { changeListeners.yield(c) }
+    func willChange(_ c: ContentChange) { willChangeListeners.yield(c) }
+    func activity(_ on: Bool) { activityListeners.yield(on) }
 }
 
 /// Streams of one element type, each keeping the newest `buffer` elements not yet read.

@@ -42,6 +42,15 @@ extension FolioError {
 extension FolioError.Code {
     /// The code of a refusal: named as the refusal is, but for a rollback, which is a downgrade.
     package init(_ kind: TrustError.Kind) {
-        self = kind == .rollback ? .downgrade : Self(rawValue: kind.rawValue) ?? .invalidResponse
+        switch kind {
+        case .unsigned: self = .unsigned
+        case .badSignature: self = .badSignature
+        case .unknownSigner: self = .unknownSigner
+        case .revokedSigner: self = .revokedSigner
+        case .tooFewSignatures: self = .tooFewSignatures
+        case .expired: self = .expired
+        case .untrustedKeyList: self = .untrustedKeyList
+        case .rollback: self = .downgrade
+        }
     }
 }

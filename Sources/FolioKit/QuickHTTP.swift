@@ -1,52 +1,80 @@
 import FolioHTTPCore
-import FolioPublished
 import FolioSupport
 import Foundation
 import NIOHTTP1
+import Synchronization
 
-/// One plain-HTTP GET on one blocking socket, for the request every sync starts with (the
-/// conditional GET of the manifest). A no-op sync is that request alone, and this path avoids
-/// starting an event loop group and a connection pool for it: measured, it is most of the
-/// difference between `folio sync` and `curl` for a 304. https edges use AsyncHTTPClient.
-extension QuickHTTP {
-    /// GETs `path` from `endpoint` on a connection of its own; throws on transport failure or a
-    /// response it cannot read.
-    package static func get(_ endpoint: (host: String, port: Int), path: String, headers: [(String, String)], timeoutMs: Int32, maxBody: Int) throws -> Response {
-        let connection = Connection(endpoint, timeoutMs: timeoutMs)
-        return try connection.get(path, headers: headers, maxBody: maxBody, keepAlive: false)
+/// Set when the task that waits for blocking socket work is cancelled; the socket loops ask it
+/// at least every 50 ms.
+package final class CancelFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    package init() {}
+    package func cancel() { flag.store(true, ordering: .relaxed) }
+    package var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// A plain-http edge's address: host, port and the path prefix of its base URL.
+package struct PlainEndpoint: Sendable, Equatable {
+    package var host: String
+    package var port: Int
+    /// The base URL's path without its trailing slash (`""` or `/content/qa`).
+    package var prefix: String
+
+    /// Nil for anything but `http://host[:port][/prefix]`.
+    package init?(_ base: String) {
+        guard let (host, port) = TCPSocket.endpoint(base) else { return nil }
+        self.host = host
+        self.port = port
+        let rest = base.dropFirst(7)
+        var path = rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? ""
+        while path.hasSuffix("/") { path.removeLast() }
+        prefix = path
     }
 
+    /// The `Host` field: the host (bracketed when IPv6) and port.
+    var hostField: String { "\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+}
+
+/// Plain-HTTP GETs on blocking sockets, for the sync's requests to http:// edges: measured, this
+/// path costs a fraction of an event loop and a connection pool per request, which was most of
+/// a no-op sync's time against `curl`. It runs on threads of its own (`SocketTransport`), never
+/// on Swift's cooperative pool.
+extension QuickHTTP {
     /// A keep-alive connection for a series of GETs, one at a time (no pipelining). A socket the
     /// server closed while idle is replaced once, before anything of the response was read.
     package final class Connection {
-        private let endpoint: (host: String, port: Int)
+        private let endpoint: PlainEndpoint
         private let timeoutMs: Int32
+        private let fields: String
+        private let cancel: CancelFlag
         private var fd: Int32 = -1
         private var answered = 0
 
-        package init(_ endpoint: (host: String, port: Int), timeoutMs: Int32) {
+        /// `fields`: header lines (each ending in CRLF) every request carries.
+        package init(_ endpoint: PlainEndpoint, timeoutMs: Int32, fields: String, cancel: CancelFlag) {
             self.endpoint = endpoint
             self.timeoutMs = timeoutMs
+            self.fields = fields
+            self.cancel = cancel
         }
 
         deinit { if fd >= 0 { close(fd) } }
 
         package func get(_ path: String, headers: [(String, String)], maxBody: Int, keepAlive: Bool = true) throws -> Response {
-            let (host, port) = endpoint
-            var request = "GET \(path) HTTP/1.1\r\nHost: \(host.contains(":") ? "[\(host)]" : host):\(port)\r\n"
-            request += "User-Agent: folio/\(folioVersion)\r\n" + (keepAlive ? "" : "Connection: close\r\n")
+            var request = "GET \(endpoint.prefix)\(path) HTTP/1.1\r\nHost: \(endpoint.hostField)\r\n" + fields
+            if !keepAlive { request += "Connection: close\r\n" }
             for (name, value) in headers { request += "\(name): \(value)\r\n" }
             request += "\r\n"
             let bytes = Array(request.utf8)
             while true {
                 if fd < 0 {
-                    fd = try QuickHTTP.connect(host: host, port: port, timeoutMs: timeoutMs)
+                    fd = try connect()
                     answered = 0
                 }
                 let reused = answered > 0
                 do {
                     try QuickHTTP.send(fd, bytes)
-                    let (response, reusable) = try QuickHTTP.readResponse(fd, timeoutMs: timeoutMs, maxBody: maxBody)
+                    let (response, reusable) = try readResponse(maxBody: maxBody)
                     answered += 1
                     if !reusable || !keepAlive { drop() }
                     return response
@@ -54,7 +82,7 @@ extension QuickHTTP {
                     drop()
                     // The server may close an idle keep-alive connection at any time: a reused
                     // socket that fails before the first byte of the answer is replaced once.
-                    if reused && failure.beforeResponse { continue }
+                    if reused && failure.beforeResponse && !cancel.isCancelled { continue }
                     throw failure
                 }
             }
@@ -64,42 +92,41 @@ extension QuickHTTP {
             if fd >= 0 { close(fd) }
             fd = -1
         }
+
+        private func connect() throws -> Int32 {
+            do {
+                return try TCPSocket.connect(host: endpoint.host, port: endpoint.port, timeoutMs: timeoutMs) { cancel.isCancelled }
+            } catch {
+                throw Failure(description: error.description, kind: error.reason == .refused ? .refused : error.reason == .timedOut ? .timedOut : .other)
+            }
+        }
+
+        /// Reads one response: framed by Content-Length (none for 204 and 304), else by the
+        /// server closing the connection. Returns it and whether the connection can carry another.
+        private func readResponse(maxBody: Int) throws -> (Response, reusable: Bool) {
+            var reader = ResponseReader(maxBody: maxBody)
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            var closed = false
+            while true {
+                guard TCPSocket.wait(fd, events: POLLIN, timeoutMs: timeoutMs, cancelled: { cancel.isCancelled }) else {
+                    throw Failure(description: cancel.isCancelled ? "cancelled" : "timed out", kind: .timedOut)
+                }
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+                if n < 0 {
+                    if errno == EINTR || errno == EAGAIN { continue }
+                    throw Failure(description: String(cString: strerror(errno)), beforeResponse: reader.data.isEmpty)
+                }
+                if n == 0 {
+                    closed = true
+                    break
+                }
+                if try reader.append(chunk[0..<n]) { break }
+            }
+            return try reader.finish(closed: closed)
+        }
     }
 
     private static func send(_ fd: Int32, _ out: [UInt8]) throws {
         do { try TCPSocket.sendAll(fd, out) } catch { throw Failure(description: error.description, beforeResponse: true) }
-    }
-
-    /// Reads one response: framed by Content-Length (none for 204 and 304), else by the server
-    /// closing the connection. Returns it and whether the connection can carry another request.
-    private static func readResponse(_ fd: Int32, timeoutMs: Int32, maxBody: Int) throws -> (Response, reusable: Bool) {
-        var reader = ResponseReader(maxBody: maxBody)
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        var closed = false
-        while true {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, timeoutMs)
-            if ready == 0 { throw Failure(description: "timed out") }
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw Failure(description: String(cString: strerror(errno)))
-            }
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure(description: String(cString: strerror(errno)), beforeResponse: reader.data.isEmpty)
-            }
-            if n == 0 {
-                closed = true
-                break
-            }
-            if try reader.append(chunk[0..<n]) { break }
-        }
-        return try reader.finish(closed: closed)
-    }
-
-    /// A connected TCP socket, or a thrown failure ("connection refused", "timed out", …).
-    fileprivate static func connect(host: String, port: Int, timeoutMs: Int32) throws -> Int32 {
-        do { return try TCPSocket.connect(host: host, port: port, timeoutMs: timeoutMs) } catch { throw Failure(description: error.description) }
     }
 }

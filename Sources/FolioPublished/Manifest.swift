@@ -201,8 +201,12 @@ package struct Manifest: Sendable, Equatable {
 
     /// How long a client may keep this version without asking the edge: the manifest's
     /// `max-age`, or an entry's own shorter one (the server sets how long each piece is kept).
-    package var freshnessLifetime: Int {
-        entries.reduce(cacheHint("manifest").maxAge) { lifetime, e in min(lifetime, e.cache?.maxAge ?? lifetime) }
+    package var freshnessLifetime: Int { freshnessLifetime(server: nil) }
+
+    /// The same, starting from the lifetime the edge gave the manifest's response (its
+    /// `max-age` minus its `Age`) where it gave one.
+    package func freshnessLifetime(server: Int?) -> Int {
+        entries.reduce(server ?? cacheHint("manifest").maxAge) { lifetime, e in min(lifetime, e.cache?.maxAge ?? lifetime) }
     }
 
     /// Whether two manifests publish the same entries (ignoring version and dates).

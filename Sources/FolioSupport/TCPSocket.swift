@@ -6,8 +6,13 @@ import Foundation
 
 /// A socket call that failed, in words ("connection refused", "connect timeout", …).
 package struct SocketError: Error, CustomStringConvertible {
+    package enum Reason: Sendable { case refused, timedOut, other }
     package var description: String
-    package init(description: String) { self.description = description }
+    package var reason: Reason
+    package init(description: String, reason: Reason = .other) {
+        self.description = description
+        self.reason = reason
+    }
 }
 
 /// Blocking TCP for the programs' small plain-HTTP requests (`folio sync`'s fast path,
@@ -35,7 +40,10 @@ package enum TCPSocket {
     }
 
     /// A connected TCP socket, or a thrown failure ("connection refused", "timed out", …).
-    package static func connect(host: String, port: Int, timeoutMs: Int32) throws(SocketError) -> Int32 {
+    /// `cancelled` is asked every 50 ms while the connection is being made.
+    package static func connect(
+        host: String, port: Int, timeoutMs: Int32, cancelled: () -> Bool = { false }
+    ) throws(SocketError) -> Int32 {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_family = AF_UNSPEC
@@ -45,7 +53,7 @@ package enum TCPSocket {
             throw SocketError(description: "cannot resolve \(host): \(String(cString: gai_strerror(rc)))")
         }
         defer { freeaddrinfo(list) }
-        var lastError = "no address"
+        var lastError = SocketError(description: "no address")
         var ai: UnsafeMutablePointer<addrinfo>? = first
         while let a = ai {
             ai = a.pointee.ai_next
@@ -55,22 +63,41 @@ package enum TCPSocket {
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             if Glibc.connect(fd, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 { return fd }
             if errno == EINPROGRESS {
-                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                if poll(&pfd, 1, timeoutMs) == 1 {
+                if wait(fd, events: POLLOUT, timeoutMs: timeoutMs, cancelled: cancelled) {
                     var err: Int32 = 0
                     var len = socklen_t(MemoryLayout<Int32>.size)
                     getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
                     if err == 0 { return fd }
-                    lastError = err == ECONNREFUSED ? "connection refused" : String(cString: strerror(err))
+                    lastError = Self.failure(err)
                 } else {
-                    lastError = "connect timeout"
+                    lastError = SocketError(description: cancelled() ? "cancelled" : "connect timeout", reason: .timedOut)
                 }
             } else {
-                lastError = errno == ECONNREFUSED ? "connection refused" : String(cString: strerror(errno))
+                lastError = Self.failure(errno)
             }
             close(fd)
         }
-        throw SocketError(description: lastError)
+        throw lastError
+    }
+
+    private static func failure(_ code: Int32) -> SocketError {
+        code == ECONNREFUSED
+            ? SocketError(description: "connection refused", reason: .refused) : SocketError(description: String(cString: strerror(code)))
+    }
+
+    /// Waits until `fd` is ready for `events`, in slices of at most 50 ms so that `cancelled` is
+    /// asked as often; false on timeout or cancellation.
+    package static func wait(_ fd: Int32, events: Int32, timeoutMs: Int32, cancelled: () -> Bool) -> Bool {
+        var left = Int(timeoutMs)
+        while left > 0, !cancelled() {
+            var pfd = pollfd(fd: fd, events: Int16(events), revents: 0)
+            let slice = min(left, 50)
+            let ready = poll(&pfd, 1, Int32(slice))
+            if ready > 0 { return true }
+            if ready < 0, errno != EINTR { return true }  // the next call on fd reports the error
+            if ready == 0 { left -= slice }
+        }
+        return false
     }
 
     /// Writes all of `out` (retrying on EINTR); no SIGPIPE.

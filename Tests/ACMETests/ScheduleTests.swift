@@ -1,4 +1,5 @@
 @testable import FolioACME
+import FolioSupport
 import Foundation
 import Testing
 
@@ -39,13 +40,13 @@ struct ScheduleTests {
     @Test("Retry-After: delay seconds or an HTTP date, nothing else")
     func retryAfter() {
         let now = Date(timeIntervalSince1970: 1_445_412_480)  // Wed, 21 Oct 2015 07:28:00 GMT
-        #expect(ACMERetryAfter.seconds("5", now: now) == 5)
-        #expect(ACMERetryAfter.seconds(" 120 ", now: now) == 120)
-        #expect(ACMERetryAfter.seconds("Wed, 21 Oct 2015 07:28:30 GMT", now: now) == 30)
-        #expect(ACMERetryAfter.seconds("Wed, 21 Oct 2015 07:27:00 GMT", now: now) == 0)
-        #expect(ACMERetryAfter.seconds("-3", now: now) == nil)
-        #expect(ACMERetryAfter.seconds("soon", now: now) == nil)
-        #expect(ACMERetryAfter.seconds(nil, now: now) == nil)
+        #expect(RetryAfter.seconds("5", now: now) == 5)
+        #expect(RetryAfter.seconds(" 120 ", now: now) == 120)
+        #expect(RetryAfter.seconds("Wed, 21 Oct 2015 07:28:30 GMT", now: now) == 30)
+        #expect(RetryAfter.seconds("Wed, 21 Oct 2015 07:27:00 GMT", now: now) == 0)
+        #expect(RetryAfter.seconds("-3", now: now) == nil)
+        #expect(RetryAfter.seconds("soon", now: now) == nil)
+        #expect(RetryAfter.seconds(nil, now: now) == nil)
     }
 
     @Test("the configuration lowercases names and refuses what HTTP-01 cannot prove")

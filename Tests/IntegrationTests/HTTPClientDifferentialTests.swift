@@ -28,7 +28,7 @@ struct HTTPClientDifferentialTests {
         var description: String { "\(status) \(fields) \(body.count) bytes" }
     }
 
-    /// One request on the keep-alive connection, as `folio sync` makes it.
+    /// One request on a keep-alive connection, as `folio sync` makes it.
     static func quick(_ connection: QuickHTTP.Connection, _ path: String, _ headers: [(String, String)]) -> Result<Answer, QuickHTTP.Failure> {
         do {
             let r = try connection.get(path, headers: headers, maxBody: 1 << 24)
@@ -40,15 +40,12 @@ struct HTTPClientDifferentialTests {
         }
     }
 
-    /// The same request through AsyncHTTPClient, configured as FolioKit configures it.
-    static func general(_ url: String, _ headers: [(String, String)]) async -> Result<Answer, QuickHTTP.Failure> {
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "User-Agent", value: "folio/\(folioVersion)")
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
+    /// The same request through FolioKit's AsyncHTTPClient transport (the one of https edges).
+    static func general(_ base: String, _ path: String, _ headers: [(String, String)]) async -> Result<Answer, QuickHTTP.Failure> {
+        let transport = HTTPClientTransport(base: base, configuration: FolioHTTPConfiguration(timeout: .seconds(10)))
         do {
-            let response = try await FolioHTTP.client.execute(request, timeout: .seconds(10))
-            let body = try await response.body.collect(upTo: 1 << 24)
-            return .success(Answer(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView)))
+            let r = try await transport.get(TransportRequest(path: path, headers: headers, maxBody: 1 << 24))
+            return .success(Answer(status: r.status, headers: r.headers, body: r.body))
         } catch {
             return .failure(QuickHTTP.Failure(description: "\(error)"))
         }
@@ -56,11 +53,12 @@ struct HTTPClientDifferentialTests {
 
     /// Sends every request through both clients; returns how many both answered.
     static func compare(base: String, port: Int, _ requests: [(String, [(String, String)])]) async -> Int {
-        let connection = QuickHTTP.Connection(("127.0.0.1", port), timeoutMs: 10_000)
+        let fields = FolioHTTPConfiguration().requestFields.map { "\($0.0): \($0.1)\r\n" }.joined()
+        let connection = QuickHTTP.Connection(PlainEndpoint("http://127.0.0.1:\(port)")!, timeoutMs: 10_000, fields: fields, cancel: CancelFlag())
         var answered = 0
         for (path, headers) in requests {
             let a = quick(connection, path, headers)
-            let b = await general(base + path, headers)
+            let b = await general(base, path, headers)
             switch (a, b) {
             case (.success(let x), .success(let y)):
                 #expect(x == y, "GET \(path) \(headers): QuickHTTP \(x), AsyncHTTPClient \(y)")

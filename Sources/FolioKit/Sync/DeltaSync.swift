@@ -34,7 +34,7 @@ extension Syncer {
     /// to. Throws ``DeltaFallback`` when there is no such path or a delta is missing, oversized
     /// or wrong; the caller then fetches the manifest and objects whole.
     func viaDeltas(
-        _ head: DeltaHead, held: (state: ContentCache.State, manifest: Manifest), heldBytes: [UInt8], counters: Counters
+        _ head: DeltaHead, held: SyncRun.Held, heldBytes: [UInt8], counters: Counters
     ) async throws -> DeltaUse {
         guard head.version > held.state.version else {
             throw DeltaFallback("the edge's version \(head.version) is not newer than version \(held.state.version)")
@@ -56,9 +56,9 @@ extension Syncer {
         let limit = Self.deltaLimit(head)
         for step in route {
             let path = PublishedLayout.delta(from: step.from, to: step.to)
-            let response: Response
+            let response: TransportResponse
             do {
-                response = try await get(FolioHTTP.client, "/" + path, headers: [FolioHTTP.acceptEncoding], maxBody: limit + 1, counters: counters, quick: true)
+                response = try await get(TransportRequest(path: "/" + path, headers: [FolioHTTP.acceptEncoding], maxBody: limit + 1), counters: counters)
             } catch let error as TransportError {
                 throw DeltaFallback("GET \(path): \(error)")
             }

@@ -4,42 +4,42 @@ import NIOHTTP1
 /// `CDN-Cache-Control`, RFC 9213, which has the same syntax). Names are case-insensitive; values
 /// may be tokens or quoted strings; a delta-seconds that overflows is 2^31 (§1.2.2); a freshness
 /// directive with an invalid value makes the response stale (§4.2.1).
-struct CacheControl: Sendable, Equatable {
-    var maxAge: Int?
-    var sMaxAge: Int?
-    var noStore = false
+package struct CacheControl: Sendable, Equatable {
+    package var maxAge: Int?
+    package var sMaxAge: Int?
+    package var noStore = false
     /// Unqualified, or qualified with field names (treated as unqualified: revalidate always).
-    var noCache = false
+    package var noCache = false
     /// Unqualified `private`; a qualified one names fields a shared cache must not store.
-    var isPrivate = false
-    var privateFields: [String] = []
-    var isPublic = false
-    var mustRevalidate = false
-    var proxyRevalidate = false
-    var mustUnderstand = false
-    var immutable = false
-    var onlyIfCached = false
+    package var isPrivate = false
+    package var privateFields: [String] = []
+    package var isPublic = false
+    package var mustRevalidate = false
+    package var proxyRevalidate = false
+    package var mustUnderstand = false
+    package var immutable = false
+    package var onlyIfCached = false
     /// Request `max-stale`: nil absent, `Int.max` without a value.
-    var maxStale: Int?
-    var minFresh: Int?
-    var staleWhileRevalidate: Int?
-    var staleIfError: Int?
+    package var maxStale: Int?
+    package var minFresh: Int?
+    package var staleWhileRevalidate: Int?
+    package var staleIfError: Int?
     /// Whether any directive at all was present.
-    var isEmpty = true
+    package var isEmpty = true
 
     /// The largest delta-seconds a recipient keeps (RFC 9111 §1.2.2).
-    static let deltaLimit = 2_147_483_648
+    package static let deltaLimit = 2_147_483_648
 
-    init() {}
+    package init() {}
 
     /// The directives of every line of `name` in `headers`; nil when there is none.
-    init?(_ headers: HTTPHeaders, name: String = "cache-control") {
+    package init?(_ headers: HTTPHeaders, name: String = "cache-control") {
         let lines = headers[name]
         guard !lines.isEmpty else { return nil }
         self.init(parsing: lines.joined(separator: ","))
     }
 
-    init(parsing text: String) {
+    package init(parsing text: String) {
         for (rawName, value) in Self.directives(text) {
             isEmpty = false
             let name = rawName.lowercased()
@@ -71,7 +71,7 @@ struct CacheControl: Sendable, Equatable {
 
     /// `CDN-Cache-Control` (RFC 9213): a Structured Field dictionary (RFC 8941). nil when the
     /// field is not a valid one, or a directive has the wrong type, and so must be ignored.
-    init?(structuredField text: String) {
+    package init?(structuredField text: String) {
         guard let members = StructuredDictionary.parse(text) else { return nil }
         self.init()
         for (key, item) in members {
@@ -103,7 +103,7 @@ struct CacheControl: Sendable, Equatable {
     }
 
     /// Splits `a, b=1, c="x, y"` into (name, value) pairs; quoted values are unquoted.
-    static func directives(_ text: String) -> [(String, String?)] {
+    package static func directives(_ text: String) -> [(String, String?)] {
         var out: [(String, String?)] = []
         var chars = Substring(text)
         while !chars.isEmpty {
@@ -143,7 +143,7 @@ struct CacheControl: Sendable, Equatable {
     }
 
     /// delta-seconds (digits only, clamped to 2^31); `invalid` for anything else.
-    static func seconds(_ value: String?, invalid: Int?) -> Int? {
+    package static func seconds(_ value: String?, invalid: Int?) -> Int? {
         guard let value, !value.isEmpty, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return invalid }
         if value.count > 10 { return deltaLimit }
         return min(Int(value) ?? deltaLimit, deltaLimit)
@@ -152,8 +152,8 @@ struct CacheControl: Sendable, Equatable {
 
 /// A Structured Field dictionary (RFC 8941 §3.2, §4.2.2), strictly: members' bare items are
 /// kept, parameters checked and dropped, inner lists checked.
-enum StructuredDictionary {
-    enum Item: Equatable {
+package enum StructuredDictionary {
+    package enum Item: Equatable {
         case integer(Int)
         case decimal
         case string
@@ -163,7 +163,7 @@ enum StructuredDictionary {
         case innerList
     }
 
-    static func parse(_ text: String) -> [(String, Item)]? {
+    package static func parse(_ text: String) -> [(String, Item)]? {
         var s = Array(text.utf8)[...]
         func skip(_ chars: Set<UInt8>) { while let c = s.first, chars.contains(c) { s = s.dropFirst() } }
         let sp: Set<UInt8> = [32]
@@ -305,90 +305,5 @@ enum StructuredDictionary {
             return .boolean(b == 49)
         }
         return nil
-    }
-}
-
-/// Header fields as a cache reads them.
-enum CacheFields {
-    /// Every value of `name`, lines joined with ", " (the combined field value, RFC 9110 §5.3).
-    static func combined(_ headers: HTTPHeaders, _ name: String) -> String? {
-        let lines = headers[name]
-        return lines.isEmpty ? nil : lines.joined(separator: ", ")
-    }
-
-    /// The `Age` value: a non-negative integer (the first of several); nil when absent or invalid.
-    static func age(_ headers: HTTPHeaders) -> Int? {
-        guard let first = headers["age"].first else { return nil }
-        let v = first.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        return CacheControl.seconds(v, invalid: nil)
-    }
-
-    /// The field names a `Vary` lists, lowercased; `["*"]` when it varies on everything.
-    static func vary(_ headers: HTTPHeaders) -> [String] {
-        headers["vary"].flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            .filter { !$0.isEmpty }
-    }
-
-    /// A date in any of the three HTTP formats (RFC 9110 §5.6.7): IMF-fixdate, RFC 850 and
-    /// asctime; seconds since 1970, or nil.
-    static func date(_ text: String?) -> Int64? {
-        guard let text else { return nil }
-        let t = text.trimmingCharacters(in: .whitespaces)
-        if let d = HTTPDate.parse(HeaderValue(t)) { return d }
-        // An IMF-fixdate in the wrong case (`thu, 18 AUG 2050 … gmt`) is still unambiguous.
-        if t.utf8.count == 29 {
-            let fixed = t.prefix(1).uppercased() + t.dropFirst().prefix(7).lowercased() + t.dropFirst(8).prefix(1).uppercased()
-                + t.dropFirst(9).prefix(17).lowercased() + t.dropFirst(26).uppercased()
-            if fixed != t, let d = HTTPDate.parse(HeaderValue(fixed)) { return d }
-        }
-        let parts = t.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        func month(_ s: Substring) -> Int? {
-            ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].firstIndex(of: String(s)).map { $0 + 1 }
-        }
-        func time(_ s: Substring) -> (Int, Int, Int)? {
-            let hms = s.split(separator: ":")
-            guard hms.count == 3, let h = Int(hms[0]), let m = Int(hms[1]), let sec = Int(hms[2]), h < 24, m < 60, sec < 61 else { return nil }
-            return (h, m, sec)
-        }
-        // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT (the full day name, a two-digit year).
-        let longDays = ["Monday,", "Tuesday,", "Wednesday,", "Thursday,", "Friday,", "Saturday,", "Sunday,"]
-        if parts.count == 4, longDays.contains(String(parts[0])), parts[3] == "GMT" {
-            let dmy = parts[1].split(separator: "-")
-            guard dmy.count == 3, dmy[0].count == 2, dmy[2].count == 2, let day = Int(dmy[0]), let mon = month(dmy[1]), var year = Int(dmy[2]),
-                let (h, m, s) = time(parts[2])
-            else {
-                return nil
-            }
-            year += year < 70 ? 2000 : 1900
-            return epoch(year: year, month: mon, day: day, h, m, s)
-        }
-        // asctime: Sun Nov  6 08:49:37 1994
-        if parts.count == 5, let mon = month(parts[1]), let day = Int(parts[2]), let (h, m, s) = time(parts[3]), let year = Int(parts[4]) {
-            return epoch(year: year, month: mon, day: day, h, m, s)
-        }
-        return nil
-    }
-
-    static func epoch(year: Int, month: Int, day: Int, _ hour: Int, _ minute: Int, _ second: Int) -> Int64? {
-        guard (1...31).contains(day), (1...12).contains(month) else { return nil }
-        return HTTPDate.epochSeconds(year: year, month: month, day: day, hour, minute, second)
-    }
-
-    /// Hop-by-hop fields (RFC 9110 §7.6.1), never stored or forwarded, plus those `Connection` names.
-    static let hopByHop: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-        "proxy-authenticate", "proxy-authorization",
-    ]
-
-    /// `headers` without hop-by-hop fields.
-    static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
-        var named = hopByHop
-        for line in headers["connection"] {
-            for n in line.split(separator: ",") { named.insert(n.trimmingCharacters(in: .whitespaces).lowercased()) }
-        }
-        var out = HTTPHeaders()
-        for (name, value) in headers where !named.contains(name.lowercased()) { out.add(name: name, value: value) }
-        return out
     }
 }

@@ -1,0 +1,88 @@
+import FolioPublished
+import FolioSupport
+import Foundation
+
+extension Syncer {
+    /// Phase 5. The switch: the manifest, durability, then the state that names it (written by
+    /// rename, so a crash leaves the old version or the new one, never a mix). Then the report.
+    /// The writes and fsyncs run on a thread of their own, not on the cooperative pool.
+    func commit(_ plan: SyncPlan, _ run: SyncRun) async throws -> SyncReport {
+        let held = run.held
+        let manifest = plan.manifest
+        let result: SyncReport.Result = !plan.sameManifest ? .updated : (plan.missing.isEmpty ? .notModified : .repaired)
+        if result == .updated { settings.willCommit?(held?.manifest, manifest) }
+        let now = Date()
+        let (cache, newManifest) = (cache, plan.sameManifest ? nil : plan.verified.resolution.manifestBytes)
+        let wroteObjects = run.counters.objects.load(ordering: .relaxed) > 0 || !plan.patched.isEmpty
+        var report = run.report
+        report.objectsPatched = plan.patched.count
+        if result == .updated {
+            report.method = plan.delta.map { $0.steps > 1 ? "delta-chain" : "delta" } ?? "whole"
+            if let delta = plan.delta { describeSavings(delta, plan, run, &report) }
+        }
+        let r = plan.verified.resolution
+        var state = ContentCache.State(
+            version: manifest.version, manifestSHA256: plan.sha256, etag: r.manifestETag,
+            validatedAt: now, lastAttemptAt: now, lastResult: result.rawValue, verifiedAt: now,
+            highestVersion: max(manifest.version, held?.state.highestVersion ?? held?.state.version ?? 0),
+            keyListVersion: plan.verified.keyListVersion)
+        state.headETag = r.headETag
+        state.headMissing = r.headMissing
+        state.serverLifetime = r.serverLifetime
+        state.lastMethod = result == .updated ? method(plan, run, report) : held?.state.lastMethod
+        let finalState = state
+        // Not cancellable from here: the switch is done whole, or (on an error) not at all.
+        try await Task.detached {
+            try await Blocking.run { _ in
+                if let newManifest { try cache.storeManifest(newManifest, version: manifest.version) }
+                if wroteObjects || newManifest != nil { try cache.syncAll() }
+                try cache.saveState(finalState, durable: result != .notModified)
+            }
+        }.value
+        report.result = result
+        report.versionAfter = manifest.version
+        report.message = message(result, plan, run)
+        return report
+    }
+
+    /// What the same sync would have received without deltas: the manifest and the rebuilt
+    /// objects whole, each with a response head like this sync's, instead of the head and deltas.
+    private func describeSavings(_ delta: DeltaUse, _ plan: SyncPlan, _ run: SyncRun, _ report: inout SyncReport) {
+        let c = run.counters
+        let requests = max(1, c.requests.load(ordering: .relaxed))
+        let bytes = c.bytes.load(ordering: .relaxed)
+        let heads = (bytes - c.bodyBytes.load(ordering: .relaxed)) / requests
+        let whole = bytes - plan.verified.resolution.deltaBytes + delta.manifestWireSize + heads
+            + plan.patched.reduce(0) { $0 + ($1.gzipSize ?? $1.size) + heads }
+        report.bytesSaved = whole - bytes
+        report.deltaSteps = delta.steps
+        if delta.failedEdits > 0 { report.deltaFallback = "\(delta.failedEdits) object edits did not verify; fetched whole" }
+    }
+
+    /// How the version was fetched, for `status`.
+    private func method(_ plan: SyncPlan, _ run: SyncRun, _ report: SyncReport) -> String {
+        let fetched = run.counters.objects.load(ordering: .relaxed)
+        let total = run.counters.bytes.load(ordering: .relaxed)
+        if let d = plan.delta {
+            return "\(d.steps > 1 ? "\(d.steps) deltas" : "delta") from version \(run.held?.state.version ?? 0): \(plan.patched.count) objects patched, \(fetched) fetched whole; \(total) bytes (\(report.bytesSaved ?? 0) saved)"
+        }
+        return "whole objects: \(fetched) fetched; \(total) bytes" + (report.deltaFallback.map { " (no delta: \($0))" } ?? "")
+    }
+
+    /// The report's line for people.
+    private func message(_ result: SyncReport.Result, _ plan: SyncPlan, _ run: SyncRun) -> String {
+        let version = plan.manifest.version
+        let fetched = run.counters.objects.load(ordering: .relaxed)
+        switch result {
+        case .updated:
+            let how = plan.delta.map { d in
+                ": \(plan.patched.count) objects patched by \(d.steps > 1 ? "\(d.steps) deltas" : "a delta"), \(fetched) fetched whole"
+            } ?? ": \(fetched) objects fetched"
+            return "updated to version \(version)" + (run.held.map { " from \($0.state.version)" } ?? "") + how
+        case .repaired:
+            return "version \(version): fetched \(plan.missing.count) missing or damaged objects again"
+        default:
+            return "version \(version) is current"
+        }
+    }
+}

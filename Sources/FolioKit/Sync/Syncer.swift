@@ -1,0 +1,187 @@
+import FolioPublished
+import FolioSupport
+import Foundation
+import Logging
+import Synchronization
+
+/// Settings for one sync.
+package struct SyncSettings: Sendable {
+    package var edge: String
+    package var force = false
+    package var allowDowngrade = false
+    package var waitForLock = true
+    /// Called as objects arrive (from any thread).
+    package var progress: (@Sendable (SyncProgress) -> Void)?
+    /// Called just before a new version is made current, with the version it replaces and the
+    /// new one (from the syncing task).
+    package var willCommit: (@Sendable (Manifest?, Manifest) -> Void)?
+    package var attempts = 3
+    package var concurrency = 8
+    /// Request fields, the timeout of one request, extra certificate authorities.
+    package var http = FolioHTTPConfiguration()
+    /// How to reach the edge; nil picks one by the edge's scheme (``Transports/forEdge``).
+    package var transport: (any Transport)?
+    /// Where the sync says what it does (a lock wait, a damaged object); silent by default.
+    package var logger = Logger(label: "folio", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// The root keys whose signatures the manifest needs; nil accepts unsigned manifests.
+    package var trust: Trust?
+    /// The bundled seed's manifest: when trusting, an older version is refused as a rollback.
+    package var seed: Manifest?
+    /// Ask for `head.plist` and take deltas when the edge has them (`--no-delta` turns it off).
+    package var deltas = true
+
+    package init(edge: String) { self.edge = edge }
+
+    /// The timeout of one request.
+    package var timeout: Duration {
+        get { http.timeout }
+        set { http.timeout = newValue }
+    }
+}
+
+/// Brings the cache up to the edge's current version, in phases, each in its own file:
+/// resolve (the head or the manifest, conditionally) → verify (signatures, rollback) → plan
+/// (deltas or whole objects) → fetch (only what the cache lacks, verified) → commit (the
+/// manifest, durability, then the state that names it) → report.
+package struct Syncer {
+    package let cache: ContentCache
+    package let settings: SyncSettings
+    let transport: any Transport
+    let policy: RetryPolicy
+    var logger: Logger { settings.logger }
+
+    package init(cache: ContentCache, settings: SyncSettings) {
+        self.cache = cache
+        self.settings = settings
+        transport = settings.transport ?? Transports.forEdge(settings.edge, configuration: settings.http)
+        policy = RetryPolicy(attempts: settings.attempts)
+    }
+
+    final class Counters: Sendable {
+        let requests = Atomic<Int>(0)
+        let bytes = Atomic<Int>(0)
+        let bodyBytes = Atomic<Int>(0)
+        let objects = Atomic<Int>(0)
+        /// Objects this sync wrote, to take back if it is cancelled.
+        let stored = Mutex<[String]>([])
+
+        func count(_ response: TransportResponse) {
+            requests.add(1, ordering: .relaxed)
+            bytes.add(response.headBytes + response.body.count, ordering: .relaxed)
+            bodyBytes.add(response.body.count, ordering: .relaxed)
+        }
+    }
+
+    /// Runs the sync with the cache's lock held. A cancelled sync throws `.cancelled` and leaves
+    /// the cache as it was; a failed one is recorded for `status` (the version stays).
+    package func run() async throws -> SyncReport {
+        let lockFD = try await lock()
+        defer { close(lockFD) }
+        let run = SyncRun(cache: cache)
+        do {
+            return try await locked(run)
+        } catch is CancellationError {
+            run.discardNewObjects(cache)
+            throw FolioError(.cancelled, "the sync was cancelled; the cache is as it was", path: cache.dir, hasContent: run.held != nil)
+        } catch let failure as FolioError {
+            record(failure, held: run.held)
+            throw failure
+        }
+    }
+
+    /// The cache's lock: taken at once, or (with `waitForLock`) waited for without holding a
+    /// thread, trying again every 20 ms.
+    private func lock() async throws -> Int32 {
+        if let fd = try cache.lock(wait: false, onWait: {}) { return fd }
+        guard settings.waitForLock else {
+            throw FolioError(.busy, "another folio sync is running on \(cache.dir)", path: cache.dir, hasContent: cache.current() != nil)
+        }
+        logger.notice("another sync holds \(cache.dir)/lock; waiting for it")
+        while true {
+            do { try await Task.sleep(for: .milliseconds(20)) } catch {
+                throw FolioError(.cancelled, "the sync was cancelled while waiting for the cache's lock", path: cache.dir, hasContent: cache.current() != nil)
+            }
+            if let fd = try cache.lock(wait: false, onWait: {}) { return fd }
+        }
+    }
+
+    /// Records a failed attempt for `status` (the lock is held); the version stays as it was.
+    private func record(_ failure: FolioError, held: SyncRun.Held?) {
+        guard var state = held?.state else { return }
+        state.lastAttemptAt = Date()
+        state.lastResult =
+            switch failure.code {
+            case .maintenance: "maintenance"
+            case .downgrade: "refused"
+            default: failure.isTrustFailure ? "refused" : "failed"
+            }
+        state.lastError = failure.message
+        state.retryAfter = failure.retryAfter.map { Date().addingTimeInterval($0) }
+        try? cache.saveState(state, durable: false)
+    }
+
+    /// The phases, in order.
+    private func locked(_ run: SyncRun) async throws -> SyncReport {
+        try cache.prepare()
+        cache.removeLeftovers()
+        run.checkHeldObjects(cache, logger: logger)
+        if let fresh = run.freshReport(force: settings.force) { return run.finish(fresh) }
+        let resolved: Resolution
+        switch try await resolve(run) {
+        case .offline(let error): return run.finish(offline(error, run))
+        case .resolved(let r): resolved = r
+        }
+        let verified = try verify(resolved, run)
+        let plan = try self.plan(verified, run)
+        try await fetch(plan, run)
+        return run.finish(try await commit(plan, run))
+    }
+
+    /// The edge could not be reached: recorded for `status`, the cache unchanged.
+    private func offline(_ error: TransportError, _ run: SyncRun) -> SyncReport {
+        if var state = run.held?.state {
+            state.lastAttemptAt = Date()
+            state.lastResult = "offline"
+            state.lastError = error.description
+            try? cache.saveState(state, durable: false)
+        }
+        var report = run.report
+        report.result = .offline
+        let keeping = run.held.map { "keeping cached version \($0.state.version)" } ?? "no cached version yet"
+        report.message = "offline: cannot reach \(transport.base) (\(error.description)); \(keeping)"
+        return report
+    }
+
+    /// The retry policy, counting every answer in `counters`.
+    func policy(counting counters: Counters) -> RetryPolicy {
+        var p = policy
+        p.observe = { counters.count($0) }
+        return p
+    }
+
+    /// One GET with the retry policy, counted in the report.
+    func get(_ request: TransportRequest, counters: Counters) async throws -> TransportResponse {
+        try await policy(counting: counters).run(request, on: transport)
+    }
+
+    /// The body decoded from its content coding (gzip or brotli), refusing more than `limit` bytes.
+    func decodeBody(_ response: TransportResponse, limit: Int, what: String) throws -> [UInt8] {
+        let coding = response.headers.first(name: "content-encoding")
+        do { return try ContentDecoding.decode(response.body, coding: coding, maxSize: limit) } catch let unsupported as ContentDecoding.Unsupported {
+            throw FolioError(.invalidResponse, "\(what): the edge answered in the content coding \"\(unsupported.coding)\", which sync does not ask for")
+        } catch {
+            throw FolioError(.invalidResponse, "\(what): bad \(coding?.lowercased() ?? "") body from the edge: \(error)")
+        }
+    }
+
+    /// A 503 (or 429) with `Retry-After` is the edge's maintenance signal: an error that says
+    /// when to come back, the content held still readable.
+    func checkMaintenance(_ response: TransportResponse, _ what: String, held: Bool) throws {
+        guard response.status == 503 || response.status == 429, let wait = RetryPolicy.retryAfter(response) else { return }
+        var error = FolioError(
+            .maintenance, "the edge is in maintenance (GET \(what) answered \(response.status)); try again in \(Int(wait.rounded(.up))) s",
+            url: transport.base + "/" + what, hasContent: held)
+        error.retryAfter = wait
+        throw error
+    }
+}

@@ -1,0 +1,71 @@
+import FolioPublished
+import FolioSupport
+import Foundation
+
+/// The edge's version, checked: its manifest (the signed one's content when signed) and the
+/// highest key list version seen.
+struct Verified {
+    var resolution: Resolution
+    var manifest: Manifest
+    var keyListVersion: Int?
+}
+
+extension Syncer {
+    /// Phase 2. With a trusted root: signatures, expiry and rollback, before anything is fetched
+    /// or stored. Signed or not, never back to a lower version than the one held (after the
+    /// signature checks, so that a forged old manifest is refused for what it is).
+    func verify(_ r: Resolution, _ run: SyncRun) throws -> Verified {
+        guard var manifest = r.manifest else {
+            throw FolioError(.invalidResponse, "the edge gave no manifest")
+        }
+        let held = run.held
+        var keyListVersion = held?.state.keyListVersion
+        if let trust = settings.trust {
+            let url = transport.base + "/" + PublishedLayout.manifest
+            do {
+                let signed = try trust.verify(
+                    r.manifestBytes, now: Date(), minimumKeyListVersion: held?.state.keyListVersion, parsed: manifest)
+                manifest = signed.manifest
+                run.report.signers = signed.verifiedSigners
+                run.report.keyListVersion = signed.keyList.keyList.version
+                keyListVersion = max(keyListVersion ?? 0, signed.keyList.keyList.version)
+                if !settings.allowDowngrade, r.status == 200 {
+                    try Self.checkRollback(manifest, r.manifestBytes, held: held, seed: settings.seed)
+                }
+            } catch {
+                throw FolioError(error, url: url, hasContent: held != nil || settings.seed != nil)
+            }
+        }
+        if r.status == 200, let held, manifest.version < held.state.version, !settings.allowDowngrade {
+            throw FolioError(.downgrade, "the edge offers version \(manifest.version), older than the cached version \(held.state.version) (a rollback?); pass --allow-downgrade to accept it")
+        }
+        return Verified(resolution: r, manifest: manifest, keyListVersion: keyListVersion)
+    }
+
+    /// Refuses a verified manifest older than what this client has already held or bundles:
+    /// within one publish history by version (an equal version must be the same bytes), across
+    /// histories by creation time.
+    static func checkRollback(_ manifest: Manifest, _ bytes: [UInt8], held: SyncRun.Held?, seed: Manifest?) throws(TrustError) {
+        if let held {
+            let floor = max(held.state.version, held.state.highestVersion ?? 0)
+            if manifest.history == held.manifest.history {
+                if manifest.version < floor {
+                    throw TrustError(.rollback, "the edge offers version \(manifest.version), older than version \(floor) already verified here (a rollback or replay)")
+                }
+                if manifest.version == held.state.version, ContentHash.sha256Hex(bytes) != held.state.manifestSHA256 {
+                    throw TrustError(.rollback, "the edge offers version \(manifest.version) with other bytes than the version \(manifest.version) verified here")
+                }
+            } else if manifest.createdAt < held.manifest.createdAt {
+                throw TrustError(.rollback, "the edge offers a version published \(PlistDates.formatISO8601(manifest.createdAt)), before the one held (\(PlistDates.formatISO8601(held.manifest.createdAt)))")
+            }
+        }
+        if let seed {
+            if manifest.history == seed.history ? manifest.version < seed.version : manifest.createdAt < seed.createdAt {
+                throw TrustError(.rollback, "the edge offers version \(manifest.version), older than the bundled seed's version \(seed.version) (a rollback)")
+            }
+            if manifest.history == seed.history, manifest.version == seed.version, manifest != seed {
+                throw TrustError(.rollback, "the edge offers version \(manifest.version) with other content than the bundled seed's version \(seed.version)")
+            }
+        }
+    }
+}

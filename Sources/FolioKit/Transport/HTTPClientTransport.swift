@@ -1,0 +1,73 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// The transport of https edges: AsyncHTTPClient, pooled for the process (one HTTP/2
+/// connection where the edge offers it), no automatic decompression (the sync counts the bytes
+/// as sent and decodes them with its own limits). Cancelling the task cancels the request.
+package struct HTTPClientTransport: Transport {
+    package let base: String
+    package let timeout: Duration
+    private let fields: [(String, String)]
+    private let client: HTTPClient
+
+    package init(base: String, configuration: FolioHTTPConfiguration) {
+        self.base = base
+        self.timeout = configuration.timeout
+        fields = configuration.requestFields
+        client = FolioHTTP.client(extraAuthorities: configuration.certificateAuthorities)
+    }
+
+    package func get(_ request: TransportRequest) async throws -> TransportResponse {
+        var http = HTTPClientRequest(url: base + request.path)
+        for (name, value) in fields { http.headers.add(name: name, value: value) }
+        for (name, value) in request.headers { http.headers.add(name: name, value: value) }
+        do {
+            let response = try await client.execute(http, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+            let body = try await response.body.collect(upTo: request.maxBody)
+            var headBytes = 17 + response.status.reasonPhrase.utf8.count
+            for (n, v) in response.headers { headBytes += n.utf8.count + v.utf8.count + 4 }
+            return TransportResponse(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView), headBytes: headBytes)
+        } catch {
+            throw Self.classify(error)
+        }
+    }
+
+    /// The error a failed request becomes, by its type: a cancellation stays one.
+    static func classify(_ error: any Error) -> any Error {
+        switch error {
+        case is CancellationError: return error
+        case let e as HTTPClientError:
+            switch e {
+            case .cancelled: return CancellationError()
+            case .connectTimeout, .deadlineExceeded, .readTimeout, .writeTimeout: return TransportError(.timedOut, "timed out")
+            case .remoteConnectionClosed: return TransportError(.other, "the edge closed the connection")
+            default: return TransportError(.other, "\(e)")
+            }
+        case let e as NIOSSLError:
+            if case .handshakeFailed = e {
+                return TransportError(
+                    .tls,
+                    "the TLS handshake failed: the edge's certificate is not trusted here, or it does not speak TLS; "
+                        + "for a private certificate authority set \(FolioHTTP.caFileVariable) to its PEM file")
+            }
+            return TransportError(.tls, "TLS: \(e)")
+        case is BoringSSLError: return TransportError(.tls, "the TLS handshake failed: \(error)")
+        case let e as NIOConnectionError: return classifyConnect(e)
+        case let e as IOError where e.errnoCode == ECONNREFUSED: return TransportError(.connectionRefused, "connection refused")
+        case ChannelError.connectTimeout: return TransportError(.timedOut, "connect timeout")
+        case is NIOTooManyBytesError: return TransportError(.other, "the answer is larger than expected")
+        default: return TransportError(.other, "\(error)")
+        }
+    }
+
+    private static func classifyConnect(_ e: NIOConnectionError) -> TransportError {
+        let refused = e.connectionErrors.contains { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }
+        if refused { return TransportError(.connectionRefused, "connection refused") }
+        if e.dnsAError != nil || e.dnsAAAAError != nil { return TransportError(.other, "cannot resolve \(e.host)") }
+        return TransportError(.other, "cannot connect to \(e.host):\(e.port)")
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import FolioSupport
+
+/// The one retry policy of every request a sync makes: up to `attempts` tries on a transport
+/// failure or a 5xx answer, waiting `base`, 2×`base`, 4×`base`… plus up to 50% jitter between
+/// them. A 503 or 429 with `Retry-After` is waited for as asked when that is at most
+/// `longestRetryAfter`; a longer one ends the tries at once and the answer is returned, so the
+/// caller can report maintenance rather than hold the app.
+package struct RetryPolicy: Sendable {
+    package var attempts = 3
+    package var base: Duration = .milliseconds(100)
+    package var longestRetryAfter: Duration = .seconds(2)
+    /// Sees every answer, retried ones too (the sync counts requests and bytes with it).
+    package var observe: (@Sendable (TransportResponse) -> Void)?
+
+    package init(attempts: Int = 3) { self.attempts = max(1, attempts) }
+
+    /// What to do after an answer or a failure on try `attempt` (0-based).
+    package enum Step: Equatable {
+        case done
+        case retry(after: Duration)
+    }
+
+    /// The step after `response` (nil: the transport failed) on try `attempt`.
+    package func step(after response: TransportResponse?, attempt: Int, jitter: Double = Double.random(in: 0...0.5)) -> Step {
+        if let response { observe?(response) }
+        guard attempt + 1 < attempts else { return .done }
+        guard let response else { return .retry(after: backoff(attempt, jitter: jitter)) }
+        if response.status == 503 || response.status == 429, let asked = Self.retryAfter(response) {
+            let wait = Duration.milliseconds(Int64(asked * 1000))
+            return wait <= longestRetryAfter ? .retry(after: max(wait, backoff(attempt, jitter: jitter))) : .done
+        }
+        return response.status >= 500 ? .retry(after: backoff(attempt, jitter: jitter)) : .done
+    }
+
+    /// `base` × 2^attempt, plus `jitter` of that.
+    package func backoff(_ attempt: Int, jitter: Double) -> Duration {
+        let delay = base * (1 << min(attempt, 16))
+        return delay + delay * jitter
+    }
+
+    /// The seconds a response's `Retry-After` asks for (delay seconds or an HTTP date).
+    package static func retryAfter(_ response: TransportResponse) -> Double? {
+        RetryAfter.seconds(response.headers.first(name: "retry-after"), now: Date())
+    }
+
+    /// `request` on `transport` with this policy's tries: the last answer, or the last failure.
+    package func run(_ request: TransportRequest, on transport: some Transport) async throws -> TransportResponse {
+        var attempt = 0
+        while true {
+            var answer: TransportResponse?
+            var failure: TransportError?
+            do { answer = try await transport.get(request) } catch let error as TransportError { failure = error }
+            switch step(after: answer, attempt: attempt) {
+            case .done:
+                if let answer { return answer }
+                throw failure!
+            case .retry(let delay):
+                try await Task.sleep(for: delay)
+                attempt += 1
+            }
+        }
+    }
+}

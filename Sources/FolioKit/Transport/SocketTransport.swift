@@ -1,0 +1,125 @@
+import FolioHTTPCore
+import FolioSupport
+import Foundation
+import Synchronization
+
+/// Runs blocking work on a thread of its own and awaits it, so that no thread of Swift's
+/// cooperative pool waits on a socket. Cancelling the awaiting task sets the work's
+/// ``CancelFlag``; the socket loops see it within 50 ms.
+package enum Blocking {
+    package static func run<T: Sendable>(_ work: @escaping @Sendable (CancelFlag) throws -> T) async throws -> T {
+        let flag = CancelFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let thread = Thread {
+                    continuation.resume(with: Result {
+                        let value = try work(flag)
+                        if flag.isCancelled { throw CancellationError() }
+                        return value
+                    }.mapError { flag.isCancelled ? CancellationError() : $0 })
+                }
+                thread.stackSize = 1 << 20
+                thread.start()
+            }
+        } onCancel: {
+            flag.cancel()
+        }
+    }
+}
+
+/// The transport of plain-http edges: each GET, and each batch of GETs, on threads of its own
+/// with blocking sockets (``QuickHTTP/Connection``), keep-alive within a batch.
+package struct SocketTransport: Transport {
+    package let endpoint: PlainEndpoint
+    package let timeout: Duration
+    /// The header lines every request carries (User-Agent, the app's fields and context).
+    private let fields: String
+
+    package init(endpoint: PlainEndpoint, configuration: FolioHTTPConfiguration) {
+        self.endpoint = endpoint
+        self.timeout = configuration.timeout
+        fields = configuration.requestFields.map { "\($0.0): \($0.1)\r\n" }.joined()
+    }
+
+    package var base: String { "http://\(endpoint.hostField)\(endpoint.prefix)" }
+
+    private var timeoutMs: Int32 { Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000) }
+
+    package func get(_ request: TransportRequest) async throws -> TransportResponse {
+        let (endpoint, timeoutMs, fields) = (endpoint, timeoutMs, fields)
+        return try await Blocking.run { cancel in
+            let connection = QuickHTTP.Connection(endpoint, timeoutMs: timeoutMs, fields: fields, cancel: cancel)
+            return try Self.get(connection, request, keepAlive: false)
+        }
+    }
+
+    /// `concurrency` threads, each with one keep-alive connection, take the requests in turn;
+    /// the first failure stops them all.
+    package func getAll(
+        _ requests: [TransportRequest], concurrency: Int, policy: RetryPolicy,
+        handle: @escaping @Sendable (Int, TransportResponse) throws -> Void
+    ) async throws {
+        guard !requests.isEmpty else { return }
+        let (endpoint, timeoutMs, fields) = (endpoint, timeoutMs, fields)
+        try await Blocking.run { cancel in
+            let next = Atomic<Int>(0)
+            let failure = Mutex<(any Error)?>(nil)
+            let workers = max(1, min(concurrency, requests.count))
+            _ = Parallel.map(Array(0..<workers), threads: workers) { _ in
+                let connection = QuickHTTP.Connection(endpoint, timeoutMs: timeoutMs, fields: fields, cancel: cancel)
+                while failure.withLock({ $0 == nil }), !cancel.isCancelled {
+                    let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard i < requests.count else { return }
+                    do {
+                        let response: TransportResponse
+                        do { response = try Self.run(policy, requests[i], connection, cancel) } catch var error as TransportError {
+                            error.path = requests[i].path
+                            throw error
+                        }
+                        try handle(i, response)
+                    } catch {
+                        failure.withLock { if $0 == nil { $0 = error } }
+                    }
+                }
+            }
+            if let error = failure.withLock({ $0 }) { throw error }
+        }
+    }
+
+    /// One GET with `policy`'s tries, sleeping between them on this (non-cooperative) thread.
+    private static func run(_ policy: RetryPolicy, _ request: TransportRequest, _ connection: QuickHTTP.Connection, _ cancel: CancelFlag) throws -> TransportResponse {
+        var attempt = 0
+        while true {
+            var answer: TransportResponse?
+            var failure: TransportError?
+            do { answer = try get(connection, request, keepAlive: true) } catch let error as TransportError { failure = error }
+            switch policy.step(after: answer, attempt: attempt) {
+            case .done:
+                if let answer { return answer }
+                throw failure!
+            case .retry(let delay):
+                var left = delay
+                while left > .zero, !cancel.isCancelled {
+                    let slice = min(left, .milliseconds(50))
+                    Thread.sleep(forTimeInterval: Double(slice.components.attoseconds) / 1e18 + Double(slice.components.seconds))
+                    left -= slice
+                }
+                if cancel.isCancelled { throw CancellationError() }
+                attempt += 1
+            }
+        }
+    }
+
+    private static func get(_ connection: QuickHTTP.Connection, _ request: TransportRequest, keepAlive: Bool) throws -> TransportResponse {
+        do {
+            let r = try connection.get(request.path, headers: request.headers, maxBody: request.maxBody, keepAlive: keepAlive)
+            return TransportResponse(status: r.status, headers: r.headers, body: r.body, headBytes: r.headBytes)
+        } catch let failure as QuickHTTP.Failure {
+            switch failure.kind {
+            case .refused: throw TransportError(.connectionRefused, failure.description)
+            case .timedOut: throw TransportError(.timedOut, failure.description)
+            case .other: throw TransportError(.other, failure.description)
+            }
+        }
+    }
+}

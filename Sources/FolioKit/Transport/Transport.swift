@@ -1,0 +1,113 @@
+import Foundation
+import NIOHTTP1
+
+/// One GET the sync asks of the edge: a path under the edge's base URL (which may have a path
+/// prefix of its own), the request fields, and the most body bytes it accepts.
+package struct TransportRequest: Sendable {
+    package var path: String
+    package var headers: [(String, String)]
+    package var maxBody: Int
+
+    package init(path: String, headers: [(String, String)], maxBody: Int) {
+        self.path = path
+        self.headers = headers
+        self.maxBody = maxBody
+    }
+}
+
+/// The edge's answer, the body as sent (still in its content coding).
+package struct TransportResponse: Sendable {
+    package var status: Int
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
+    /// The bytes of the status line and header fields, for the sync's byte counts.
+    package var headBytes: Int
+
+    package init(status: Int, headers: HTTPHeaders, body: [UInt8], headBytes: Int) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.headBytes = headBytes
+    }
+}
+
+/// A failure to get an answer from the edge: retrying might cure it, or it means offline.
+package struct TransportError: Error, Sendable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
+        case connectionRefused
+        case timedOut
+        /// The TLS handshake failed: an untrusted certificate, or an edge that does not speak TLS.
+        case tls
+        /// Anything else on the way (reset, closed early, a response that cannot be read).
+        case other
+    }
+
+    package var kind: Kind
+    package var description: String
+    /// The path of the request that failed, when it was one of a batch.
+    package var path: String?
+
+    package init(_ kind: Kind, _ description: String, path: String? = nil) {
+        self.kind = kind
+        self.description = description
+        self.path = path
+    }
+}
+
+/// How the sync talks to an edge: one GET at a time or many at once. Every implementation
+/// returns without holding a thread of Swift's cooperative pool while it waits, and stops
+/// within 100 ms when its task is cancelled (throwing `CancellationError`).
+///
+/// `SocketTransport` serves plain-http edges (blocking sockets on threads of its own, the
+/// fastest path measured); `HTTPClientTransport` serves https edges with AsyncHTTPClient
+/// (one HTTP/2 connection where the edge offers it). Tests give the sync a fake one.
+package protocol Transport: Sendable {
+    /// The edge's base URL, for messages.
+    var base: String { get }
+
+    /// One GET; throws ``TransportError`` when no answer came.
+    func get(_ request: TransportRequest) async throws -> TransportResponse
+
+    /// GETs every request, at most `concurrency` at once, each with `policy`'s retries, and
+    /// hands each answer to `handle` (from any thread). The first error, from a request or
+    /// from `handle`, stops the rest and is thrown.
+    func getAll(
+        _ requests: [TransportRequest], concurrency: Int, policy: RetryPolicy,
+        handle: @escaping @Sendable (Int, TransportResponse) throws -> Void
+    ) async throws
+}
+
+extension Transport {
+    /// The default: a task group over ``get(_:)``.
+    package func getAll(
+        _ requests: [TransportRequest], concurrency: Int, policy: RetryPolicy,
+        handle: @escaping @Sendable (Int, TransportResponse) throws -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = 0
+            func add() {
+                guard next < requests.count else { return }
+                let (i, request) = (next, requests[next])
+                next += 1
+                group.addTask {
+                    let response: TransportResponse
+                    do { response = try await policy.run(request, on: self) } catch var error as TransportError {
+                        error.path = request.path
+                        throw error
+                    }
+                    try handle(i, response)
+                }
+            }
+            for _ in 0..<max(1, concurrency) { add() }
+            while try await group.next() != nil { add() }
+        }
+    }
+}
+
+/// The transport for an edge URL: blocking sockets for `http://`, AsyncHTTPClient for `https://`.
+package enum Transports {
+    package static func forEdge(_ edge: String, configuration: FolioHTTPConfiguration = .init()) -> any Transport {
+        if let plain = PlainEndpoint(edge) { return SocketTransport(endpoint: plain, configuration: configuration) }
+        return HTTPClientTransport(base: edge, configuration: configuration)
+    }
+}
