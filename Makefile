@@ -80,6 +80,7 @@ EDGE_SUITES := EdgeCacheTests|EdgeLiveTests|EdgeLocaleTests|EdgePublishTests|Edg
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	FOLIO_TIMING_TESTS=1 $(SWIFT) test --skip-build --filter FolioKitTimingTests
 	@for stack in https1 h2; do echo "edge suites over $$stack"; \
 	  FOLIO_TEST_STACK=$$stack $(SWIFT) test --skip-build --filter '$(EDGE_SUITES)' || exit 1; done
 	scripts/example-test.sh $(DEBUG)

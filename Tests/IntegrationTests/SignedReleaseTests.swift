@@ -269,7 +269,7 @@ struct SignedReleaseTests {
         #expect(noop.result == "notModified" && noop.requests == 1 && noop.bytes < 1024, "\(noop)")
 
         // A publish signed for 2 s: once it is past, a build signs it again as a new version.
-        let short = try s.build(s.keys.buildArgs(["a"], keyList: s.keyList1, validFor: "2s"))
+        let short = try s.build(s.keys.buildArgs(["a"], keyList: s.keyList1, validFor: "4s"))
         #expect(short.status == 0 && short.stdout.contains("signature renewed"), "\(short.stdout) \(short.stderr)")
         ClientTest.sleep(ms: 2100)
         let same = try s.build(s.keys.buildArgs(["a"], keyList: s.keyList1))
@@ -282,11 +282,11 @@ struct SignedReleaseTests {
     func freeze() async throws {
         let s = try SignedSetup.make("signed-freeze")
         defer { s.cleanup() }
-        let short = try s.build(s.keys.buildArgs(["a"], keyList: s.keyList1, validFor: "2s"))
+        let short = try s.build(s.keys.buildArgs(["a"], keyList: s.keyList1, validFor: "4s"))
         #expect(short.status == 0 && short.stdout.contains("signature renewed"), "\(short.stdout) \(short.stderr)")
         let edge = try EdgeProcess.start(root: s.root.root, args: ClientTest.edgeArgs)
         defer { edge.stop() }
-        // The library's sync, with no clock-skew allowance so that 2 s are enough to expire.
+        // The library's sync, with no clock-skew allowance so that 4 s are enough to expire.
         var trust = try Trust(files: [s.keys.pub("root")])
         trust.skew = 0
         var settings = SyncSettings(edge: edge.baseURL)
@@ -295,7 +295,7 @@ struct SignedReleaseTests {
         let cache = ContentCache(dir: s.cache.dir)
         #expect(try await Syncer(cache: cache, settings: settings).run().result == .updated)
         let held = try s.snapshot()
-        ClientTest.sleep(ms: 2500)
+        ClientTest.sleep(ms: 4500)
         do {
             _ = try await Syncer(cache: cache, settings: settings).run()
             Issue.record("an expired manifest was accepted again")

@@ -32,39 +32,6 @@ struct SyncPhaseTests {
         return out
     }
 
-    @Test("cancelling a sync stops it within 100 ms and leaves the cache exactly as it was")
-    func cancellation() async throws {
-        let root = try ClientRoot.make("cancel")
-        defer { root.cleanup() }
-        let cacheDir = root.dir + "/cache"
-        let fake = FakeEdge(root: root.root)
-        _ = try await Self.sync(cacheDir, Self.settings(fake))
-        for n in 1...20 { try root.rewriteLines(of: n) { i, line in i == 0 ? "Cancelled " + line : line } }
-        try root.publish()
-        let before = Self.snapshot(cacheDir)
-        fake.delay("/objects/", .milliseconds(300))
-        let task = Task { try await Self.sync(cacheDir, Self.settings(fake, deltas: false, force: true)) }
-        // Past the first wave of eight objects (stored), into the second.
-        try await Task.sleep(for: .milliseconds(450))
-        let cancelledAt = ContinuousClock.now
-        task.cancel()
-        let result = await task.result
-        let took = ContinuousClock.now - cancelledAt
-        #expect(took < .milliseconds(100), "the sync took \(took) to stop")
-        guard case .failure(let error as FolioError) = result else {
-            Issue.record("a cancelled sync returned \(result)")
-            return
-        }
-        #expect(error.code == .cancelled)
-        #expect(error.hasContent)
-        #expect(fake.log.filter { $0.hasPrefix("/objects/") }.count > 8, "the second wave had started")
-        #expect(Self.snapshot(cacheDir) == before, "the cache changed")
-        // And the next sync completes the update.
-        fake.delay("/objects/", .zero)
-        let report = try await Self.sync(cacheDir, Self.settings(fake, deltas: false, force: true))
-        #expect(report.result == .updated && report.versionAfter == 2)
-    }
-
     @Test("a 503 with a short Retry-After is waited for and retried; a long one is maintenance, and reads go on")
     func retryAfterAndMaintenance() async throws {
         let root = try ClientRoot.make("retry-after")
