@@ -18,6 +18,8 @@ struct ClientOptions: ParsableArguments {
     var edgeURL: String { Self.edgeURL(edge) }
 
     var cachePath: String { Self.cachePath(cacheDir) }
+    /// The cache, reading and writing this edge's environment.
+    var cache: ContentCache { ContentCache(dir: cachePath, edge: edgeURL) }
 
     /// `--edge`, else `FOLIO_EDGE`, else the default, without trailing slashes.
     static func edgeURL(_ option: String?) -> String {

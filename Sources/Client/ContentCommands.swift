@@ -40,7 +40,7 @@ struct SyncCommand: AsyncParsableCommand {
         if !json, isatty(2) == 1 { settings.progress = { ProgressBar.draw($0) } }
         let report: SyncReport
         do {
-            report = try await Syncer(cache: ContentCache(dir: cachePath), settings: settings).run()
+            report = try await Syncer(cache: ContentCache(dir: cachePath, edge: edge), settings: settings).run()
         } catch let failure as FolioError {
             throw CLIError(failure.message, exitCode: failure.exitCode)
         } catch let error as FileError {
@@ -247,7 +247,7 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-        let cache = ContentCache(dir: options.cachePath)
+        let cache = options.cache
         let held = cache.current()
         var d: [String: PlistValue] = [
             "edge": .string(options.edgeURL), "cacheDir": .string(cache.dir),
@@ -273,6 +273,10 @@ struct StatusCommand: AsyncParsableCommand {
             d["fresh"] = .bool(fresh)
             d["maxAge"] = .int(Int64(maxAge))
             lines.append("version:     \(held.state.version) (published \(Age.text(since: held.manifest.createdAt)) ago)")
+            if let from = held.state.edge {
+                d["syncedFrom"] = .string(from)
+                if from != cache.edge { lines.append("synced from: \(from) (nothing synced from this edge yet; reading that)") }
+            }
             lines.append("last sync:   \(Age.text(since: held.state.lastAttemptAt)) ago: \(held.state.lastResult)" + (held.state.lastError.map { " (\($0))" } ?? ""))
             if held.state.lastResult == "maintenance", let until = held.state.retryAfter {
                 lines.append("maintenance: the edge asked clients to come back after \(PlistDates.formatISO8601(until)); reading the cached version")
@@ -290,6 +294,12 @@ struct StatusCommand: AsyncParsableCommand {
         }
         if let seed {
             lines.append("seed:        version \(seed.version) (published \(PlistDates.formatISO8601(seed.createdAt)))")
+        }
+        // Other edges this cache was synced from (QA, staging): kept apart, read when pointed at.
+        let others = cache.environments().compactMap { s in s.edge.flatMap { $0 == cache.edge ? nil : ($0, s.version) } }
+        if !others.isEmpty {
+            d["otherEdges"] = .array(others.map { .dict(["edge": .string($0.0), "version": .int(Int64($0.1))]) })
+            lines.append("also held:   " + others.map { "\($0.0) (version \($0.1))" }.joined(separator: ", "))
         }
         let preferSeed = SeedChoice.prefersSeed(seed, over: held?.manifest)
         let reading = preferSeed ? "seed" : (held == nil ? "nothing" : "cache")
@@ -362,7 +372,7 @@ struct SigningStatus {
 }
 
 func resolveView(_ options: ClientOptions, refresh: Bool) async throws -> ContentView {
-    let cache = ContentCache(dir: options.cachePath)
+    let cache = options.cache
     let trust = try options.trustedRoots()
     guard let view = await ContentView.resolve(cache: cache, seed: BundledSeed.seed, edge: options.edgeURL, refresh: refresh, trust: trust) else {
         throw CLIError("no content: the cache at \(options.cachePath) is empty, the edge \(options.edgeURL) is unreachable, and this build has no seed")

@@ -17,7 +17,7 @@ struct DiffSide {
 
     /// Resolves `spec`: a published directory, a manifest file, an edge URL, or `@N`.
     static func resolve(_ spec: String, options: ClientOptions) async throws -> DiffSide {
-        let cache = ContentCache(dir: options.cachePath)
+        let cache = options.cache
         if spec.hasPrefix("@") {
             guard let n = Int(spec.dropFirst()), n >= 1 else { throw CLIError("'\(spec)': @N needs a version number, like @3", exitCode: 2) }
             if let (m, bytes) = cache.manifestFile(version: n) {

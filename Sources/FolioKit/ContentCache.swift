@@ -8,15 +8,40 @@ import Foundation
 /// ```
 /// <cache>/lock                   flock: one sync at a time
 /// <cache>/state.plist            which version is current, its ETag, last sync time and result
+/// <cache>/environments/<key>.plist  the same for other edges this cache was synced from
 /// <cache>/manifests/<N>-<sha256>.plist  manifests held (by version and hash: never overwritten)
 /// <cache>/objects/<sha256>.plist objects, verified before they are written
 /// ```
 /// Objects and manifests land by rename; `state.plist` is switched last, also by rename,
 /// so a sync killed at any instant leaves the old version current or the new one, never a mix.
+///
+/// Each edge is an environment of its own (production, QA): `state.plist` names the edge it
+/// was synced from, and syncing another edge first moves it to `environments/`, so switching
+/// back and forth keeps both versions and never compares one edge's versions with the other's.
+/// Objects and manifests are shared (named by their hashes).
 package struct ContentCache: Sendable {
     package let dir: String
+    /// The edge whose environment this cache reads and writes; nil: whichever `state.plist` holds.
+    package let edge: String?
 
-    package init(dir: String) { self.dir = dir }
+    package init(dir: String, edge: String? = nil) {
+        self.dir = dir
+        self.edge = edge.map(Self.environmentName)
+    }
+
+    /// An edge URL as environments are named: without trailing slashes.
+    package static func environmentName(_ edge: String) -> String {
+        var e = edge
+        while e.hasSuffix("/") { e.removeLast() }
+        return e
+    }
+
+    package var environmentsDir: String { dir + "/environments" }
+
+    /// Where the state of `edge`'s environment is kept while another edge's is current.
+    package func environmentPath(_ edge: String) -> String {
+        environmentsDir + "/" + ContentHash.sha256Hex(Array(Self.environmentName(edge).utf8)).prefix(24) + ".plist"
+    }
 
     package var objectsDir: String { dir + "/objects" }
     package var manifestsDir: String { dir + "/manifests" }
@@ -51,6 +76,8 @@ package struct ContentCache: Sendable {
         package var serverLifetime: Int?
         /// Until when the edge asked to be left alone (maintenance, `Retry-After`).
         package var retryAfter: Date?
+        /// The edge this state was synced from (nil in caches from before environments).
+        package var edge: String?
 
         /// Seconds from `validatedAt` that `manifest` is fresh: the edge's lifetime (else the
         /// manifest's hint), shortened by any entry's own policy.
@@ -74,6 +101,7 @@ package struct ContentCache: Sendable {
             if let lastMethod { d["lastMethod"] = .string(lastMethod) }
             if let serverLifetime { d["serverLifetime"] = .int(Int64(serverLifetime)) }
             if let retryAfter { d["retryAfter"] = .date(retryAfter) }
+            if let edge { d["edge"] = .string(edge) }
             return .dict(d)
         }
 
@@ -109,6 +137,7 @@ package struct ContentCache: Sendable {
             lastMethod = plist["lastMethod"]?.stringValue
             serverLifetime = plist["serverLifetime"]?.intValue
             retryAfter = plist["retryAfter"]?.dateValue
+            edge = plist["edge"]?.stringValue
         }
     }
 
@@ -118,15 +147,39 @@ package struct ContentCache: Sendable {
         return try? FileIO.read(manifestPath(held.state.version, sha256: held.state.manifestSHA256))
     }
 
-    /// The current version: its state and manifest. Nil when there is none or it is unusable.
+    /// The current version of this cache's environment: its state and manifest. Nil when there
+    /// is none or it is unusable.
     package func current() -> (state: State, manifest: Manifest)? {
-        guard let bytes = try? FileIO.read(statePath), let value = try? BinaryPlist.decode(bytes),
-            let state = State(plist: value),
+        guard let state = state(),
             let manifestBytes = try? FileIO.read(manifestPath(state.version, sha256: state.manifestSHA256)),
             ContentHash.sha256Hex(manifestBytes) == state.manifestSHA256,
             let manifest = try? Manifest(bytes: manifestBytes)
         else { return nil }
         return (state, manifest)
+    }
+
+    /// This environment's state: `state.plist` when it is this edge's (or names no edge, or the
+    /// cache was opened without one), else the one kept in `environments/`. An edge never synced
+    /// here reads the current environment, whichever edge that is (`status` says so), until its
+    /// first sync gives it its own.
+    package func state() -> State? {
+        let current = Self.readState(statePath)
+        guard let edge, let current, let currentEdge = current.edge, currentEdge != edge else { return current }
+        return Self.readState(environmentPath(edge)) ?? current
+    }
+
+    /// Every environment held: the current one first.
+    package func environments() -> [State] {
+        let current = Self.readState(statePath)
+        let others = ((try? FileIO.list(environmentsDir)) ?? []).sorted().compactMap { name in
+            name.hasSuffix(".plist") ? Self.readState(environmentsDir + "/" + name) : nil
+        }
+        return (current.map { [$0] } ?? []) + others.filter { $0.edge != current?.edge }
+    }
+
+    private static func readState(_ path: String) -> State? {
+        guard let bytes = try? FileIO.read(path), let value = try? BinaryPlist.decode(bytes) else { return nil }
+        return State(plist: value)
     }
 
     package func manifestPath(_ version: Int, sha256: String) -> String { "\(manifestsDir)/\(version)-\(sha256).plist" }
@@ -168,7 +221,7 @@ package struct ContentCache: Sendable {
 
     /// Removes temporary files a killed sync left behind (call with the lock held).
     package func removeLeftovers() {
-        for d in [dir, objectsDir, manifestsDir] {
+        for d in [dir, objectsDir, manifestsDir, environmentsDir] {
             for name in (try? FileIO.list(d)) ?? [] where name.hasPrefix(".tmp-") { unlink(d + "/" + name) }
         }
     }
@@ -215,7 +268,18 @@ package struct ContentCache: Sendable {
 
     /// Switches the current version (or records a sync attempt) atomically. A switch is made
     /// durable; a mere revalidation need not be (lost, it only means asking the edge again).
+    /// Makes `state` the current one. It belongs to its own edge (a failed attempt records
+    /// into the environment it read), else to this cache's edge (a new version). Another edge's
+    /// current state moves to `environments/` first, durably, as it is then the only copy: a
+    /// crash between the two writes loses nothing.
     package func saveState(_ state: State, durable: Bool = true) throws {
+        var state = state
+        state.edge = state.edge ?? edge
+        if let other = Self.readState(statePath), let otherEdge = other.edge, otherEdge != state.edge {
+            try FileIO.makeDirectory(environmentsDir)
+            try FileIO.writeAtomically(BinaryPlist.encode(other.plist), to: environmentPath(otherEdge), sync: true)
+            try FileIO.syncDirectory(environmentsDir)
+        }
         try FileIO.writeAtomically(BinaryPlist.encode(state.plist), to: statePath, sync: durable)
         if durable { try FileIO.syncDirectory(dir) }
     }

@@ -61,7 +61,7 @@ public final class FolioStore: Sendable {
         self.edge = trimmed
         self.cacheDirectory = cacheDirectory
         self.seed = seed
-        self.cache = ContentCache(dir: cacheDirectory)
+        self.cache = ContentCache(dir: cacheDirectory, edge: trimmed)
     }
 
     // MARK: Syncing

@@ -513,7 +513,8 @@ struct ClientSyncTests {
                 #expect(held == ma || held == mb, "\(context)")
                 #expect(cache.mismatchedEntries(held).isEmpty, "\(context)")
                 #expect(cache.badObjects().isEmpty, "\(context): \(cache.badObjects())")
-                let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: edgeA.baseURL)
+                // Each edge is an environment of its own: read the current one through its edge.
+                let read = try ClientTest.folio(["read", "sonnet", "18", "--offline"], cache: cache.dir, edge: held == mb ? edgeB.baseURL : edgeA.baseURL)
                 #expect(read.status == 0, "\(context): \(read.stderr)")
                 let first = read.stdout.split(separator: "\n").dropFirst().first.map(String.init)
                 #expect(first == (held == mb ? ClientSyncTests.summerLine + " ~" : ClientSyncTests.summerLine), "\(context)")

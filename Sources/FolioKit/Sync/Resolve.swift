@@ -31,9 +31,10 @@ extension Syncer {
     /// missing or wrong, it asks for the manifest (conditionally).
     func resolve(_ run: SyncRun) async throws -> ResolveOutcome {
         let held = run.held
+        let own = run.heldIsOwn
         var r = Resolution(
-            status: 304, manifestBytes: [], manifest: held?.manifest, manifestETag: held?.state.etag,
-            headETag: held?.state.headETag, headMissing: held?.state.headMissing ?? false)
+            status: 304, manifestBytes: [], manifest: held?.manifest, manifestETag: own ? held?.state.etag : nil,
+            headETag: own ? held?.state.headETag : nil, headMissing: own && (held?.state.headMissing ?? false))
         if settings.deltas, let held, !r.headMissing,
             let heldBytes = try? FileIO.read(cache.manifestPath(held.state.version, sha256: held.state.manifestSHA256))
         {
@@ -96,7 +97,7 @@ extension Syncer {
     private func viaManifest(_ r: inout Resolution, _ run: SyncRun) async throws {
         let held = run.held
         var headers = [FolioHTTP.acceptEncoding]
-        if let etag = held?.state.etag { headers.append(("If-None-Match", etag)) }
+        if let etag = r.manifestETag { headers.append(("If-None-Match", etag)) }
         let response = try await get(
             TransportRequest(path: "/" + PublishedLayout.manifest, headers: headers, maxBody: 64 << 20), counters: run.counters)
         try checkMaintenance(response, PublishedLayout.manifest, held: held != nil)
@@ -114,7 +115,7 @@ extension Syncer {
             do { r.manifest = try Manifest(bytes: r.manifestBytes) } catch {
                 throw FolioError(.invalidResponse, "the edge's \(PublishedLayout.manifest) is unusable: \(error)")
             }
-            r.manifestETag = response.headers.first(name: "etag") ?? held?.state.etag
+            r.manifestETag = response.headers.first(name: "etag") ?? r.manifestETag
             // A new version: an edge that had no head.plist may have one now.
             if r.headMissing {
                 r.headMissing = false

@@ -17,8 +17,13 @@ final class SyncRun {
     /// Objects of the held version found intact.
     private(set) var intact = Set<String>()
 
+    /// The held version was synced from this edge (not read from another edge's environment,
+    /// whose freshness and validators mean nothing here).
+    let heldIsOwn: Bool
+
     init(cache: ContentCache) {
         held = cache.current()
+        heldIsOwn = held?.state.edge == nil || cache.edge == nil || held?.state.edge == cache.edge
         report = SyncReport(result: .notModified, versionBefore: held?.state.version, versionAfter: held?.state.version)
     }
 
@@ -33,7 +38,7 @@ final class SyncRun {
     /// A report of no request at all when the held version is intact and still fresh: for the
     /// lifetime the edge gave it (else the manifest's hint), and every entry's own policy.
     func freshReport(force: Bool) -> SyncReport? {
-        guard let held, !force, damaged.isEmpty else { return nil }
+        guard let held, heldIsOwn, !force, damaged.isEmpty else { return nil }
         let maxAge = Double(held.state.lifetime(of: held.manifest))
         let age = Date().timeIntervalSince(held.state.validatedAt)
         guard age >= 0, age < maxAge else { return nil }

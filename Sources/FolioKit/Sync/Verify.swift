@@ -12,8 +12,9 @@ struct Verified {
 
 extension Syncer {
     /// Phase 2. With a trusted root: signatures, expiry and rollback, before anything is fetched
-    /// or stored. Signed or not, never back to a lower version than the one held (after the
-    /// signature checks, so that a forged old manifest is refused for what it is).
+    /// or stored. Signed or not, never back to a lower version of the held one's publish history
+    /// (after the signature checks, so that a forged old manifest is refused for what it is);
+    /// another history's versions are not comparable (a republish from scratch).
     func verify(_ r: Resolution, _ run: SyncRun) throws -> Verified {
         guard var manifest = r.manifest else {
             throw FolioError(.invalidResponse, "the edge gave no manifest")
@@ -36,7 +37,9 @@ extension Syncer {
                 throw FolioError(error, url: url, hasContent: held != nil || settings.seed != nil)
             }
         }
-        if r.status == 200, let held, manifest.version < held.state.version, !settings.allowDowngrade {
+        if r.status == 200, let held, manifest.history == held.manifest.history, manifest.version < held.state.version,
+            !settings.allowDowngrade
+        {
             throw FolioError(.downgrade, "the edge offers version \(manifest.version), older than the cached version \(held.state.version) (a rollback?); pass --allow-downgrade to accept it")
         }
         return Verified(resolution: r, manifest: manifest, keyListVersion: keyListVersion)
