@@ -29,6 +29,8 @@ struct FolioBuild: ParsableCommand {
     var maxFileSize = "256M"
     @Option(help: "A message for the app's users, carried by this version's manifest (folio status and read show it).")
     var notice: String?
+    @Option(help: "The oldest app version this version is for, like 3.2; older apps keep what they have and are told to update.")
+    var minimumAppVersion: String?
     @Option(help: "After publishing, tell this cache tier (folio-edge --origin, http://HOST:PORT) to revalidate the manifest now; repeatable.")
     var notify: [String] = []
     @Option(
@@ -56,6 +58,7 @@ struct FolioBuild: ParsableCommand {
         if let notice, notice.isEmpty || notice.count > 1000 || notice.contains(where: \.isNewline) {
             throw ValidationError("--notice must be one line of 1 to 1000 characters")
         }
+        if let v = minimumAppVersion, AppVersion(v) == nil { throw ValidationError("--minimum-app-version: \(AppVersion.problem(v))") }
         if Self.byteCount(maxFileSize) == nil {
             throw ValidationError("--max-file-size takes a number of bytes like 1048576, 64M or 1G, got '\(maxFileSize)'")
         }
@@ -76,6 +79,7 @@ struct FolioBuild: ParsableCommand {
             environment: ProcessInfo.processInfo.environment, quiet: quiet,
             developmentLanguage: developmentLanguage, strict: strict, notice: notice)
         config.deltaHistory = deltaHistory
+        config.minimumAppVersion = minimumAppVersion
         config.brotli = noBrotli ? nil : brotliQuality.map { BrotliSetting(quality: $0) } ?? .default
         config.maxFileSize = Self.byteCount(maxFileSize) ?? ContentTree.defaultMaxFileSize
         config.seedPath = seed

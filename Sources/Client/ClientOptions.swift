@@ -14,6 +14,16 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "A root public key (.pub) to trust; then only manifests signed under its key list are accepted (default: FOLIO_TRUST, paths separated by ':').")
     var trust: [String] = []
 
+    @Option(help: "The app version to act as, like 3.2: content for newer apps is not taken (default: FOLIO_APP_VERSION).")
+    var appVersion: String?
+
+    /// `--app-version`, else `FOLIO_APP_VERSION`, parsed (validated by `validate`).
+    var appVersionValue: AppVersion? { Self.appVersion(appVersion) }
+
+    static func appVersion(_ option: String?) -> AppVersion? {
+        (option ?? variable("FOLIO_APP_VERSION")).flatMap(AppVersion.init)
+    }
+
     /// The one baked-in URL: the edge's base; everything else is found through its manifest.
     var edgeURL: String { Self.edgeURL(edge) }
 
@@ -53,6 +63,9 @@ struct ClientOptions: ParsableArguments {
 
     func validate() throws {
         if let problem = Self.problem(withEdge: edgeURL) { throw ValidationError(problem) }
+        if let text = appVersion ?? Self.variable("FOLIO_APP_VERSION"), AppVersion(text) == nil {
+            throw ValidationError("--app-version (or FOLIO_APP_VERSION): \(AppVersion.problem(text))")
+        }
         if let path = FolioHTTP.caFile {
             do { _ = try FolioHTTP.extraCertificateAuthorities(path) } catch let error as FolioError { throw ValidationError(error.message) }
         }

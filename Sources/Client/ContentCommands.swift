@@ -21,15 +21,17 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         try await Self.perform(
             edge: options.edgeURL, cachePath: options.cachePath, trust: try options.trustedRoots(), force: force,
-            allowDowngrade: allowDowngrade, noWait: noWait, json: json, deltas: !noDelta, verbose: verbose)
+            allowDowngrade: allowDowngrade, noWait: noWait, json: json, deltas: !noDelta, verbose: verbose,
+            appVersion: options.appVersionValue)
     }
 
     /// The sync itself, shared with the fast path that skips argument parsing (`FastSync`).
     static func perform(
         edge: String, cachePath: String, trust: Trust?, force: Bool, allowDowngrade: Bool, noWait: Bool, json: Bool,
-        deltas: Bool = true, verbose: Bool = false
+        deltas: Bool = true, verbose: Bool = false, appVersion: AppVersion? = nil
     ) async throws {
         var settings = SyncSettings(edge: edge)
+        settings.appVersion = appVersion
         settings.trust = trust
         if trust != nil { settings.seed = BundledSeed.seed?.manifest }
         settings.force = force
@@ -97,13 +99,16 @@ struct FastSync {
         }
         guard sawSync else { return nil }
         if ClientOptions.problem(withEdge: ClientOptions.edgeURL(edge)) != nil { return nil }
+        // A bad FOLIO_APP_VERSION is the full parser's to report.
+        if let text = ClientOptions.variable("FOLIO_APP_VERSION"), AppVersion(text) == nil { return nil }
     }
 
     func run() async throws {
         try await SyncCommand.perform(
             edge: ClientOptions.edgeURL(edge), cachePath: ClientOptions.cachePath(cacheDir),
             trust: try ClientOptions.trustedRoots(trust), force: force,
-            allowDowngrade: allowDowngrade, noWait: noWait, json: json, deltas: !noDelta, verbose: verbose)
+            allowDowngrade: allowDowngrade, noWait: noWait, json: json, deltas: !noDelta, verbose: verbose,
+            appVersion: ClientOptions.appVersion(nil))
     }
 }
 
@@ -278,6 +283,10 @@ struct StatusCommand: AsyncParsableCommand {
                 if from != cache.edge { lines.append("synced from: \(from) (nothing synced from this edge yet; reading that)") }
             }
             lines.append("last sync:   \(Age.text(since: held.state.lastAttemptAt)) ago: \(held.state.lastResult)" + (held.state.lastError.map { " (\($0))" } ?? ""))
+            if let needed = held.manifest.minimumAppVersion {
+                d["minimumAppVersion"] = .string(needed)
+                lines.append("needs app:   \(needed) or later")
+            }
             if held.state.lastResult == "maintenance", let until = held.state.retryAfter {
                 lines.append("maintenance: the edge asked clients to come back after \(PlistDates.formatISO8601(until)); reading the cached version")
             }
@@ -374,13 +383,17 @@ struct SigningStatus {
 func resolveView(_ options: ClientOptions, refresh: Bool) async throws -> ContentView {
     let cache = options.cache
     let trust = try options.trustedRoots()
-    guard let view = await ContentView.resolve(cache: cache, seed: BundledSeed.seed, edge: options.edgeURL, refresh: refresh, trust: trust) else {
+    guard
+        var view = await ContentView.resolve(
+            cache: cache, seed: BundledSeed.seed, edge: options.edgeURL, refresh: refresh, trust: trust, appVersion: options.appVersionValue)
+    else {
         throw CLIError("no content: the cache at \(options.cachePath) is empty, the edge \(options.edgeURL) is unreachable, and this build has no seed")
     }
     if let refusal = view.refusal {
         FileHandle.standardError.write(Data("folio: warning: \(refusal.message); reading version \(view.manifest.version) from the \(view.origin.rawValue)\n".utf8))
     }
     if let notice = view.manifest.notice { FileHandle.standardError.write(Data("folio: notice: \(notice)\n".utf8)) }
+    view.appVersion = options.appVersionValue
     return view
 }
 

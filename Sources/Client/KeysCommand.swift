@@ -140,7 +140,7 @@ struct ShowKeyCommand: ParsableCommand {
 enum TrustExit {
     static let codes: [FolioError.Code: Int32] = [
         .unsigned: 10, .badSignature: 11, .unknownSigner: 12, .revokedSigner: 13, .tooFewSignatures: 14, .expired: 15,
-        .untrustedKeyList: 16, .downgrade: 17,
+        .untrustedKeyList: 16, .downgrade: 17, .maintenance: 4, .updateRequired: 5,
     ]
 
     static func code(_ kind: TrustError.Kind) -> Int32 {

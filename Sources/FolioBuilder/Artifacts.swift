@@ -15,6 +15,8 @@ package struct Artifact: Sendable {
     package var locale: String?
     package var kind: String?
     package var cache: Manifest.CacheHint?
+    /// The project file's minimum app version for it, if any.
+    package var minimumAppVersion: String?
     /// Whether a gzip variant is worth trying (not for already-compressed images, audio, …).
     package var compressible = true
     /// The source files it was compiled from.
@@ -61,9 +63,11 @@ package struct Artifact: Sendable {
 
     /// Its manifest entry.
     package var entry: Manifest.Entry {
-        Manifest.Entry(
+        var e = Manifest.Entry(
             path: path, sha256: sha256, size: size, gzipSize: gzipSize, contentType: contentType, locale: locale, kind: kind,
             cache: cache, brSize: brSize)
+        e.minimumAppVersion = minimumAppVersion
+        return e
     }
 
     /// Whether the build cache may record it: compiled from one file that compiles alone.

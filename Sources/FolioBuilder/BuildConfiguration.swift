@@ -15,6 +15,8 @@ package struct BuildConfiguration: Sendable {
     package var strict = false
     /// The notice the manifest carries (`--notice`), if any.
     package var notice: String?
+    /// The oldest app version the published version is for (`--minimum-app-version`), if any.
+    package var minimumAppVersion: String?
     /// How to sign the manifest (`--signing-key`, `--key-list`); nil publishes it unsigned.
     package var signing: ReleaseSigning?
     /// How many earlier versions deltas are written from (`--delta-history`).

@@ -19,6 +19,7 @@ extension Steps {
             a.sources = item.sources
             let source = item.sources.count == 1 ? IndexBuilder.relative(item.sources[0], contentDir) : item.path
             a.cache = project.file.cache(for: source, item.path)
+            a.minimumAppVersion = project.file.minimumAppVersion(for: source, item.path)
             return a
         }
     }

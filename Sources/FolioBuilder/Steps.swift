@@ -92,7 +92,8 @@ package enum Steps {
         guard let session = ctx.session else { return }
         ctx.result = try session.publish(
             ctx.artifacts, createdAt: try ctx.config.creationDate(),
-            sourceRevision: ctx.config.resolvedSourceRevision(), notice: ctx.config.notice, reproducible: ctx.config.isReproducible,
+            sourceRevision: ctx.config.resolvedSourceRevision(), notice: ctx.config.notice,
+            minimumAppVersion: ctx.config.minimumAppVersion, reproducible: ctx.config.isReproducible,
             signing: ctx.config.signing, deltaHistory: ctx.config.deltaHistory)
         try recordBuild(&ctx, session: session)
     }

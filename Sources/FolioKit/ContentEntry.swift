@@ -45,6 +45,9 @@ public struct ContentEntry: Sendable, Hashable {
     public var sha256: String
     /// The project's cache policy for this path; nil when the project sets none.
     public var cachePolicy: CachePolicy?
+    /// The oldest app version that may read it (the project file's `minimumAppVersion`); an
+    /// older app's reads of it throw ``FolioError/Code-swift.struct/updateRequired``.
+    public var minimumAppVersion: String?
 
     /// Whether the entry is a property list (read it with `plist(at:)` or `decode(_:at:)`);
     /// otherwise it is an asset, read with `data(at:)`.
@@ -59,6 +62,7 @@ public struct ContentEntry: Sendable, Hashable {
         locale = entry.locale
         sha256 = entry.sha256
         cachePolicy = entry.cache.map(CachePolicy.init)
+        minimumAppVersion = entry.minimumAppVersion
     }
 
     /// Whether `path` lies under `prefix`, matched by whole path segments: `articles` and

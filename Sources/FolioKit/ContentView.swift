@@ -24,6 +24,8 @@ package struct ContentView: Sendable {
     package var refreshFailed = false
     /// Why the refresh was refused, when the edge's content failed a trust check.
     package var refusal: FolioError?
+    /// The reading app's version: entries for newer apps are refused with `.updateRequired`.
+    package var appVersion: AppVersion?
 
     package init(
         manifest: Manifest, origin: ContentOrigin, cache: ContentCache?, seed: FolioSeed?, validatedAt: Date?,
@@ -43,6 +45,13 @@ package struct ContentView: Sendable {
             throw FolioError(
                 .entryNotFound, "no entry \(path) in version \(manifest.version) (\(origin.rawValue)); the manifest lists what exists",
                 path: path, hasContent: true)
+        }
+        if let app = appVersion, let minimum = manifest.minimumAppVersion(for: entry), app < minimum {
+            var error = FolioError(
+                .updateRequired, "\(path) needs app version \(minimum) or later (this is \(app)); update the app to read it",
+                path: path, hasContent: true)
+            error.requiredAppVersion = minimum.description
+            throw error
         }
         switch origin {
         case .seed:
@@ -83,7 +92,7 @@ package struct ContentView: Sendable {
     /// Resolves what to read: the cache (synced first when stale, if `refresh`), or the seed
     /// when the cache holds nothing verified or the seed is newer in the same history.
     package static func resolve(
-        cache: ContentCache, seed: FolioSeed?, edge: String, refresh: Bool, trust: Trust? = nil
+        cache: ContentCache, seed: FolioSeed?, edge: String, refresh: Bool, trust: Trust? = nil, appVersion: AppVersion? = nil
     ) async -> ContentView? {
         var origin = ContentOrigin.cache
         var refreshFailed = false
@@ -98,9 +107,10 @@ package struct ContentView: Sendable {
             settings.waitForLock = false
             settings.trust = trust
             settings.seed = trust == nil ? nil : seed?.manifest
+            settings.appVersion = appVersion
             var report: SyncReport?
             do { report = try await Syncer(cache: cache, settings: settings).run() } catch let error as FolioError {
-                if error.isTrustFailure || error.code == .downgrade { refusal = error }
+                if error.isTrustFailure || error.code == .downgrade || error.code == .updateRequired { refusal = error }
             } catch {}
             if report?.result == .updated { origin = .network }
             refreshFailed = (report == nil && refusal == nil) || report?.result == .offline

@@ -31,6 +31,10 @@ public struct FolioError: Error, CustomStringConvertible, Sendable {
         /// The edge is in maintenance (503 with `Retry-After`): try again after
         /// ``FolioError/retryAfter``; the content held stays readable.
         public static let maintenance = Code("maintenance")
+        /// The content needs a newer app (`folio-build --minimum-app-version`, or an entry's
+        /// `minimumAppVersion`): ``FolioError/requiredAppVersion`` says which. What this app may
+        /// read stays readable.
+        public static let updateRequired = Code("updateRequired")
         /// The edge offers an older version than the one held, or (when trusting a root) than the
         /// seed's (a rollback).
         public static let downgrade = Code("downgrade")
@@ -71,6 +75,8 @@ public struct FolioError: Error, CustomStringConvertible, Sendable {
     /// For ``Code-swift.struct/maintenance``: how long the edge asked clients to wait, in seconds
     /// (its `Retry-After`).
     public var retryAfter: Double?
+    /// For ``Code-swift.struct/updateRequired``: the oldest app version the content is for.
+    public var requiredAppVersion: String?
     /// Where in FolioKit the error was raised.
     public var location: SourceLocation
 

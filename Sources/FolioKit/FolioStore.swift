@@ -49,6 +49,9 @@ public final class FolioStore: Sendable {
         logger: Logger = Logger(label: "folio", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(FolioError) {
         try http.validate()
+        if let text = http.context?.appVersion, AppVersion(text) == nil {
+            throw FolioError(.invalidContent, "the app context's version: \(AppVersion.problem(text))")
+        }
         self.trust = trust
         self.http = http
         self.logger = logger
@@ -81,6 +84,7 @@ public final class FolioStore: Sendable {
         settings.trust = trust?.trust
         settings.seed = trust == nil ? nil : seed?.manifest
         settings.http = http
+        settings.appVersion = appVersion
         settings.logger = logger
         settings.progress = { listeners.progress($0) }
         settings.willCommit = { old, new in listeners.willChange(ContentChange(from: old, to: new)) }
@@ -198,11 +202,16 @@ public final class FolioStore: Sendable {
         return LocalizedStrings(loaded)
     }
 
+    /// The app's version, from its context: content for newer apps is not taken or read.
+    private var appVersion: AppVersion? { http.context?.appVersion.flatMap(AppVersion.init) }
+
     private func view() -> ContentView? {
         let stamp = FileStamp.read(cache.statePath)
         return resolved.withLock { r in
             if let view = r.view, r.stamp == stamp { return view }
-            r = (stamp, ContentView.local(cache: cache, seed: seed))
+            var view = ContentView.local(cache: cache, seed: seed)
+            view?.appVersion = appVersion
+            r = (stamp, view)
             return r.view
         }
     }
@@ -280,9 +289,12 @@ public struct ContentSnapshot: Sendable, Hashable {
     public var history: String?
     /// The publisher's message for users that came with this version (`folio-build --notice`).
     public var notice: String?
+    /// The oldest app version this version is for (`folio-build --minimum-app-version`).
+    public var minimumAppVersion: String?
 
     init(_ view: ContentView) {
         notice = view.manifest.notice
+        minimumAppVersion = view.manifest.minimumAppVersion
         version = view.manifest.version
         origin = view.origin
         publishedAt = view.manifest.createdAt

@@ -74,6 +74,9 @@ package struct Manifest: Sendable, Equatable {
         /// The project file's cache policy for this path, when it sets one (the edge's
         /// `/content/` Cache-Control and the client's freshness for it).
         package var cache: CacheHint?
+        /// The oldest app version that may read this entry (the project file's
+        /// `minimumAppVersion`); older apps get an update-required error for it.
+        package var minimumAppVersion: String?
 
         package init(
             path: String, sha256: String, size: Int, gzipSize: Int?, contentType: String, locale: String? = nil,
@@ -140,6 +143,7 @@ package struct Manifest: Sendable, Equatable {
                 path: path, sha256: sha, size: size, gzipSize: gzipSize, contentType: try string("contentType"),
                 locale: d["locale"]?.stringValue, kind: d["kind"]?.stringValue,
                 cache: try d["cache"].map { v throws(ManifestError) in try CacheHint(plist: v, at: at + ".cache") }, brSize: brSize)
+            minimumAppVersion = try Manifest.appVersion(d["minimumAppVersion"], at: at + ".minimumAppVersion")
         }
     }
 
@@ -153,6 +157,9 @@ package struct Manifest: Sendable, Equatable {
     /// A message for the app's users that comes with this version (maintenance, an outage, new
     /// content), shown by `folio status` and `folio read` and offered to apps; nil for none.
     package var notice: String?
+    /// The oldest app version this version is for (`folio-build --minimum-app-version`): an
+    /// older app keeps the version it has and is told to update.
+    package var minimumAppVersion: String?
     /// When a signed manifest stops being accepted (nil for an unsigned one).
     package var expiresAt: Date?
     /// Cache hints by kind: `manifest` (the mutable manifest and logical paths) and `object`.
@@ -180,6 +187,19 @@ package struct Manifest: Sendable, Equatable {
         self.history = history
         self.cacheHints = cacheHints
         self.entries = entries.sorted { $0.path < $1.path }
+    }
+
+    /// An optional app version field: absent, or a string `AppVersion` reads.
+    static func appVersion(_ value: PlistValue?, at: String) throws(ManifestError) -> String? {
+        guard let value else { return nil }
+        guard let text = value.stringValue else { throw ManifestError("\(at) is a \(value.typeName), not a string") }
+        guard AppVersion(text) != nil else { throw ManifestError("\(at): \(AppVersion.problem(text))") }
+        return text
+    }
+
+    /// The newest of the minimum app versions the manifest and `entry` set, if any.
+    package func minimumAppVersion(for entry: Entry) -> AppVersion? {
+        [minimumAppVersion, entry.minimumAppVersion].compactMap { $0.flatMap(AppVersion.init) }.max()
     }
 
     /// The entry for a logical path.
@@ -212,6 +232,7 @@ package struct Manifest: Sendable, Equatable {
     /// Whether two manifests publish the same entries (ignoring version and dates).
     package func sameContent(as other: Manifest) -> Bool {
         entries == other.entries && cacheHints == other.cacheHints && notice == other.notice
+            && minimumAppVersion == other.minimumAppVersion
     }
 
     /// The manifest as a property list.
@@ -236,12 +257,14 @@ package struct Manifest: Sendable, Equatable {
                     if let l = e.locale { d["locale"] = .string(l) }
                     if let k = e.kind { d["kind"] = .string(k) }
                     if let c = e.cache { d["cache"] = c.plist }
+                    if let v = e.minimumAppVersion { d["minimumAppVersion"] = .string(v) }
                     return .dict(d)
                 }),
         ]
         if let sourceRevision { root["sourceRevision"] = .string(sourceRevision) }
         if let history { root["history"] = .string(history) }
         if let notice { root["notice"] = .string(notice) }
+        if let minimumAppVersion { root["minimumAppVersion"] = .string(minimumAppVersion) }
         if let expiresAt { root["expiresAt"] = .date(expiresAt) }
         return .dict(root)
     }
@@ -277,6 +300,7 @@ package struct Manifest: Sendable, Equatable {
             guard let text = n.stringValue else { throw ManifestError("manifest.notice is a \(n.typeName), not a string") }
             notice = text
         }
+        minimumAppVersion = try Manifest.appVersion(root["minimumAppVersion"], at: "manifest.minimumAppVersion")
         if let e = root["expiresAt"] {
             guard let date = e.dateValue, abs(date.timeIntervalSinceReferenceDate) <= PlistDates.maximumMagnitude else {
                 throw ManifestError("manifest.expiresAt is not a usable date")

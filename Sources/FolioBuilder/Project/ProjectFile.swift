@@ -24,6 +24,7 @@ package struct ProjectFile: Sendable {
         /// Where the schema came from, for messages: a file, or the project file's rule.
         package var schemaSource: String?
         package var cache: Manifest.CacheHint?
+        package var minimumAppVersion: String?
         package var html: Bool?
         package var index: IndexRule?
 
@@ -58,6 +59,12 @@ package struct ProjectFile: Sendable {
     /// The cache policy of a source or logical path: the last matching rule that sets one.
     package func cache(for paths: String...) -> Manifest.CacheHint? {
         rules.last { rule in rule.cache != nil && paths.contains { rule.matches($0) } }?.cache
+    }
+
+    /// The oldest app version that may read a source or logical path: the last matching rule
+    /// that sets one.
+    package func minimumAppVersion(for paths: String...) -> String? {
+        rules.last { rule in rule.minimumAppVersion != nil && paths.contains { rule.matches($0) } }?.minimumAppVersion
     }
 
     /// Whether a Markdown file is also rendered to HTML: the last matching rule that says.

@@ -53,14 +53,21 @@ private struct RuleReader {
             problem(at, "each [[rules]] entry must be a table")
             return nil
         }
-        let known: Set<String> = ["match", "schema", "cache", "html", "index"]
+        let known: Set<String> = ["match", "schema", "cache", "minimumAppVersion", "html", "index"]
         for key in table.keys.sorted() where !known.contains(key) {
-            problem("\(at)/\(key)", "unknown rule setting '\(key)'; a rule has match, schema, cache, html and index")
+            problem("\(at)/\(key)", "unknown rule setting '\(key)'; a rule has match, schema, cache, minimumAppVersion, html and index")
         }
         guard let globs = globs(table["match"], at: at + "/match") else { return nil }
         var rule = ProjectFile.Rule(globs: globs)
         if let schema = table["schema"] { loadSchema(schema, at: at + "/schema", into: &rule) }
         if let cache = table["cache"] { rule.cache = self.cache(cache, at: at + "/cache") }
+        if let v = table["minimumAppVersion"] {
+            if let text = v.stringValue, AppVersion(text) != nil {
+                rule.minimumAppVersion = text
+            } else {
+                problem(at + "/minimumAppVersion", v.stringValue.map(AppVersion.problem) ?? "minimumAppVersion must be a string like \"3.2\"")
+            }
+        }
         if let html = table["html"] {
             if case .bool(let b) = html { rule.html = b } else { problem(at + "/html", "html must be true or false") }
         }

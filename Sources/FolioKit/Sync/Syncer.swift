@@ -29,6 +29,9 @@ package struct SyncSettings: Sendable {
     package var seed: Manifest?
     /// Ask for `head.plist` and take deltas when the edge has them (`--no-delta` turns it off).
     package var deltas = true
+    /// This app's version: a version of the content that needs a newer one is not taken
+    /// (`.updateRequired`); nil: the app did not say, and nothing is refused for it.
+    package var appVersion: AppVersion?
 
     package init(edge: String) { self.edge = edge }
 
@@ -112,6 +115,7 @@ package struct Syncer {
         state.lastResult =
             switch failure.code {
             case .maintenance: "maintenance"
+            case .updateRequired: "updateRequired"
             case .downgrade: "refused"
             default: failure.isTrustFailure ? "refused" : "failed"
             }

@@ -42,7 +42,23 @@ extension Syncer {
         {
             throw FolioError(.downgrade, "the edge offers version \(manifest.version), older than the cached version \(held.state.version) (a rollback?); pass --allow-downgrade to accept it")
         }
+        try checkAppVersion(manifest, held: held)
         return Verified(resolution: r, manifest: manifest, keyListVersion: keyListVersion)
+    }
+
+    /// A version for newer apps than this one is not taken: the held version stays, and the
+    /// app is told to update (after the signature checks: a forged manifest cannot ask for it).
+    private func checkAppVersion(_ manifest: Manifest, held: SyncRun.Held?) throws {
+        guard let app = settings.appVersion, let needed = manifest.minimumAppVersion, let minimum = AppVersion(needed), app < minimum else {
+            return
+        }
+        let keeping = held.map { "the cache keeps version \($0.state.version)" } ?? "nothing is cached"
+        var error = FolioError(
+            .updateRequired,
+            "version \(manifest.version) of the content needs app version \(needed) or later (this is \(app)); \(keeping)",
+            url: transport.base + "/" + PublishedLayout.manifest, hasContent: held != nil)
+        error.requiredAppVersion = needed
+        throw error
     }
 
     /// Refuses a verified manifest older than what this client has already held or bundles:
