@@ -7,7 +7,10 @@
     after one sonnet changes, by delta and whole (Benchmarks/delta-bench.py measures deltas in
     full); (d) a full sync over HTTPS (HTTP/2, one connection) vs curl --http2 --parallel
     --compressed fetching the same objects from the same edge, both checked to get every object.
-    Times are hyperfine means in the same run."""
+    Times are hyperfine means in the same run.
+
+    FOLIO_BASELINE=DIR adds DIR/folio (a build of an earlier commit) to (a), (b) and (d): an A/B
+    of the client in the same run, against the same edge."""
 import hashlib, json, os, plistlib, re, shutil, subprocess, sys, tempfile, time
 
 public, binaries = sys.argv[1], sys.argv[2]
@@ -36,6 +39,7 @@ def tls_files(work):
     os.chmod(key, 0o600)
     return ca, cert, key
 folio, edge_bin, build = (os.path.join(binaries, n) for n in ("folio", "folio-edge", "folio-build"))
+baseline = os.path.join(os.environ["FOLIO_BASELINE"], "folio") if os.environ.get("FOLIO_BASELINE") else None
 work = tempfile.mkdtemp(prefix="folio-client-bench.")
 root = os.path.join(work, "public")
 shutil.copytree(public, root)
@@ -72,13 +76,20 @@ try:
     etag = subprocess.run(["curl", "-s", "-D", "-", "-o", "/dev/null", "-H", "Accept-Encoding: gzip", url + "/head.plist"],
                           capture_output=True, text=True).stdout
     etag = re.search(r"(?im)^etag: (.*?)\r?$", etag).group(1)
-    t_folio, t_curl = hyperfine(
+    base_noop = []
+    if baseline:
+        for _ in range(3):
+            subprocess.run([baseline, "--edge", url, "--cache-dir", f"{work}/base-cache", "sync", "--force"], check=True, capture_output=True)
+        base_noop = [f"{baseline} --edge {url} --cache-dir {work}/base-cache sync --force"]
+    t_folio, t_curl, *t_base = hyperfine(
         f"{folio} --edge {url} --cache-dir {cache} sync --force",
         f"curl -s -o /dev/null -H 'Accept-Encoding: gzip' -H 'If-None-Match: {etag}' {url}/head.plist",
-        runs=100)  # ~10 ms each: enough runs to tame a noisy machine
+        *base_noop, runs=100)  # ~10 ms each: enough runs to tame a noisy machine
     print("(a) no-op sync (one conditional GET, 304)")
     print(f"    folio sync --force   {t_folio:7.1f} ms   requests {noop['requests']}, ~{noop['bytes']} bytes received (headers + body)")
     print(f"    curl                 {t_curl:7.1f} ms")
+    if t_base:
+        print(f"    baseline folio       {t_base[0]:7.1f} ms   (FOLIO_BASELINE; this build / baseline {t_folio / t_base[0]:.2f}x)")
     print(f"    ratio folio/curl     {t_folio / t_curl:7.2f}x   (target <= 1.5x)")
 
     # (b) full sync into an empty cache vs curl --parallel
@@ -86,9 +97,10 @@ try:
     with open(urls, "w") as f:
         for sha in objects:
             f.write(f'url = "{url}/{object_path(objects[sha])}"\noutput = "{work}/curl/{sha}"\n')
-    t_full, t_curlp = hyperfine(
+    t_full, t_curlp, *t_base_full = hyperfine(
         f"{folio} --edge {url} --cache-dir {work}/empty sync",
         f"curl -s --parallel --parallel-max 8 --compressed --create-dirs -K {urls}",
+        *([f"{baseline} --edge {url} --cache-dir {work}/empty sync"] if baseline else []),
         prepare=f"rm -rf {work}/empty {work}/curl")
     shutil.rmtree(os.path.join(work, "empty"), ignore_errors=True)
     full = json.loads(subprocess.run([folio, "--edge", url, "--cache-dir", f"{work}/empty", "sync", "--json"],
@@ -105,6 +117,8 @@ try:
     print(f"    folio sync           {t_full:7.1f} ms   requests {full['requests']}, bodies {full['bodyBytes']} bytes ({full['bodyBytes'] / fetched:.3f}x the smallest variants of the objects + manifest, {fetched}), heads+bodies ~{full['bytes']}")
     print(f"    curl --parallel 8    {t_curlp:7.1f} ms   bodies {curl_body} bytes ({curl_body / wire_total:.3f}x the smallest variants, objects only), heads+bodies ~{curl_total}")
     print(f"    ratio folio/curl     {t_full / t_curlp:7.2f}x   (target <= 1.0x; bytes target <= 1.05x)")
+    if t_base_full:
+        print(f"    baseline folio       {t_base_full[0]:7.1f} ms   (this build / baseline {t_full / t_base_full[0]:.2f}x)")
 
     # (d) a full sync over HTTPS: HTTP/2 by ALPN, against curl multiplexing on one connection too
     ca, cert, key = tls_files(work)
@@ -125,12 +139,16 @@ try:
         if synced["objectsFetched"] != len(objects) or bad:
             sys.exit(f"(d) not every object arrived: folio fetched {synced['objectsFetched']} of {len(objects)}, curl got {len(bad)} wrong")
         os.environ["FOLIO_CA_FILE"] = ca  # hyperfine's children
-        t_h2, t_curl_h2 = hyperfine(f"{folio} --edge {https} --cache-dir {work}/h2 sync", curl_h2,
-                                    prepare=f"rm -rf {work}/h2 {work}/curl-h2")
+        t_h2, t_curl_h2, *t_base_h2 = hyperfine(
+            f"{folio} --edge {https} --cache-dir {work}/h2 sync", curl_h2,
+            *([f"{baseline} --edge {https} --cache-dir {work}/h2 sync"] if baseline else []),
+            prepare=f"rm -rf {work}/h2 {work}/curl-h2")
         print(f"(d) full sync over HTTPS (HTTP/2): {len(objects)} objects")
         print(f"    folio sync           {t_h2:7.1f} ms   requests {synced['requests']}")
         print(f"    curl --http2 --parallel {t_curl_h2:7.1f} ms")
         print(f"    ratio folio/curl     {t_h2 / t_curl_h2:7.2f}x   (target <= 1.0x)")
+        if t_base_h2:
+            print(f"    baseline folio       {t_base_h2[0]:7.1f} ms   (this build / baseline {t_h2 / t_base_h2[0]:.2f}x)")
     finally:
         tls_edge.terminate()
         tls_edge.wait()

@@ -22,13 +22,7 @@ package enum EdgeNotifier {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1024)
         while !received.contains(10), received.count < 4096 {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, timeoutMs)
-            if ready == 0 { return "timed out" }
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return String(cString: strerror(errno))
-            }
+            guard TCPSocket.wait(fd, events: POLLIN, timeoutMs: timeoutMs, cancelled: { false }) else { return "timed out" }
             let n = recv(fd, &buffer, buffer.count, 0)
             if n < 0, errno == EINTR { continue }
             if n <= 0 { break }

@@ -74,8 +74,11 @@ package final class PythonServer: @unchecked Sendable {
         try start(
             """
             import functools, http.server, sys
+            class Server(http.server.ThreadingHTTPServer):
+                daemon_threads = True
+                request_queue_size = 128  # clients open several connections at once
             handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            server = Server(("127.0.0.1", 0), handler)
             print("serving on port", server.server_address[1], flush=True)
             server.serve_forever()
             """, args: [root])

@@ -29,6 +29,8 @@ package struct SyncSettings: Sendable {
     package var seed: Manifest?
     /// Ask for `head.plist` and take deltas when the edge has them (`--no-delta` turns it off).
     package var deltas = true
+    /// The clock signatures' expiry is checked against (tests move it).
+    package var now: @Sendable () -> Date = { Date() }
     /// This app's version: a version of the content that needs a newer one is not taken
     /// (`.updateRequired`); nil: the app did not say, and nothing is refused for it.
     package var appVersion: AppVersion?

@@ -25,7 +25,7 @@ extension Syncer {
             let url = transport.base + "/" + PublishedLayout.manifest
             do {
                 let signed = try trust.verify(
-                    r.manifestBytes, now: Date(), minimumKeyListVersion: held?.state.keyListVersion, parsed: manifest)
+                    r.manifestBytes, now: settings.now(), minimumKeyListVersion: held?.state.keyListVersion, parsed: manifest)
                 manifest = signed.manifest
                 run.report.signers = signed.verifiedSigners
                 run.report.keyListVersion = signed.keyList.keyList.version
