@@ -2,6 +2,7 @@ import FolioHTTPCore
 import FolioPublished
 import FolioSupport
 import Foundation
+import NIOSSL
 
 /// How a store talks to its edge: fields every request carries (an auth token for private
 /// content), the timeout of one request, extra certificate authorities, and the app's context.
@@ -37,19 +38,27 @@ public struct FolioHTTPConfiguration: Sendable {
     /// Refuses a field name that is not a token, a value with control characters (which could
     /// split the request), a field the sync sets itself, and a timeout that is not positive.
     package func validate() throws(FolioError) {
-        let reserved: Set<String> = ["host", "accept-encoding", "if-none-match", "connection", "content-length", "transfer-encoding"]
+        let reserved: Set<String> = [
+            "host", "accept-encoding", "if-none-match", "connection", "content-length", "transfer-encoding", "user-agent",
+            "folio-client",
+        ]
         for (name, value) in headers {
             guard !name.isEmpty, name.utf8.allSatisfy(HTTPRequestParser.isTokenChar) else {
                 throw FolioError(.invalidContent, "the header name '\(name)' is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)")
             }
             guard !reserved.contains(name.lowercased()) else {
-                throw FolioError(.invalidContent, "the header '\(name)' is set by the sync itself; remove it from the configuration")
+                throw FolioError(.invalidContent, "the header '\(name)' is set by the sync itself (the app's context goes in `context`); remove it")
             }
             guard value.utf8.allSatisfy({ $0 == 9 || ($0 >= 32 && $0 != 127) }) else {
                 throw FolioError(.invalidContent, "the value of the header '\(name)' has a control character (CR, LF, …)")
             }
         }
         guard timeout > .zero else { throw FolioError(.invalidContent, "the request timeout must be positive, not \(timeout)") }
+        for (i, pem) in certificateAuthorities.enumerated() {
+            guard let certificates = try? NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)), !certificates.isEmpty else {
+                throw FolioError(.invalidContent, "certificate authority \(i + 1) holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
+            }
+        }
     }
 }
 

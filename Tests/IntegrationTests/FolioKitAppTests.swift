@@ -57,6 +57,54 @@ struct FolioKitAppTests {
         #expect(Transports.forEdge(edge).base == server.url + "/content/qa")
     }
 
+    @Test("every request carries the configured fields and the app's context, over both transports; bad ones are refused")
+    func requestFields() async throws {
+        let server = try PythonServer.start(
+            """
+            import http.server
+            class Echo(http.server.BaseHTTPRequestHandler):
+                protocol_version = "HTTP/1.1"
+                def do_GET(self):
+                    body = str(self.headers).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                def log_message(self, *args):
+                    pass
+            serve(Echo)
+            """)
+        defer { server.stop() }
+        let config = FolioHTTPConfiguration(
+            headers: ["Authorization": "Bearer secret-token"],
+            context: FolioClientContext(appVersion: "3.2", platform: "ios", osVersion: "18.1", locale: "fr-\"FR\""))
+        #expect(config.context?.fieldValue == #"app="3.2", platform="ios", os="18.1", locale="fr-\"FR\"""#)
+        for transport: any Transport in [
+            Transports.forEdge(server.url + "/base", configuration: config),
+            HTTPClientTransport(base: server.url + "/base", configuration: config),
+        ] {
+            let echoed = String(decoding: try await transport.get(TransportRequest(path: "/x", headers: [], maxBody: 1 << 16)).body, as: UTF8.self)
+            #expect(echoed.contains("Authorization: Bearer secret-token"), "\(echoed)")
+            #expect(echoed.contains(#"Folio-Client: app="3.2", platform="ios", os="18.1", locale="fr-\"FR\"""#), "\(echoed)")
+            #expect(echoed.contains("User-Agent: folio/"), "\(echoed)")
+        }
+        for (bad, says) in [
+            (FolioHTTPConfiguration(headers: ["X-Token": "a\r\nInjected: yes"]), "control character"),
+            (FolioHTTPConfiguration(headers: ["Bad Name": "x"]), "not an HTTP token"),
+            (FolioHTTPConfiguration(headers: ["Accept-Encoding": "identity"]), "set by the sync itself"),
+            (FolioHTTPConfiguration(timeout: .zero), "must be positive"),
+            (FolioHTTPConfiguration(certificateAuthorities: ["not a PEM"]), "holds no PEM certificate"),
+            (FolioHTTPConfiguration(context: FolioClientContext(appVersion: "3.2-beta")), "not an app version"),
+        ] {
+            do {
+                _ = try FolioStore(edge: server.url, cacheDirectory: "/tmp/unused-folio-cache", http: bad)
+                Issue.record("accepted: \(says)")
+            } catch {
+                #expect(error.code == .invalidContent && error.message.contains(says), "\(error.message)")
+            }
+        }
+    }
+
     @Test("lowering --manifest-max-age on the edge reaches the client at its next sync; a tier's Age counts")
     func freshnessFromEdgeAndTier() async throws {
         let root = try ClientRoot.make("kit-max-age")
