@@ -5,7 +5,7 @@ import NIOHTTP1
 /// reading of one response from the bytes received, kept apart from the socket so it can be
 /// fuzzed. The client adds the connection handling in an extension.
 package enum QuickHTTP {
-    package struct Response {
+    package struct Response: Sendable {
         package var status: Int
         package var headers: HTTPHeaders
         package var body: [UInt8]

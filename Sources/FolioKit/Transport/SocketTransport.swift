@@ -112,8 +112,7 @@ package struct SocketTransport: Transport {
 
     private static func get(_ connection: QuickHTTP.Connection, _ request: TransportRequest, keepAlive: Bool) throws -> TransportResponse {
         do {
-            let r = try connection.get(request.path, headers: request.headers, maxBody: request.maxBody, keepAlive: keepAlive)
-            return TransportResponse(status: r.status, headers: r.headers, body: r.body, headBytes: r.headBytes)
+            return try connection.get(request.path, headers: request.headers, maxBody: request.maxBody, keepAlive: keepAlive)
         } catch let failure as QuickHTTP.Failure {
             switch failure.kind {
             case .refused: throw TransportError(.connectionRefused, failure.description)

@@ -1,3 +1,4 @@
+import FolioHTTPCore
 import Foundation
 import NIOHTTP1
 
@@ -15,21 +16,9 @@ package struct TransportRequest: Sendable {
     }
 }
 
-/// The edge's answer, the body as sent (still in its content coding).
-package struct TransportResponse: Sendable {
-    package var status: Int
-    package var headers: HTTPHeaders
-    package var body: [UInt8]
-    /// The bytes of the status line and header fields, for the sync's byte counts.
-    package var headBytes: Int
-
-    package init(status: Int, headers: HTTPHeaders, body: [UInt8], headBytes: Int) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.headBytes = headBytes
-    }
-}
+/// The edge's answer, the body as sent (still in its content coding), with the bytes of its
+/// status line and fields for the sync's byte counts: the one response type of both transports.
+package typealias TransportResponse = QuickHTTP.Response
 
 /// A failure to get an answer from the edge: retrying might cure it, or it means offline.
 package struct TransportError: Error, Sendable, CustomStringConvertible {
