@@ -168,6 +168,7 @@ let package = Package(
             dependencies: [
                 "FolioEdge", "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
         .testTarget(
             name: "IntegrationTests",

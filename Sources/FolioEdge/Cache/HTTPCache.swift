@@ -635,13 +635,23 @@ final class HTTPCache: Sendable {
             headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=untrusted-manifest")
             return ProxyResponse(status: .badGateway, headers: headers, body: ByteBuffer(string: "the origin's manifest does not verify: \(refused.description)\n"))
         }
-        let timedOut = "\(error)".contains("deadlineExceeded") || "\(error)".contains("readTimeout")
+        let timedOut = Self.isTimeout(error)
         let text = timedOut ? "the origin did not answer in time\n" : "the origin could not be reached\n"
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=\(timedOut ? "origin-timeout" : "origin-unreachable")")
         return ProxyResponse(status: timedOut ? .gatewayTimeout : .badGateway, headers: headers, body: ByteBuffer(string: text))
+    }
+
+    /// Whether a failed origin request ran out of time (504) rather than failed (502), by its type.
+    static func isTimeout(_ error: any Error) -> Bool {
+        switch error {
+        case let e as HTTPClientError: [.deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout].contains(e)
+        case let e as ChannelError:
+            if case .connectTimeout = e { true } else { false }
+        default: false
+        }
     }
 
     /// A 404 for an operating endpoint on the public listener beside an admin one, and for
