@@ -19,7 +19,7 @@ package enum Parallel {
 
     /// `items.map(body)`, with the calls spread over the machine's cores; results in input order.
     ///
-    /// Runs on threads of its own (the caller's thread takes part): `DispatchQueue.concurrentPerform`
+    /// Runs on POSIX threads of its own (the caller's thread takes part): `DispatchQueue.concurrentPerform`
     /// called from a Swift-concurrency task on Linux was measured running everything on one thread.
     ///
     /// `threads` (default: the cores) is how many run at once, more for work that mostly waits.
@@ -40,12 +40,10 @@ package enum Parallel {
         let helpers = min(threads, items.count) - 1
         let done = DispatchSemaphore(value: 0)
         for _ in 0..<helpers {
-            let thread = Thread {
+            OSThread.spawn(stackSize: 8 << 20) {
                 work()
                 done.signal()
             }
-            thread.stackSize = 8 << 20
-            thread.start()
         }
         work()
         for _ in 0..<helpers { done.wait() }
@@ -59,13 +57,11 @@ package enum Parallel {
         guard cores > 1 else { return (a(), b()) }
         let result = Mutex<A?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
+        OSThread.spawn(stackSize: 8 << 20) {
             let r = a()
             result.withLock { $0 = r }
             done.signal()
         }
-        thread.stackSize = 8 << 20
-        thread.start()
         let rb = b()
         done.wait()
         return (result.withLock { $0! }, rb)

@@ -31,14 +31,20 @@ extension Syncer {
         state.serverLifetime = r.serverLifetime
         state.lastMethod = result == .updated ? method(plan, run, report) : held?.state.lastMethod
         let finalState = state
-        // Not cancellable from here: the switch is done whole, or (on an error) not at all.
-        try await Task.detached {
-            try await Blocking.run { _ in
-                if let newManifest { try cache.storeManifest(newManifest, version: manifest.version) }
-                if wroteObjects || newManifest != nil { try cache.syncAll() }
-                try cache.saveState(finalState, durable: result != .notModified)
-            }
-        }.value
+        if newManifest == nil && !wroteObjects && result == .notModified {
+            // A revalidation: one small state file by rename, no fsync; not worth a thread.
+            try cache.saveState(finalState, durable: false)
+        } else {
+            // Writes and fsyncs, off the cooperative pool, and not cancellable from here: the
+            // switch is done whole, or (on an error) not at all.
+            try await Task.detached {
+                try await Blocking.run { _ in
+                    if let newManifest { try cache.storeManifest(newManifest, version: manifest.version) }
+                    if wroteObjects || newManifest != nil { try cache.syncAll() }
+                    try cache.saveState(finalState, durable: result != .notModified)
+                }
+            }.value
+        }
         report.result = result
         report.versionAfter = manifest.version
         report.message = message(result, plan, run)

@@ -11,15 +11,13 @@ package enum Blocking {
         let flag = CancelFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let thread = Thread {
+                OSThread.spawn {
                     continuation.resume(with: Result {
                         let value = try work(flag)
                         if flag.isCancelled { throw CancellationError() }
                         return value
                     }.mapError { flag.isCancelled ? CancellationError() : $0 })
                 }
-                thread.stackSize = 1 << 20
-                thread.start()
             }
         } onCancel: {
             flag.cancel()
