@@ -1,6 +1,7 @@
 import ArgumentParser
 import FolioBuilder
 import FolioLocalization
+import FolioPlist
 import FolioPublished
 import FolioSupport
 import Foundation
@@ -31,6 +32,8 @@ struct FolioBuild: ParsableCommand {
     var notice: String?
     @Option(help: "The oldest app version this version is for, like 3.2; older apps keep what they have and are told to update.")
     var minimumAppVersion: String?
+    @Option(help: "Mark this version as a maintenance window until this time (ISO 8601, like 2026-12-01T06:00:00Z): apps take it and report maintenance until then.")
+    var maintenanceUntil: String?
     @Option(help: "After publishing, tell this cache tier (folio-edge --origin, http://HOST:PORT) to revalidate the manifest now; repeatable.")
     var notify: [String] = []
     @Option(
@@ -58,6 +61,12 @@ struct FolioBuild: ParsableCommand {
         if let notice, notice.isEmpty || notice.count > 1000 || notice.contains(where: \.isNewline) {
             throw ValidationError("--notice must be one line of 1 to 1000 characters")
         }
+        if let text = maintenanceUntil {
+            guard let date = PlistDates.parseISO8601(text) else {
+                throw ValidationError("--maintenance-until takes an ISO 8601 time like 2026-12-01T06:00:00Z, got '\(text)'")
+            }
+            if date <= Date() { throw ValidationError("--maintenance-until \(text) is already past: give a time to come") }
+        }
         if let v = minimumAppVersion, AppVersion(v) == nil { throw ValidationError("--minimum-app-version: \(AppVersion.problem(v))") }
         if Self.byteCount(maxFileSize) == nil {
             throw ValidationError("--max-file-size takes a number of bytes like 1048576, 64M or 1G, got '\(maxFileSize)'")
@@ -80,6 +89,7 @@ struct FolioBuild: ParsableCommand {
             developmentLanguage: developmentLanguage, strict: strict, notice: notice)
         config.deltaHistory = deltaHistory
         config.minimumAppVersion = minimumAppVersion
+        config.maintenanceUntil = maintenanceUntil.flatMap { PlistDates.parseISO8601($0) }
         config.brotli = noBrotli ? nil : brotliQuality.map { BrotliSetting(quality: $0) } ?? .default
         config.maxFileSize = Self.byteCount(maxFileSize) ?? ContentTree.defaultMaxFileSize
         config.seedPath = seed

@@ -287,7 +287,10 @@ struct StatusCommand: AsyncParsableCommand {
                 d["minimumAppVersion"] = .string(needed)
                 lines.append("needs app:   \(needed) or later")
             }
-            if held.state.lastResult == "maintenance", let until = held.state.retryAfter {
+            if let until = held.manifest.maintenanceUntil, until > Date() {
+                d["maintenanceUntil"] = .date(until)
+                lines.append("maintenance: the publisher marks this version as a maintenance window until \(PlistDates.formatISO8601(until))")
+            } else if held.state.lastResult == "maintenance", let until = held.state.retryAfter {
                 lines.append("maintenance: the edge asked clients to come back after \(PlistDates.formatISO8601(until)); reading the cached version")
             }
             if let method = held.state.lastMethod {

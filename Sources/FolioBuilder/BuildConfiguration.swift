@@ -17,6 +17,8 @@ package struct BuildConfiguration: Sendable {
     package var notice: String?
     /// The oldest app version the published version is for (`--minimum-app-version`), if any.
     package var minimumAppVersion: String?
+    /// Until when the published version says the service is in maintenance (`--maintenance-until`).
+    package var maintenanceUntil: Date?
     /// How to sign the manifest (`--signing-key`, `--key-list`); nil publishes it unsigned.
     package var signing: ReleaseSigning?
     /// How many earlier versions deltas are written from (`--delta-history`).

@@ -146,7 +146,7 @@ package final class PublishSession {
     /// `deltaHistory` versions (none, and no `head.plist`, with 0).
     package func publish(
         _ artifacts: [Artifact], createdAt: Date, sourceRevision: String?, notice: String? = nil, minimumAppVersion: String? = nil,
-        reproducible: Bool, signing: ReleaseSigning? = nil, deltaHistory: Int = DeltaWriter.defaultHistory
+        maintenanceUntil: Date? = nil, reproducible: Bool, signing: ReleaseSigning? = nil, deltaHistory: Int = DeltaWriter.defaultHistory
     ) throws -> PublishResult {
         let entries = artifacts.map(\.entry)
         // The publish history continues; a first publish (or one after a folio-build that did not
@@ -157,6 +157,7 @@ package final class PublishSession {
             version: highestVersion + 1, createdAt: createdAt, sourceRevision: sourceRevision, history: history, notice: notice,
             expiresAt: signing?.expiry(from: signing?.now ?? createdAt), entries: entries)
         manifest.minimumAppVersion = minimumAppVersion
+        manifest.maintenanceUntil = maintenanceUntil
         let contentChanged = current.map { !$0.sameContent(as: manifest) || $0.history == nil } ?? true
         let signingChanged = signing.map { $0.needsResigning(currentBytes) } ?? (current?.expiresAt != nil)
         let changed = contentChanged || signingChanged

@@ -93,7 +93,8 @@ package enum Steps {
         ctx.result = try session.publish(
             ctx.artifacts, createdAt: try ctx.config.creationDate(),
             sourceRevision: ctx.config.resolvedSourceRevision(), notice: ctx.config.notice,
-            minimumAppVersion: ctx.config.minimumAppVersion, reproducible: ctx.config.isReproducible,
+            minimumAppVersion: ctx.config.minimumAppVersion, maintenanceUntil: ctx.config.maintenanceUntil,
+            reproducible: ctx.config.isReproducible,
             signing: ctx.config.signing, deltaHistory: ctx.config.deltaHistory)
         try recordBuild(&ctx, session: session)
     }

@@ -22,7 +22,7 @@ package struct LastPublish: Sendable, Equatable {
 
     /// The settings a build's output depends on besides its sources and project file.
     package static func settings(_ config: BuildConfiguration) -> String {
-        "\(config.developmentLanguage)|\(config.deltaHistory)|\(config.strict)|\(config.notice ?? "")|\(config.maxFileSize)|\(config.minimumAppVersion ?? "")"
+        "\(config.developmentLanguage)|\(config.deltaHistory)|\(config.strict)|\(config.notice ?? "")|\(config.maxFileSize)|\(config.minimumAppVersion ?? "")|\(config.maintenanceUntil?.timeIntervalSince1970 ?? 0)"
     }
 
     /// Whether a build of `sources` under `config` would publish nothing new: an unsigned build

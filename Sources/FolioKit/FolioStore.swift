@@ -96,6 +96,10 @@ public final class FolioStore: Sendable {
         } catch let error as FolioError {
             var error = error
             error.hasContent = hasContent
+            // A maintenance window comes with a version that was taken: announce it.
+            if error.code == .maintenance, let after = cache.current()?.manifest, after.version != before?.version || after.history != before?.history {
+                listeners.change(ContentChange(from: before, to: after))
+            }
             throw error
         } catch {
             throw FolioError(
@@ -291,10 +295,13 @@ public struct ContentSnapshot: Sendable, Hashable {
     public var notice: String?
     /// The oldest app version this version is for (`folio-build --minimum-app-version`).
     public var minimumAppVersion: String?
+    /// Until when the publisher marks this version as a maintenance window, if it does.
+    public var maintenanceUntil: Date?
 
     init(_ view: ContentView) {
         notice = view.manifest.notice
         minimumAppVersion = view.manifest.minimumAppVersion
+        maintenanceUntil = view.manifest.maintenanceUntil
         version = view.manifest.version
         origin = view.origin
         publishedAt = view.manifest.createdAt

@@ -160,6 +160,9 @@ package struct Manifest: Sendable, Equatable {
     /// The oldest app version this version is for (`folio-build --minimum-app-version`): an
     /// older app keeps the version it has and is told to update.
     package var minimumAppVersion: String?
+    /// Until when the publisher says the service is in maintenance (`folio-build
+    /// --maintenance-until`): clients take the version and report maintenance until then.
+    package var maintenanceUntil: Date?
     /// When a signed manifest stops being accepted (nil for an unsigned one).
     package var expiresAt: Date?
     /// Cache hints by kind: `manifest` (the mutable manifest and logical paths) and `object`.
@@ -232,7 +235,7 @@ package struct Manifest: Sendable, Equatable {
     /// Whether two manifests publish the same entries (ignoring version and dates).
     package func sameContent(as other: Manifest) -> Bool {
         entries == other.entries && cacheHints == other.cacheHints && notice == other.notice
-            && minimumAppVersion == other.minimumAppVersion
+            && minimumAppVersion == other.minimumAppVersion && maintenanceUntil == other.maintenanceUntil
     }
 
     /// The manifest as a property list.
@@ -265,6 +268,7 @@ package struct Manifest: Sendable, Equatable {
         if let history { root["history"] = .string(history) }
         if let notice { root["notice"] = .string(notice) }
         if let minimumAppVersion { root["minimumAppVersion"] = .string(minimumAppVersion) }
+        if let maintenanceUntil { root["maintenanceUntil"] = .date(maintenanceUntil) }
         if let expiresAt { root["expiresAt"] = .date(expiresAt) }
         return .dict(root)
     }
@@ -301,6 +305,12 @@ package struct Manifest: Sendable, Equatable {
             notice = text
         }
         minimumAppVersion = try Manifest.appVersion(root["minimumAppVersion"], at: "manifest.minimumAppVersion")
+        if let m = root["maintenanceUntil"] {
+            guard let date = m.dateValue, abs(date.timeIntervalSinceReferenceDate) <= PlistDates.maximumMagnitude else {
+                throw ManifestError("manifest.maintenanceUntil is not a usable date")
+            }
+            maintenanceUntil = date
+        }
         if let e = root["expiresAt"] {
             guard let date = e.dateValue, abs(date.timeIntervalSinceReferenceDate) <= PlistDates.maximumMagnitude else {
                 throw ManifestError("manifest.expiresAt is not a usable date")

@@ -140,6 +140,52 @@ struct FolioKitAppTests {
         #expect(lifetime <= 98 && lifetime >= 100 - elapsed - 1, "max-age 100 with an Age of 2 to \(elapsed) s gave \(lifetime)")
     }
 
+    @Test("maintenance, from a tier's 503 and from the publisher's window: .maintenance with retryAfter, content readable")
+    func maintenance() async throws {
+        let root = try ClientRoot.make("kit-maintenance")
+        defer { root.cleanup() }
+        let origin = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
+        defer { origin.stop() }
+        // A tier in maintenance answers what it has not cached with 503 and Retry-After: 60.
+        let flag = root.dir + "/maintenance"
+        try FileIO.writeAtomically([], to: flag)
+        let tier = try EdgeProcess.start(root: root.root, args: ["--origin", origin.baseURL, "--threads", "1", "--maintenance-file", flag])
+        defer { tier.stop() }
+        let behindTier = try FolioStore(edge: tier.baseURL, cacheDirectory: root.dir + "/cache-tier")
+        do {
+            try await behindTier.sync()
+            Issue.record("a sync through a tier in maintenance succeeded")
+        } catch {
+            #expect(error.code == .maintenance && error.retryAfter == 60 && !error.hasContent, "\(error)")
+        }
+
+        // The publisher's window: the version is taken, then maintenance is said until it ends.
+        let store = try FolioStore(edge: origin.baseURL, cacheDirectory: root.dir + "/cache")
+        try await store.sync()
+        let until = Date().addingTimeInterval(3600)
+        let past = try Harness.run(
+            Harness.binary("folio-build"), ["--content", root.content, "--output", root.root, "--maintenance-until", "2001-01-01T00:00:00Z"])
+        #expect(past.status != 0 && past.stderr.contains("is already past"), "\(past.stderr)")
+        try root.publish(["--maintenance-until", PlistDates.formatISO8601(until), "--notice", "Maintenance for an hour"])
+        try origin.requireVersion(2)
+        let changes = store.changes()
+        do {
+            try await store.sync(force: true)
+            Issue.record("a sync of a maintenance window did not say so")
+        } catch {
+            #expect(error.code == .maintenance && error.hasContent, "\(error)")
+            #expect(abs((error.retryAfter ?? 0) - 3600) < 60)
+        }
+        #expect(store.current?.version == 2 && store.current?.notice == "Maintenance for an hour")
+        #expect(abs((store.current?.maintenanceUntil?.timeIntervalSince(until)) ?? 99) < 1)
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next()?.version == 2)
+        let cli = try ClientTest.folio(["sync"], cache: root.dir + "/cache", edge: origin.baseURL)
+        #expect(cli.status == 4 && cli.stderr.contains("maintenance window until"), "\(cli.stderr)")
+        let status = try ClientTest.folio(["status"], cache: root.dir + "/cache", edge: origin.baseURL)
+        #expect(status.stdout.contains("maintenance: the publisher marks this version as a maintenance window until"), "\(status.stdout)")
+    }
+
     @Test("the store announces a change before it commits, and its activity around each sync")
     func events() async throws {
         let root = try ClientRoot.make("kit-events")

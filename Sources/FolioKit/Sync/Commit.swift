@@ -30,6 +30,10 @@ extension Syncer {
         state.headMissing = r.headMissing
         state.serverLifetime = r.serverLifetime
         state.lastMethod = result == .updated ? method(plan, run, report) : held?.state.lastMethod
+        if let until = manifest.maintenanceUntil, until > settings.now() {
+            state.lastResult = "maintenance"
+            state.retryAfter = until
+        }
         let finalState = state
         if newManifest == nil && !wroteObjects && result == .notModified {
             // A revalidation: one small state file by rename, no fsync; not worth a thread.

@@ -83,8 +83,9 @@ package struct Syncer {
         let lockFD = try await lock()
         defer { close(lockFD) }
         let run = SyncRun(cache: cache)
+        let report: SyncReport
         do {
-            return try await locked(run)
+            report = try await locked(run)
         } catch is CancellationError {
             run.discardNewObjects(cache)
             throw FolioError(.cancelled, "the sync was cancelled; the cache is as it was", path: cache.dir, hasContent: run.held != nil)
@@ -92,6 +93,21 @@ package struct Syncer {
             record(failure, held: run.held)
             throw failure
         }
+        try checkMaintenanceWindow(report)
+        return report
+    }
+
+    /// A version the publisher marked as a maintenance window (`--maintenance-until`) is taken,
+    /// and then reported as `.maintenance` until the window ends (the content is readable).
+    private func checkMaintenanceWindow(_ report: SyncReport) throws {
+        guard report.result != .offline, let held = cache.current(), let until = held.manifest.maintenanceUntil, until > settings.now()
+        else { return }
+        var error = FolioError(
+            .maintenance,
+            "the publisher marks version \(held.state.version) as a maintenance window until \(PlistDates.formatISO8601(until)); its content is current and readable",
+            hasContent: true)
+        error.retryAfter = until.timeIntervalSince(settings.now())
+        throw error
     }
 
     /// The cache's lock: taken at once, or (with `waitForLock`) waited for without holding a
