@@ -7,20 +7,29 @@ extension Syncer {
     /// rename, so a crash leaves the old version or the new one, never a mix). Then the report.
     /// The writes and fsyncs run on a thread of their own, not on the cooperative pool.
     func commit(_ plan: SyncPlan, _ run: SyncRun) async throws -> SyncReport {
-        let held = run.held
         let manifest = plan.manifest
         let result: SyncReport.Result = !plan.sameManifest ? .updated : (plan.missing.isEmpty ? .notModified : .repaired)
-        if result == .updated { settings.willCommit?(held?.manifest, manifest) }
-        let now = Date()
-        let (cache, newManifest) = (cache, plan.sameManifest ? nil : plan.verified.resolution.manifestBytes)
-        let wroteObjects = run.counters.objects.load(ordering: .relaxed) > 0 || !plan.patched.isEmpty
+        if result == .updated { settings.willCommit?(run.held?.manifest, manifest) }
         var report = run.report
         report.objectsPatched = plan.patched.count
         if result == .updated {
             report.method = plan.delta.map { $0.steps > 1 ? "delta-chain" : "delta" } ?? "whole"
             if let delta = plan.delta { describeSavings(delta, plan, run, &report) }
         }
-        let r = plan.verified.resolution
+        let state = newState(plan, run, result, report)
+        let wroteObjects = run.counters.objects.load(ordering: .relaxed) > 0 || !plan.patched.isEmpty
+        try await write(
+            plan.sameManifest ? nil : plan.verified.resolution.manifestBytes, version: manifest.version, wroteObjects: wroteObjects,
+            state: state, durable: result != .notModified)
+        report.result = result
+        report.versionAfter = manifest.version
+        report.message = message(result, plan, run)
+        return report
+    }
+
+    /// The state that names the new (or revalidated) version.
+    private func newState(_ plan: SyncPlan, _ run: SyncRun, _ result: SyncReport.Result, _ report: SyncReport) -> ContentCache.State {
+        let (held, manifest, r, now) = (run.held, plan.manifest, plan.verified.resolution, Date())
         var state = ContentCache.State(
             version: manifest.version, manifestSHA256: plan.sha256, etag: r.manifestETag,
             validatedAt: now, lastAttemptAt: now, lastResult: result.rawValue, verifiedAt: now,
@@ -34,25 +43,25 @@ extension Syncer {
             state.lastResult = "maintenance"
             state.retryAfter = until
         }
-        let finalState = state
-        if newManifest == nil && !wroteObjects && result == .notModified {
-            // A revalidation: one small state file by rename, no fsync; not worth a thread.
-            try cache.saveState(finalState, durable: false)
-        } else {
-            // Writes and fsyncs, off the cooperative pool, and not cancellable from here: the
-            // switch is done whole, or (on an error) not at all.
-            try await Task.detached {
-                try await Blocking.run { _ in
-                    if let newManifest { try cache.storeManifest(newManifest, version: manifest.version) }
-                    if wroteObjects || newManifest != nil { try cache.syncAll() }
-                    try cache.saveState(finalState, durable: result != .notModified)
-                }
-            }.value
+        return state
+    }
+
+    /// The manifest (when new), durability, then the state. A revalidation writes one small
+    /// state file by rename, without fsync, in place; anything more runs on a thread of its own
+    /// and is not cancellable from here: the switch is done whole, or (on an error) not at all.
+    private func write(_ newManifest: [UInt8]?, version: Int, wroteObjects: Bool, state: ContentCache.State, durable: Bool) async throws {
+        let cache = cache
+        guard newManifest != nil || wroteObjects || durable else {
+            try cache.saveState(state, durable: false)
+            return
         }
-        report.result = result
-        report.versionAfter = manifest.version
-        report.message = message(result, plan, run)
-        return report
+        try await Task.detached {
+            try await Blocking.run { _ in
+                if let newManifest { try cache.storeManifest(newManifest, version: version) }
+                if wroteObjects || newManifest != nil { try cache.syncAll() }
+                try cache.saveState(state, durable: durable)
+            }
+        }.value
     }
 
     /// What the same sync would have received without deltas: the manifest and the rebuilt
