@@ -108,4 +108,53 @@ struct SyncPhaseTests {
         #expect(policy.step(after: answer(429, [("Retry-After", "3")]), attempt: 0, jitter: 0) == .done)
         #expect(policy.step(after: answer(503, [("Retry-After", "soon")]), attempt: 0, jitter: 0) == .retry(after: .milliseconds(100)))
     }
+
+    @Test("a version for newer apps is refused after verification; the cache keeps its version; a new enough app takes it")
+    func updateRequired() async throws {
+        let root = try ClientRoot.make("phase-update")
+        defer { root.cleanup() }
+        let cacheDir = root.dir + "/cache"
+        let fake = FakeEdge(root: root.root)
+        _ = try await Self.sync(cacheDir, Self.settings(fake))
+        try root.replace(in: 18, "summer’s day", with: "newer day")
+        try root.publish(["--minimum-app-version", "3.2"])
+        let before = Self.snapshot(cacheDir)
+        var old = Self.settings(fake, force: true)
+        old.appVersion = AppVersion("3.1.9")
+        do {
+            _ = try await Self.sync(cacheDir, old)
+            Issue.record("app 3.1.9 took a version for 3.2")
+        } catch let error as FolioError {
+            #expect(error.code == .updateRequired && error.requiredAppVersion == "3.2" && error.hasContent)
+        }
+        var after = Self.snapshot(cacheDir)
+        after["/state.plist"] = before["/state.plist"]  // the refusal is recorded there, nothing else changes
+        #expect(after == before)
+        #expect(ContentCache(dir: cacheDir).current()?.state.lastResult == "updateRequired")
+        var new = Self.settings(fake, force: true)
+        new.appVersion = AppVersion("3.2")
+        #expect(try await Self.sync(cacheDir, new).versionAfter == 2)
+    }
+
+    @Test("two edges in one cache: each its own environment, no downgrade across them, switching back revalidates")
+    func environments() async throws {
+        let production = try ClientRoot.make("phase-prod", floor: 4)
+        defer { production.cleanup() }
+        let qa = try ClientRoot.make("phase-qa") { r in try r.replace(in: 18, "summer’s day", with: "QA day") }
+        defer { qa.cleanup() }
+        let cacheDir = production.dir + "/cache"
+        func sync(_ edge: String, _ root: ClientRoot) async throws -> SyncReport {
+            var s = SyncSettings(edge: edge)
+            s.transport = FakeEdge(root: root.root)
+            s.force = true
+            return try await Syncer(cache: ContentCache(dir: cacheDir, edge: edge), settings: s).run()
+        }
+        #expect(try await sync("http://prod.invalid", production).versionAfter == 4)
+        let toQA = try await sync("http://qa.invalid", qa)
+        #expect(toQA.result == .updated && toQA.versionAfter == 1)
+        #expect(ContentCache(dir: cacheDir, edge: "http://prod.invalid").current()?.state.version == 4)
+        #expect(ContentCache(dir: cacheDir, edge: "http://qa.invalid/").current()?.state.version == 1)
+        let back = try await sync("http://prod.invalid", production)
+        #expect(back.result == .notModified && back.requests == 1, "\(back)")
+    }
 }
