@@ -69,8 +69,10 @@ package final class PythonServer: @unchecked Sendable {
         throw HarnessError("the python test server did not start: \(err)")
     }
 
-    /// Python's `http.server` serving `root` as it is on disk (checks nothing).
-    package static func staticFiles(root: String) throws -> PythonServer {
+    /// Python's `http.server` serving `root` as it is on disk (checks nothing). Its lifetime
+    /// (the net that ends it if the test process dies) is long: async tests that use it can
+    /// take minutes beside the other suites on two cores.
+    package static func staticFiles(root: String, lifetime: Int = 600) throws -> PythonServer {
         try start(
             """
             import functools, http.server, sys
@@ -81,7 +83,7 @@ package final class PythonServer: @unchecked Sendable {
             server = Server(("127.0.0.1", 0), handler)
             print("serving on port", server.server_address[1], flush=True)
             server.serve_forever()
-            """, args: [root])
+            """, args: [root], lifetime: lifetime)
     }
 
     /// SIGKILL (a child of the test runner may inherit SIGTERM ignored), then waits; safe to
