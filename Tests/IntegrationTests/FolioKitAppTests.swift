@@ -174,7 +174,8 @@ struct FolioKitAppTests {
             Issue.record("a sync of a maintenance window did not say so")
         } catch {
             #expect(error.code == .maintenance && error.hasContent, "\(error)")
-            #expect(abs((error.retryAfter ?? 0) - 3600) < 60)
+            // Until the window's end: an hour from its publish, less however long this test took.
+            #expect((error.retryAfter ?? 0) > 3000 && (error.retryAfter ?? 0) <= 3600, "\(error.retryAfter ?? 0)")
         }
         #expect(store.current?.version == 2 && store.current?.notice == "Maintenance for an hour")
         #expect(abs((store.current?.maintenanceUntil?.timeIntervalSince(until)) ?? 99) < 1)
