@@ -76,7 +76,6 @@ public final class FolioStore: Sendable {
     /// saying whether reads still have data to show.
     @discardableResult
     public func sync(force: Bool = false, allowDowngrade: Bool = false) async throws(FolioError) -> SyncOutcome {
-        let before = cache.current()?.manifest
         let listeners = self.listeners
         var settings = SyncSettings(edge: edge)
         settings.force = force
@@ -88,6 +87,7 @@ public final class FolioStore: Sendable {
         settings.logger = logger
         settings.progress = { listeners.progress($0) }
         settings.willCommit = { old, new in listeners.willChange(ContentChange(from: old, to: new)) }
+        settings.didCommit = { old, new in listeners.change(ContentChange(from: old, to: new)) }
         if running.add(1, ordering: .relaxed).newValue == 1 { listeners.activity(true) }
         defer { if running.subtract(1, ordering: .relaxed).newValue == 0 { listeners.activity(false) } }
         let report: SyncReport
@@ -96,18 +96,11 @@ public final class FolioStore: Sendable {
         } catch let error as FolioError {
             var error = error
             error.hasContent = hasContent
-            // A maintenance window comes with a version that was taken: announce it.
-            if error.code == .maintenance, let after = cache.current()?.manifest, after.version != before?.version || after.history != before?.history {
-                listeners.change(ContentChange(from: before, to: after))
-            }
             throw error
         } catch {
             throw FolioError(
                 .io, "syncing into \(cacheDirectory) failed: \(error)", path: cacheDirectory, underlying: error,
                 hasContent: hasContent)
-        }
-        if report.result == .updated, let after = cache.current()?.manifest {
-            listeners.change(ContentChange(from: before, to: after))
         }
         return SyncOutcome(report)
     }

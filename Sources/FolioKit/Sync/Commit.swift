@@ -21,8 +21,10 @@ extension Syncer {
         try await write(
             plan.sameManifest ? nil : plan.verified.resolution.manifestBytes, version: manifest.version, wroteObjects: wroteObjects,
             state: state, durable: result != .notModified)
+        if result == .updated { settings.didCommit?(run.held?.manifest, manifest) }
         report.result = result
         report.versionAfter = manifest.version
+        report.maintenanceUntil = manifest.maintenanceUntil
         report.message = message(result, plan, run)
         return report
     }

@@ -3,7 +3,7 @@ import FolioSupport
 import Foundation
 
 /// What the sync has to fetch for the verified version.
-struct SyncPlan {
+struct SyncPlan: Sendable {
     var verified: Verified
     /// The SHA-256 of the manifest's bytes, which names it in the cache.
     var sha256: String
@@ -36,6 +36,13 @@ extension Syncer {
             }
         }
         return SyncPlan(verified: v, sha256: sha, sameManifest: same, missing: missing, patched: patched)
+    }
+
+    /// ``plan(_:_:)``, on a thread of its own when it reads the cache (a new manifest: a stat
+    /// per entry, and the objects deltas rebuilt); a revalidation's plan reads nothing.
+    func planOffPool(_ v: Verified, _ run: SyncRun) async throws -> SyncPlan {
+        if v.resolution.status == 304 { return try plan(v, run) }  // the held manifest
+        return try await Blocking.run { _ in try self.plan(v, run) }
     }
 
     /// Writes a verified object and notes it for a cancellation to take back.

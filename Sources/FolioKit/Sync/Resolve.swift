@@ -4,7 +4,7 @@ import FolioSupport
 import Foundation
 
 /// What the edge's current version is, as the first phase learned it.
-struct Resolution {
+struct Resolution: Sendable {
     /// 200: a version other than the held one; 304: the held one.
     var status: Int
     var manifestBytes: [UInt8]

@@ -43,6 +43,8 @@ package struct SyncReport: Sendable {
     package var bytesSaved: Int?
     /// Why deltas were not used, or not for every object.
     package var deltaFallback: String?
+    /// The current version's maintenance window, when its publisher set one.
+    package var maintenanceUntil: Date?
 
     package var json: PlistValue {
         var d: [String: PlistValue] = [

@@ -5,7 +5,10 @@ import Logging
 
 /// What one sync knows as it goes through its phases: the version held when it started, the
 /// held objects found damaged, the counters, and the report taking shape.
-final class SyncRun {
+///
+/// One sync's task owns it. It is handed to a blocking thread only while that task awaits the
+/// thread (`Blocking.run`), so it is never used from two threads at once: hence unchecked.
+final class SyncRun: @unchecked Sendable {
     typealias Held = (state: ContentCache.State, manifest: Manifest)
 
     let start = ContinuousClock.now
@@ -44,6 +47,7 @@ final class SyncRun {
         guard age >= 0, age < maxAge else { return nil }
         var r = report
         r.result = .fresh
+        r.maintenanceUntil = held.manifest.maintenanceUntil
         r.message = "version \(held.state.version) is fresh (validated \(Int(age))s ago, max-age \(Int(maxAge))s); --force checks anyway"
         return r
     }

@@ -15,6 +15,8 @@ package struct SyncSettings: Sendable {
     /// Called just before a new version is made current, with the version it replaces and the
     /// new one (from the syncing task).
     package var willCommit: (@Sendable (Manifest?, Manifest) -> Void)?
+    /// Called once a new version is current, with the version it replaced and the new one.
+    package var didCommit: (@Sendable (Manifest?, Manifest) -> Void)?
     package var attempts = 3
     package var concurrency = 8
     /// Request fields, the timeout of one request, extra certificate authorities.
@@ -48,7 +50,7 @@ package struct SyncSettings: Sendable {
 /// resolve (the head or the manifest, conditionally) → verify (signatures, rollback) → plan
 /// (deltas or whole objects) → fetch (only what the cache lacks, verified) → commit (the
 /// manifest, durability, then the state that names it) → report.
-package struct Syncer {
+package struct Syncer: Sendable {
     package let cache: ContentCache
     package let settings: SyncSettings
     let transport: any Transport
@@ -80,9 +82,8 @@ package struct Syncer {
     /// Runs the sync with the cache's lock held. A cancelled sync throws `.cancelled` and leaves
     /// the cache as it was; a failed one is recorded for `status` (the version stays).
     package func run() async throws -> SyncReport {
-        let lockFD = try await lock()
+        let (lockFD, run) = try await start()
         defer { close(lockFD) }
-        let run = SyncRun(cache: cache)
         let report: SyncReport
         do {
             report = try await locked(run)
@@ -100,29 +101,44 @@ package struct Syncer {
     /// A version the publisher marked as a maintenance window (`--maintenance-until`) is taken,
     /// and then reported as `.maintenance` until the window ends (the content is readable).
     private func checkMaintenanceWindow(_ report: SyncReport) throws {
-        guard report.result != .offline, let held = cache.current(), let until = held.manifest.maintenanceUntil, until > settings.now()
-        else { return }
+        guard let until = report.maintenanceUntil, until > settings.now(), let version = report.versionAfter else { return }
         var error = FolioError(
             .maintenance,
-            "the publisher marks version \(held.state.version) as a maintenance window until \(PlistDates.formatISO8601(until)); its content is current and readable",
+            "the publisher marks version \(version) as a maintenance window until \(PlistDates.formatISO8601(until)); its content is current and readable",
             hasContent: true)
         error.retryAfter = until.timeIntervalSince(settings.now())
         throw error
     }
 
-    /// The cache's lock: taken at once, or (with `waitForLock`) waited for without holding a
-    /// thread, trying again every 20 ms.
-    private func lock() async throws -> Int32 {
-        if let fd = try cache.lock(wait: false, onWait: {}) { return fd }
-        guard settings.waitForLock else {
-            throw FolioError(.busy, "another folio sync is running on \(cache.dir)", path: cache.dir, hasContent: cache.current() != nil)
-        }
-        logger.notice("another sync holds \(cache.dir)/lock; waiting for it")
+    /// The cache's lock, what the cache holds, and a look over the held objects (a stat or a
+    /// hash each), all on a thread of its own: disk work stays off the cooperative pool. A lock
+    /// another sync holds is waited for (with `waitForLock`) by trying again every 20 ms.
+    private func start() async throws -> (Int32, SyncRun) {
+        let (cache, logger) = (cache, logger)
+        var waiting = false
         while true {
+            let started: (Int32, SyncRun)? = try await Blocking.run { _ in
+                guard let fd = try cache.lock(wait: false, onWait: {}) else { return nil }
+                do {
+                    try cache.prepare()
+                    cache.removeLeftovers()
+                    let run = SyncRun(cache: cache)
+                    run.checkHeldObjects(cache, logger: logger)
+                    return (fd, run)
+                } catch {
+                    close(fd)
+                    throw error
+                }
+            }
+            if let started { return started }
+            guard settings.waitForLock else {
+                throw FolioError(.busy, "another folio sync is running on \(cache.dir)", path: cache.dir, hasContent: cache.current() != nil)
+            }
+            if !waiting { logger.notice("another sync holds \(cache.dir)/lock; waiting for it") }
+            waiting = true
             do { try await Task.sleep(for: .milliseconds(20)) } catch {
                 throw FolioError(.cancelled, "the sync was cancelled while waiting for the cache's lock", path: cache.dir, hasContent: cache.current() != nil)
             }
-            if let fd = try cache.lock(wait: false, onWait: {}) { return fd }
         }
     }
 
@@ -144,9 +160,6 @@ package struct Syncer {
 
     /// The phases, in order.
     private func locked(_ run: SyncRun) async throws -> SyncReport {
-        try cache.prepare()
-        cache.removeLeftovers()
-        run.checkHeldObjects(cache, logger: logger)
         if let fresh = run.freshReport(force: settings.force) { return run.finish(fresh) }
         let resolved: Resolution
         switch try await resolve(run) {
@@ -154,7 +167,7 @@ package struct Syncer {
         case .resolved(let r): resolved = r
         }
         let verified = try verify(resolved, run)
-        let plan = try self.plan(verified, run)
+        let plan = try await planOffPool(verified, run)
         try await fetch(plan, run)
         return run.finish(try await commit(plan, run))
     }

@@ -4,7 +4,7 @@ import Foundation
 
 /// The edge's version, checked: its manifest (the signed one's content when signed) and the
 /// highest key list version seen.
-struct Verified {
+struct Verified: Sendable {
     var resolution: Resolution
     var manifest: Manifest
     var keyListVersion: Int?

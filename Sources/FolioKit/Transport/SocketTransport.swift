@@ -4,19 +4,17 @@ import Foundation
 import Synchronization
 
 /// Runs blocking work on a thread of its own and awaits it, so that no thread of Swift's
-/// cooperative pool waits on a socket. Cancelling the awaiting task sets the work's
-/// ``CancelFlag``; the socket loops see it within 50 ms.
+/// cooperative pool waits on a socket or a disk. Cancelling the awaiting task sets the work's
+/// ``CancelFlag``; the socket loops see it within 50 ms. An error the work throws once cancelled
+/// is a `CancellationError`; a value it returns is returned (it may own a resource, such as a
+/// lock, that the caller must release).
 package enum Blocking {
     package static func run<T: Sendable>(_ work: @escaping @Sendable (CancelFlag) throws -> T) async throws -> T {
         let flag = CancelFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 OSThread.spawn {
-                    continuation.resume(with: Result {
-                        let value = try work(flag)
-                        if flag.isCancelled { throw CancellationError() }
-                        return value
-                    }.mapError { flag.isCancelled ? CancellationError() : $0 })
+                    continuation.resume(with: Result { try work(flag) }.mapError { flag.isCancelled ? CancellationError() : $0 })
                 }
             }
         } onCancel: {
@@ -81,6 +79,8 @@ package struct SocketTransport: Transport {
                 }
             }
             if let error = failure.withLock({ $0 }) { throw error }
+            // Workers stop taking requests once cancelled: some were never made.
+            if cancel.isCancelled { throw CancellationError() }
         }
     }
 
