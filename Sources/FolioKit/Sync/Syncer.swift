@@ -82,7 +82,11 @@ package struct Syncer: Sendable {
     /// Runs the sync with the cache's lock held. A cancelled sync throws `.cancelled` and leaves
     /// the cache as it was; a failed one is recorded for `status` (the version stays).
     package func run() async throws -> SyncReport {
-        let (lockFD, run) = try await start()
+        let lockFD: Int32
+        let run: SyncRun
+        do { (lockFD, run) = try await start() } catch is CancellationError {
+            throw FolioError(.cancelled, "the sync was cancelled before it began; the cache is as it was", path: cache.dir)
+        }
         defer { close(lockFD) }
         let report: SyncReport
         do {
