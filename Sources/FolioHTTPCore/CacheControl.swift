@@ -142,6 +142,13 @@ package struct CacheControl: Sendable, Equatable {
         return out
     }
 
+    /// The `Age` value: a non-negative integer (the first of several); nil when absent or invalid.
+    package static func age(_ headers: HTTPHeaders) -> Int? {
+        guard let first = headers["age"].first else { return nil }
+        let v = first.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        return seconds(v, invalid: nil)
+    }
+
     /// delta-seconds (digits only, clamped to 2^31); `invalid` for anything else.
     package static func seconds(_ value: String?, invalid: Int?) -> Int? {
         guard let value, !value.isEmpty, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return invalid }

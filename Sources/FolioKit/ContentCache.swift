@@ -284,13 +284,11 @@ package struct ContentCache: Sendable {
         if durable { try FileIO.syncDirectory(dir) }
     }
 
-    /// Takes the cache lock, waiting for another sync if `wait`; nil if busy and not waiting.
-    package func lock(wait: Bool, onWait: () -> Void) throws -> Int32? {
+    /// Takes the cache lock; nil when another sync holds it (the sync waits for it without
+    /// blocking a thread).
+    package func tryLock() throws -> Int32? {
         try FileIO.makeDirectory(dir)
-        if let fd = try FileIO.tryLock(dir + "/lock") { return fd }
-        guard wait else { return nil }
-        onWait()
-        return try FileIO.lock(dir + "/lock")
+        return try FileIO.tryLock(dir + "/lock")
     }
 
     /// Bytes used on disk by objects and manifests.

@@ -272,19 +272,6 @@ package enum FileIO {
         }
         return fd
     }
-
-    /// Blocks until the exclusive lock on `path` is held; returns its descriptor.
-    package static func lock(_ path: String) throws(FileError) -> Int32 {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw FileError("open lock file", path) }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            let e = errno
-            close(fd)
-            throw FileError("lock", path, errno: e)
-        }
-        return fd
-    }
 }
 
 extension FileIO {

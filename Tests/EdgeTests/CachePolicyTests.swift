@@ -85,8 +85,8 @@ struct CachePolicyTests {
             headers: Self.headers([("Date", "Sun, 06 Nov 1994 08:49:37 GMT"), ("Age", "30")]), body: ByteBuffer(),
             requestTime: 784_111_777.2, responseTime: 784_111_777.9, requestHeaders: [:])
         #expect(abs(r.currentAge(now: 784_111_787.9) - 40.7) < 0.001)
-        #expect(CacheFields.age(Self.headers([("Age", "7200.0")])) == nil)
-        #expect(CacheFields.age(Self.headers([("Age", "12, 30")])) == 12)
+        #expect(CacheControl.age(Self.headers([("Age", "7200.0")])) == nil)
+        #expect(CacheControl.age(Self.headers([("Age", "12, 30")])) == 12)
     }
 
     @Test("storing: no-store, private, Vary: *, Authorization without public, statuses without freshness")

@@ -9,13 +9,6 @@ enum CacheFields {
         return lines.isEmpty ? nil : lines.joined(separator: ", ")
     }
 
-    /// The `Age` value: a non-negative integer (the first of several); nil when absent or invalid.
-    static func age(_ headers: HTTPHeaders) -> Int? {
-        guard let first = headers["age"].first else { return nil }
-        let v = first.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        return CacheControl.seconds(v, invalid: nil)
-    }
-
     /// The field names a `Vary` lists, lowercased; `["*"]` when it varies on everything.
     static func vary(_ headers: HTTPHeaders) -> [String] {
         headers["vary"].flatMap { $0.split(separator: ",") }

@@ -61,7 +61,7 @@ final class StoredResponse: Sendable {
         let dateValue = CacheFields.date(headers.first(name: "date")).map(Double.init) ?? responseTime
         let apparentAge = max(0, responseTime.rounded(.down) - dateValue)
         let responseDelay = max(0, responseTime - requestTime)
-        let correctedAgeValue = Double(CacheFields.age(headers) ?? 0) + responseDelay
+        let correctedAgeValue = Double(CacheControl.age(headers) ?? 0) + responseDelay
         initialAge = max(apparentAge, correctedAgeValue)
         etag = headers.first(name: "etag")
         lastModified = headers.first(name: "last-modified")

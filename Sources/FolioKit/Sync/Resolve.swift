@@ -132,7 +132,6 @@ extension Syncer {
         guard let control = CacheControl(response.headers) else { return nil }
         guard !control.noCache, !control.noStore else { return 0 }
         guard let maxAge = control.maxAge else { return nil }
-        let age = response.headers.first(name: "age").flatMap { CacheControl.seconds($0.trimmingCharacters(in: .whitespaces), invalid: nil) } ?? 0
-        return max(0, maxAge - age)
+        return max(0, maxAge - (CacheControl.age(response.headers) ?? 0))
     }
 }

@@ -122,7 +122,7 @@ package struct Syncer: Sendable {
         var waiting = false
         while true {
             let started: (Int32, SyncRun)? = try await Blocking.run { _ in
-                guard let fd = try cache.lock(wait: false, onWait: {}) else { return nil }
+                guard let fd = try cache.tryLock() else { return nil }
                 do {
                     try cache.prepare()
                     cache.removeLeftovers()

@@ -26,7 +26,7 @@ package struct HTTPClientTransport: Transport {
         for (name, value) in fields { http.headers.add(name: name, value: value) }
         for (name, value) in request.headers { http.headers.add(name: name, value: value) }
         do {
-            let response = try await client.execute(http, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+            let response = try await client.execute(http, timeout: TimeAmount(timeout))
             let body = try await response.body.collect(upTo: request.maxBody)
             var headBytes = 17 + response.status.reasonPhrase.utf8.count
             for (n, v) in response.headers { headBytes += n.utf8.count + v.utf8.count + 4 }

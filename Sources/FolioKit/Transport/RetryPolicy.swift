@@ -44,21 +44,59 @@ package struct RetryPolicy: Sendable {
         RetryAfter.seconds(response.headers.first(name: "retry-after"), now: Date())
     }
 
-    /// `request` on `transport` with this policy's tries: the last answer, or the last failure.
+    /// `request` on `transport` with this policy's tries: the last answer, or the last failure
+    /// (naming the request's path).
     package func run(_ request: TransportRequest, on transport: some Transport) async throws -> TransportResponse {
         var attempt = 0
         while true {
-            var answer: TransportResponse?
-            var failure: TransportError?
-            do { answer = try await transport.get(request) } catch let error as TransportError { failure = error }
-            switch step(after: answer, attempt: attempt) {
-            case .done:
-                if let answer { return answer }
-                throw failure!
+            let outcome: Result<TransportResponse, TransportError>
+            do { outcome = .success(try await transport.get(request)) } catch let error as TransportError { outcome = .failure(error) }
+            switch try next(after: outcome, request, attempt: attempt) {
+            case .answer(let answer): return answer
             case .retry(let delay):
                 try await Task.sleep(for: delay)
                 attempt += 1
             }
+        }
+    }
+
+    /// The same on a thread that may block: `get` makes one try, and the waits between tries
+    /// are slept in 50 ms slices that end early when `cancel` is set.
+    package func runBlocking(
+        _ request: TransportRequest, cancel: CancelFlag, _ get: () throws(TransportError) -> TransportResponse
+    ) throws -> TransportResponse {
+        var attempt = 0
+        while true {
+            let outcome: Result<TransportResponse, TransportError>
+            do { outcome = .success(try get()) } catch { outcome = .failure(error) }
+            switch try next(after: outcome, request, attempt: attempt) {
+            case .answer(let answer): return answer
+            case .retry(var left):
+                while left > .zero, !cancel.isCancelled {
+                    let slice = min(left, .milliseconds(50))
+                    usleep(useconds_t(slice / .microseconds(1)))
+                    left -= slice
+                }
+                if cancel.isCancelled { throw CancellationError() }
+                attempt += 1
+            }
+        }
+    }
+
+    private enum Next {
+        case answer(TransportResponse)
+        case retry(Duration)
+    }
+
+    /// After one try: the answer to return, a wait before the next try, or the failure to
+    /// throw, naming the request's path.
+    private func next(after outcome: Result<TransportResponse, TransportError>, _ request: TransportRequest, attempt: Int) throws -> Next {
+        switch (step(after: try? outcome.get(), attempt: attempt), outcome) {
+        case (.retry(let delay), _): return .retry(delay)
+        case (.done, .success(let answer)): return .answer(answer)
+        case (.done, .failure(var error)):
+            error.path = request.path
+            throw error
         }
     }
 }

@@ -67,12 +67,9 @@ package struct SocketTransport: Transport {
                     let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard i < requests.count else { return }
                     do {
-                        let response: TransportResponse
-                        do { response = try Self.run(policy, requests[i], connection, cancel) } catch var error as TransportError {
-                            error.path = requests[i].path
-                            throw error
-                        }
-                        try handle(i, response)
+                        try handle(i, try policy.runBlocking(requests[i], cancel: cancel) { () throws(TransportError) in
+                            try Self.get(connection, requests[i], keepAlive: true)
+                        })
                     } catch {
                         failure.withLock { if $0 == nil { $0 = error } }
                     }
@@ -84,34 +81,11 @@ package struct SocketTransport: Transport {
         }
     }
 
-    /// One GET with `policy`'s tries, sleeping between them on this (non-cooperative) thread.
-    private static func run(_ policy: RetryPolicy, _ request: TransportRequest, _ connection: QuickHTTP.Connection, _ cancel: CancelFlag) throws -> TransportResponse {
-        var attempt = 0
-        while true {
-            var answer: TransportResponse?
-            var failure: TransportError?
-            do { answer = try get(connection, request, keepAlive: true) } catch let error as TransportError { failure = error }
-            switch policy.step(after: answer, attempt: attempt) {
-            case .done:
-                if let answer { return answer }
-                throw failure!
-            case .retry(let delay):
-                var left = delay
-                while left > .zero, !cancel.isCancelled {
-                    let slice = min(left, .milliseconds(50))
-                    Thread.sleep(forTimeInterval: Double(slice.components.attoseconds) / 1e18 + Double(slice.components.seconds))
-                    left -= slice
-                }
-                if cancel.isCancelled { throw CancellationError() }
-                attempt += 1
-            }
-        }
-    }
-
-    private static func get(_ connection: QuickHTTP.Connection, _ request: TransportRequest, keepAlive: Bool) throws -> TransportResponse {
+    private static func get(_ connection: QuickHTTP.Connection, _ request: TransportRequest, keepAlive: Bool) throws(TransportError) -> TransportResponse {
         do {
             return try connection.get(request.path, headers: request.headers, maxBody: request.maxBody, keepAlive: keepAlive)
-        } catch let failure as QuickHTTP.Failure {
+        } catch {
+            let failure = error as? QuickHTTP.Failure ?? QuickHTTP.Failure(description: "\(error)")
             switch failure.kind {
             case .refused: throw TransportError(.connectionRefused, failure.description)
             case .timedOut: throw TransportError(.timedOut, failure.description)

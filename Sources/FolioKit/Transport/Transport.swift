@@ -33,7 +33,7 @@ package struct TransportError: Error, Sendable, CustomStringConvertible {
 
     package var kind: Kind
     package var description: String
-    /// The path of the request that failed, when it was one of a batch.
+    /// The path of the request that failed, once the retry policy gave up on it.
     package var path: String?
 
     package init(_ kind: Kind, _ description: String, path: String? = nil) {
@@ -78,14 +78,7 @@ extension Transport {
                 guard next < requests.count else { return }
                 let (i, request) = (next, requests[next])
                 next += 1
-                group.addTask {
-                    let response: TransportResponse
-                    do { response = try await policy.run(request, on: self) } catch var error as TransportError {
-                        error.path = request.path
-                        throw error
-                    }
-                    try handle(i, response)
-                }
+                group.addTask { try handle(i, try await policy.run(request, on: self)) }
             }
             for _ in 0..<max(1, concurrency) { add() }
             while try await group.next() != nil { add() }
