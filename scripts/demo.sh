@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The end-to-end demo behind `make demo`: publish, serve, fetch and revalidate with curl,
 # sync and read with the client, localized strings and negotiation, read again offline, diff
-# two versions and take the second as a delta, then a signed release: keys, a signed publish, a verified sync and a refusal.
+# two versions and take the second as a delta, then a signed release: keys, a signed publish, a verified sync and a refusal;
+# last, release channels: a beta channel promoted as a signed 10% rollout, and a halt.
 set -euo pipefail
 bin=${BIN:-.build/release}
 public=${PUBLIC:-public}
@@ -139,3 +140,35 @@ set -e
 echo "(folio sync exit status: $status — 16: the key list is not signed by a trusted root)"
 stop_edge
 signed read sonnet 18 --offline | head -3
+
+step "releases: a beta channel, promoted to production as a signed 10% rollout"
+rel="$work/public-releases"
+cp -r "$work/public-signed" "$rel"
+sign=(--signing-key "$keys/signer.key" --key-list "$keys/keylist.plist")
+sed -i 's/winter’s night/autumn evening/' "$work/content/sonnets/018.txt"
+"$bin/folio-build" --content "$work/content" --output "$rel" --channel beta --quiet "${sign[@]}"
+"$bin/folio-build" release promote --from beta --to production --rollout 10 --output "$rel" "${sign[@]}"
+start_edge --root "$rel" --trust "$keys/root.pub"
+installs() { "$bin/folio" --edge "$url" --cache-dir "$work/release-cache" --trust "$keys/root.pub" "$@"; }
+installs sync --channel beta > /dev/null
+installs read sonnet 18 --channel beta --offline | sed -n 3p
+
+step "40 installs sync production: each decides by its own bucket (a hash of its id and the release)"
+inside=""
+count=0
+for i in $(seq -w 1 40); do
+    release=$(installs sync --force --json --install-id "demo-install-00$i" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("release", "-"))')
+    if [ "$release" != "-" ]; then count=$((count + 1)); inside=${inside:-demo-install-00$i}; fi
+done
+echo "$count of 40 installs took the staged release (10% expected)"
+if [ -n "$inside" ]; then
+    installs sync --force --install-id "$inside" > /dev/null
+    installs status --install-id "$inside" | sed -n '/^channel/,/^reading/p'
+    step "folio-build release halt: a new signed version; the installs in the release come back at their next sync"
+    "$bin/folio-build" release halt --output "$rel" "${sign[@]}"
+    sleep 0.6
+    installs sync --force --install-id "$inside"
+    installs status --install-id "$inside" | sed -n '/^release/,/^reading/p'
+fi
+stop_edge
+"$bin/folio-build" release list --output "$rel"

@@ -10,8 +10,15 @@ import Foundation
 struct FolioBuild: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio-build",
-        abstract: "Compile content/ into versioned, content-addressed binary plists in public/.",
-        version: "folio-build \(folioVersion) (CLDR \(CLDRData.version), plist schema \(Manifest.currentSchemaVersion))")
+        abstract: "Compile content/ into versioned, content-addressed binary plists in public/, and manage its releases.",
+        version: "folio-build \(folioVersion) (CLDR \(CLDRData.version), plist schema \(Manifest.currentSchemaVersion))",
+        subcommands: [Build.self, ReleaseCommand.self], defaultSubcommand: Build.self)
+}
+
+/// `folio-build [build]`: one publish of the content folder.
+struct Build: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compile content/ and publish it as the next version of a channel (the default command).")
 
     @Option(help: "The content directory to compile.") var content = "content"
     @Option(help: "The published directory to write.") var output = "public"
@@ -36,14 +43,8 @@ struct FolioBuild: ParsableCommand {
     var maintenanceUntil: String?
     @Option(help: "After publishing, tell this cache tier (folio-edge --origin, http://HOST:PORT) to revalidate the manifest now; repeatable.")
     var notify: [String] = []
-    @Option(
-        parsing: .upToNextOption,
-        help: "Sign the manifest with these secret keys (folio keys generate); as many as the key list's threshold.")
-    var signingKey: [String] = []
-    @Option(help: "The root-signed key list that authorizes the signing keys (folio keys authorize); published as keylist.plist.")
-    var keyList: String?
-    @Option(help: "How long a signed manifest is accepted from signing, like 12h or 7d; a build renews it after half of this.")
-    var validFor = "7d"
+    @OptionGroup(title: "Releases") var release: PublishReleaseOptions
+    @OptionGroup(title: "Signing") var signing: SigningOptions
     @Option(help: "Write deltas from each of this many earlier versions to the new one (0: none, and no head.plist).")
     var deltaHistory = DeltaWriter.defaultHistory
     @Option(help: "The brotli quality of every .br variant, 1 (fastest) to 11 (smallest), at most 5 past 1 MiB (default: 11 for a build's first 1 MiB of new objects, 5 after).")
@@ -51,13 +52,9 @@ struct FolioBuild: ParsableCommand {
     @Flag(help: "Write no .br variants (clients get gzip).") var noBrotli = false
 
     func validate() throws {
-        if signingKey.isEmpty != (keyList == nil) {
-            throw ValidationError("--signing-key and --key-list go together: sign with keys that the key list authorizes")
-        }
         if deltaHistory < 0 || deltaHistory > 100 { throw ValidationError("--delta-history must be 0 to 100, got \(deltaHistory)") }
         if let q = brotliQuality, !(1...11).contains(q) { throw ValidationError("--brotli-quality must be 1 to 11, got \(q)") }
         if noBrotli && brotliQuality != nil { throw ValidationError("--no-brotli and --brotli-quality do not go together") }
-        if DurationText.seconds(validFor) == nil { throw ValidationError(DurationText.problem("--valid-for", validFor)) }
         if let notice, notice.isEmpty || notice.count > 1000 || notice.contains(where: \.isNewline) {
             throw ValidationError("--notice must be one line of 1 to 1000 characters")
         }
@@ -95,21 +92,10 @@ struct FolioBuild: ParsableCommand {
         config.seedPath = seed
         config.seedInclude = seedInclude.compactMap { try? Glob($0) }
         config.notify = notify
-        if let keyList {
-            do {
-                // Signing time is the clock's, whole seconds: SOURCE_DATE_EPOCH dates the content.
-                let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-                let signing = try ReleaseSigning.load(
-                    keyFiles: signingKey, keyListFile: keyList, validFor: DurationText.seconds(validFor) ?? ReleaseSigning.defaultValidFor,
-                    now: now, forbidden: [content, output])
-                if let warning = signing.warning { printErr("folio-build: warning: \(warning)") }
-                config.signing = signing
-            } catch {
-                printErr("folio-build: error: \(error)")
-                printErr("folio-build: nothing was published; \(output)/ is unchanged")
-                throw ExitCode(1)
-            }
-        }
+        config.channel = release.channel
+        config.release = try release.audience()
+        config.critical = release.critical
+        config.signing = try signing.load(forbidden: [content, output], output: output)
         let ok = Pipeline.make(config).run(config, keepUntilExit: true)
         if !ok { throw ExitCode(1) }
     }

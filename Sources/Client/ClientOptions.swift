@@ -17,6 +17,8 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "The app version to act as, like 3.2: content for newer apps is not taken (default: FOLIO_APP_VERSION).")
     var appVersion: String?
 
+    @OptionGroup(title: "Channels and targeted releases") var release: ReleaseProfileOptions
+
     /// `--app-version`, else `FOLIO_APP_VERSION`, parsed (validated by `validate`).
     var appVersionValue: AppVersion? { Self.appVersion(appVersion) }
 
@@ -29,7 +31,25 @@ struct ClientOptions: ParsableArguments {
 
     var cachePath: String { Self.cachePath(cacheDir) }
     /// The cache, reading and writing this edge's environment.
-    var cache: ContentCache { ContentCache(dir: cachePath, edge: edgeURL) }
+    var cache: ContentCache { ContentCache(dir: cachePath, edge: edgeURL, channel: release.profile.channel) }
+
+    /// What every sync of this command starts from: the edge, the trusted roots (and the
+    /// bundled seed as a rollback floor), the app version, channel, context and install id.
+    func syncSettings() throws -> SyncSettings {
+        try Self.syncSettings(edge: edgeURL, trust: trustedRoots(), appVersion: appVersionValue, profile: release.profile)
+    }
+
+    static func syncSettings(edge: String, trust: Trust?, appVersion: AppVersion?, profile: ReleaseProfile) -> SyncSettings {
+        var settings = SyncSettings(edge: edge)
+        settings.trust = trust
+        if trust != nil { settings.seed = BundledSeed.seed?.manifest }
+        settings.appVersion = appVersion
+        settings.channel = profile.channel
+        settings.context = profile.context(appVersion: appVersion)
+        settings.installID = profile.installID
+        settings.logger = CLILog.logger
+        return settings
+    }
 
     /// `--edge`, else `FOLIO_EDGE`, else the default, without trailing slashes.
     static func edgeURL(_ option: String?) -> String {
@@ -80,5 +100,59 @@ struct ClientOptions: ParsableArguments {
         do { return try Trust(files: files) } catch {
             throw CLIError("\(option.isEmpty ? "FOLIO_TRUST" : "--trust"): \(error)", exitCode: 2)
         }
+    }
+}
+
+/// The channel a client follows and what it says about itself to targeted releases, from
+/// the options or else the environment.
+struct ReleaseProfile: Sendable {
+    var channel = Channel.production
+    var platform: String?
+    var osVersion: String?
+    var locale: String?
+    var country: String?
+    var installID: String?
+
+    /// The release context, with the app version given.
+    func context(appVersion: AppVersion?) -> ReleaseContext {
+        ReleaseContext(appVersion: appVersion?.description, platform: platform, osVersion: osVersion, locale: locale, country: country)
+    }
+
+    /// Why the profile cannot be used, or nil.
+    var problem: String? {
+        if !Channel.isValidName(channel) { return "--channel (or FOLIO_CHANNEL): \(Channel.problem(channel))" }
+        if let v = osVersion, AppVersion(v) == nil { return "--os-version (or FOLIO_OS_VERSION): '\(v)' is not a version like 18 or 17.4.1" }
+        if let id = installID, !(16...128).contains(id.utf8.count) || id.contains(where: { $0.isWhitespace }) {
+            return "--install-id (or FOLIO_INSTALL_ID) takes 16 to 128 characters without spaces"
+        }
+        return nil
+    }
+
+    /// From the environment alone (the fast path of `folio sync`).
+    static var fromEnvironment: ReleaseProfile { ReleaseProfileOptions.profile(nil, nil, nil, nil, nil, nil) }
+}
+
+/// `--channel`, the targeting context and `--install-id`.
+struct ReleaseProfileOptions: ParsableArguments {
+    @Option(help: "The release channel to follow, like beta (default: FOLIO_CHANNEL, else production).") var channel: String?
+    @Option(help: "The platform to act as for targeted releases, like ios (default: FOLIO_PLATFORM).") var platform: String?
+    @Option(help: "The OS version to act as, like 18.1 (default: FOLIO_OS_VERSION).") var osVersion: String?
+    @Option(help: "The app's locale for targeted releases, like fr-CA (default: FOLIO_APP_LOCALE).") var appLocale: String?
+    @Option(help: "The country to act as, like FR (default: FOLIO_COUNTRY).") var country: String?
+    @Option(help: "The install id rollout buckets are drawn from (default: FOLIO_INSTALL_ID, else the cache's own random id).")
+    var installID: String?
+
+    var profile: ReleaseProfile { Self.profile(channel, platform, osVersion, appLocale, country, installID) }
+
+    static func profile(_ channel: String?, _ platform: String?, _ os: String?, _ locale: String?, _ country: String?, _ id: String?) -> ReleaseProfile {
+        let v = ClientOptions.variable
+        return ReleaseProfile(
+            channel: channel ?? v("FOLIO_CHANNEL") ?? Channel.production, platform: platform ?? v("FOLIO_PLATFORM"),
+            osVersion: os ?? v("FOLIO_OS_VERSION"), locale: locale ?? v("FOLIO_APP_LOCALE"), country: country ?? v("FOLIO_COUNTRY"),
+            installID: id ?? v("FOLIO_INSTALL_ID"))
+    }
+
+    func validate() throws {
+        if let problem = profile.problem { throw ValidationError(problem) }
     }
 }

@@ -20,29 +20,25 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await Self.perform(
-            edge: options.edgeURL, cachePath: options.cachePath, trust: try options.trustedRoots(), force: force,
-            allowDowngrade: allowDowngrade, noWait: noWait, json: json, deltas: !noDelta, verbose: verbose,
-            appVersion: options.appVersionValue)
+            try options.syncSettings(), cachePath: options.cachePath, force: force,
+            allowDowngrade: allowDowngrade, noWait: noWait, json: json, deltas: !noDelta, verbose: verbose)
     }
 
     /// The sync itself, shared with the fast path that skips argument parsing (`FastSync`).
     static func perform(
-        edge: String, cachePath: String, trust: Trust?, force: Bool, allowDowngrade: Bool, noWait: Bool, json: Bool,
-        deltas: Bool = true, verbose: Bool = false, appVersion: AppVersion? = nil
+        _ base: SyncSettings, cachePath: String, force: Bool, allowDowngrade: Bool, noWait: Bool, json: Bool,
+        deltas: Bool = true, verbose: Bool = false
     ) async throws {
-        var settings = SyncSettings(edge: edge)
-        settings.appVersion = appVersion
-        settings.trust = trust
-        if trust != nil { settings.seed = BundledSeed.seed?.manifest }
+        var settings = base
         settings.force = force
         settings.allowDowngrade = allowDowngrade
         settings.waitForLock = !noWait
         settings.deltas = deltas
-        settings.logger = CLILog.logger
         if !json, isatty(2) == 1 { settings.progress = { ProgressBar.draw($0) } }
         let report: SyncReport
         do {
-            report = try await Syncer(cache: ContentCache(dir: cachePath, edge: edge), settings: settings).run()
+            let cache = ContentCache(dir: cachePath, edge: settings.edge, channel: settings.channel)
+            report = try await Syncer(cache: cache, settings: settings).run()
         } catch let failure as FolioError {
             throw CLIError(failure.message, exitCode: failure.exitCode)
         } catch let error as FileError {
@@ -101,14 +97,16 @@ struct FastSync {
         if ClientOptions.problem(withEdge: ClientOptions.edgeURL(edge)) != nil { return nil }
         // A bad FOLIO_APP_VERSION is the full parser's to report.
         if let text = ClientOptions.variable("FOLIO_APP_VERSION"), AppVersion(text) == nil { return nil }
+        if ReleaseProfile.fromEnvironment.problem != nil { return nil }
     }
 
     func run() async throws {
+        let settings = ClientOptions.syncSettings(
+            edge: ClientOptions.edgeURL(edge), trust: try ClientOptions.trustedRoots(trust), appVersion: ClientOptions.appVersion(nil),
+            profile: .fromEnvironment)
         try await SyncCommand.perform(
-            edge: ClientOptions.edgeURL(edge), cachePath: ClientOptions.cachePath(cacheDir),
-            trust: try ClientOptions.trustedRoots(trust), force: force,
-            allowDowngrade: allowDowngrade, noWait: noWait, json: json, deltas: !noDelta, verbose: verbose,
-            appVersion: ClientOptions.appVersion(nil))
+            settings, cachePath: ClientOptions.cachePath(cacheDir), force: force,
+            allowDowngrade: allowDowngrade, noWait: noWait, json: json, deltas: !noDelta, verbose: verbose)
     }
 }
 
@@ -298,12 +296,13 @@ struct StatusCommand: AsyncParsableCommand {
                 lines.append("last update: \(method)")
             }
             lines.append("freshness:   " + (fresh ? "fresh (validated \(age) s ago, max-age \(maxAge) s)" : "stale (validated \(Age.text(since: held.state.validatedAt)) ago, max-age \(maxAge) s)"))
-            let signing = SigningStatus(cache.currentManifestBytes() ?? [], parsed: held.manifest, trust: try options.trustedRoots())
+            let signing = SigningStatus(cache.currentManifestBytes() ?? [], parsed: held.published, trust: try options.trustedRoots())
             d["signing"] = signing.json
             lines.append("signing:     \(signing.line)")
         } else {
             lines.append("version:     none cached yet (run `folio sync`)")
         }
+        ReleaseStatus.describe(held, cache: cache, profile: options.release.profile, json: &d, lines: &lines)
         if let seed {
             lines.append("seed:        version \(seed.version) (published \(PlistDates.formatISO8601(seed.createdAt)))")
         }
@@ -384,11 +383,7 @@ struct SigningStatus {
 }
 
 func resolveView(_ options: ClientOptions, refresh: Bool) async throws -> ContentView {
-    let cache = options.cache
-    let trust = try options.trustedRoots()
-    guard
-        var view = await ContentView.resolve(
-            cache: cache, seed: BundledSeed.seed, edge: options.edgeURL, refresh: refresh, trust: trust, appVersion: options.appVersionValue)
+    guard var view = await ContentView.resolve(cache: options.cache, seed: BundledSeed.seed, settings: try options.syncSettings(), refresh: refresh)
     else {
         throw CLIError("no content: the cache at \(options.cachePath) is empty, the edge \(options.edgeURL) is unreachable, and this build has no seed")
     }

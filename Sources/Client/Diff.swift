@@ -15,19 +15,39 @@ struct DiffSide {
     var signed: SignedManifest? = nil
     var load: (Manifest.Entry) async throws -> [UInt8]
 
-    /// Resolves `spec`: a published directory, a manifest file, an edge URL, or `@N`.
+    /// Resolves `spec`: a published directory, a manifest file, an edge URL, or `@N`, each
+    /// optionally followed by `#CHANNEL` (a bare `#CHANNEL` is the edge's) and `+N` (as the
+    /// installs in release N of that manifest see it).
     static func resolve(_ spec: String, options: ClientOptions) async throws -> DiffSide {
-        let cache = options.cache
+        let target = try DiffTarget(spec, edge: options.edgeURL)
+        var side = try await resolve(target.base, channel: target.channel, options: options)
+        if target.channel != Channel.production { side.label += " channel \(target.channel)" }
+        guard let release = target.release else { return side }
+        guard side.manifest.release(release) != nil else {
+            let ids = side.manifest.releases.map { String($0.id) }
+            throw CLIError(
+                "'\(spec)': version \(side.manifest.version) has no release \(release)" + (ids.isEmpty ? " (it has none)" : "; it has \(ids.joined(separator: ", "))"),
+                exitCode: 2)
+        }
+        side.manifest = side.manifest.applying(release: release)
+        side.label += " release \(release)"
+        return side
+    }
+
+    /// One side without its release: `spec` in `channel`.
+    static func resolve(_ spec: String, channel: String, options: ClientOptions) async throws -> DiffSide {
+        let cache = ContentCache(dir: options.cachePath, edge: options.edgeURL, channel: channel)
+        let prefix = PublishedLayout.channelPrefix(channel)
         if spec.hasPrefix("@") {
             guard let n = Int(spec.dropFirst()), n >= 1 else { throw CLIError("'\(spec)': @N needs a version number, like @3", exitCode: 2) }
-            if let (m, bytes) = cache.manifestFile(version: n) {
+            if let (m, bytes) = cache.manifestFile(version: n), m.channelName == channel {
                 return DiffSide(label: "version \(n) (cache)", manifest: m, signed: try? SignedManifest.decode(bytes)) { e in
                     if let bytes = try? cache.object(e) { return bytes }
                     return try await fetch(options.edgeURL, e.objectPath, verify: e)
                 }
             }
-            let bytes = try await fetchBytes(options.edgeURL, PublishedLayout.versionedManifest(n))
-            let m = try parseManifest(bytes, from: options.edgeURL + "/" + PublishedLayout.versionedManifest(n))
+            let bytes = try await fetchBytes(options.edgeURL, prefix + PublishedLayout.versionedManifest(n))
+            let m = try parseManifest(bytes, from: options.edgeURL + "/" + prefix + PublishedLayout.versionedManifest(n))
             return DiffSide(label: "version \(n) (\(options.edgeURL))", manifest: m, signed: try? SignedManifest.decode(bytes)) { e in
                 try await fetch(options.edgeURL, e.objectPath, verify: e)
             }
@@ -37,7 +57,7 @@ struct DiffSide {
             while base.hasSuffix("/") { base.removeLast() }
             let suffix = "/" + PublishedLayout.manifest
             if base.hasSuffix(suffix) { base.removeLast(suffix.count) }
-            let bytes = try await fetchBytes(base, PublishedLayout.manifest)
+            let bytes = try await fetchBytes(base, prefix + PublishedLayout.manifest)
             let m = try parseManifest(bytes, from: base + suffix)
             return DiffSide(label: "\(base) (version \(m.version))", manifest: m, signed: try? SignedManifest.decode(bytes)) { e in
                 try await fetch(base, e.objectPath, verify: e)
@@ -50,13 +70,17 @@ struct DiffSide {
         let root: String
         let manifestPath: String
         if isDir.boolValue {
-            root = spec
-            manifestPath = PublishedLayout.path(spec, PublishedLayout.manifest)
+            root = FileIO.lastComponent(of: FileIO.parent(of: spec)) == PublishedLayout.channels ? FileIO.parent(of: FileIO.parent(of: spec)) : spec
+            manifestPath = PublishedLayout.path(PublishedLayout.channelRoot(spec, channel), PublishedLayout.manifest)
         } else {
             manifestPath = spec
             // The published directory holding the manifest ("." for a bare file name).
             let parent = FileIO.parent(of: spec).isEmpty ? "." : FileIO.parent(of: spec)
-            root = FileIO.lastComponent(of: parent) == PublishedLayout.manifests ? FileIO.parent(of: parent) : parent
+            root = Self.publishedRoot(ofManifestDirectory: parent)
+        }
+        if isDir.boolValue, channel != Channel.production, !FileIO.exists(manifestPath) {
+            let held = PublishedLayout.publishedChannels(spec).joined(separator: ", ")
+            throw CLIError("\(spec) has no channel \(channel)" + (held.isEmpty ? "" : "; it has \(held)"), exitCode: 2)
         }
         let bytes: [UInt8]
         do { bytes = try FileIO.read(manifestPath) } catch { throw CLIError("\(error)", exitCode: 2) }
@@ -67,6 +91,14 @@ struct DiffSide {
             if let bytes = try? cache.object(e) { return bytes }
             throw CLIError("the object for \(e.path) (\(e.sha256)) is neither in \(root)/objects nor in the cache", exitCode: 2)
         }
+    }
+
+    /// The published root above a manifest file's directory: past `manifests/` and `channels/NAME/`.
+    static func publishedRoot(ofManifestDirectory dir: String) -> String {
+        var root = FileIO.lastComponent(of: dir) == PublishedLayout.manifests ? FileIO.parent(of: dir) : dir
+        let up = FileIO.parent(of: root)
+        if FileIO.lastComponent(of: up) == PublishedLayout.channels { root = FileIO.parent(of: up) }
+        return root
     }
 
     static func parseManifest(_ bytes: [UInt8], from: String) throws -> Manifest {
@@ -91,6 +123,29 @@ struct DiffSide {
             throw CLIError("\(base)/\(path) does not match its manifest entry \(e.path)", exitCode: 2)
         }
         return bytes
+    }
+}
+
+/// A diff side as written: the base spec, its channel (`#beta`) and release (`+3`).
+struct DiffTarget {
+    var base: String
+    var channel = Channel.production
+    var release: Int?
+
+    init(_ spec: String, edge: String) throws {
+        var text = Substring(spec)
+        if let plus = text.lastIndex(of: "+"), let n = Int(text[text.index(after: plus)...]) {
+            guard n >= 1 else { throw CLIError("'\(spec)': +N names a release by its id, 1 or more", exitCode: 2) }
+            release = n
+            text = text[..<plus]
+        }
+        if let hash = text.lastIndex(of: "#") {
+            let name = String(text[text.index(after: hash)...])
+            guard Channel.isValidName(name) else { throw CLIError("'\(spec)': \(Channel.problem(name))", exitCode: 2) }
+            channel = name
+            text = text[..<hash]
+        }
+        base = text.isEmpty ? edge : String(text)
     }
 }
 
@@ -128,8 +183,19 @@ struct ContentDiff {
     var changed: [Changed] = []
     /// Changes of signature: who signed, and the key list (shown; not content differences).
     var signing: [Change] = []
+    /// Releases added, removed or changed (share, halt, audience, entries), by id.
+    var releases: [(id: Int, old: String?, new: String?)] = []
 
-    var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
+    var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty && releases.isEmpty }
+
+    /// The releases of two manifests that differ.
+    static func releaseChanges(_ a: Manifest, _ b: Manifest) -> [(id: Int, old: String?, new: String?)] {
+        let old = Dictionary(a.releases.map { ($0.id, $0) }, uniquingKeysWith: { x, _ in x })
+        let new = Dictionary(b.releases.map { ($0.id, $0) }, uniquingKeysWith: { x, _ in x })
+        return Set(old.keys).union(new.keys).sorted().compactMap { id in
+            old[id] == new[id] ? nil : (id, old[id]?.summary, new[id]?.summary)
+        }
+    }
 
     static let maxChangesPerEntry = 200
 
@@ -141,6 +207,7 @@ struct ContentDiff {
         let new = Dictionary(uniqueKeysWithValues: b.manifest.entries.map { ($0.path, $0) })
         diff.added = b.manifest.entries.filter { old[$0.path] == nil }
         diff.removed = a.manifest.entries.filter { new[$0.path] == nil }
+        diff.releases = releaseChanges(a.manifest, b.manifest)
         for e in b.manifest.entries {
             guard let o = old[e.path], o != e else { continue }
             if o.sha256 == e.sha256 {
@@ -242,12 +309,13 @@ struct ContentDiff {
     // MARK: Rendering
 
     var summary: String {
-        "\(added.count) added, \(removed.count) removed, \(changed.count) changed"
+        "\(added.count) added, \(removed.count) removed, \(changed.count) changed" + (releases.isEmpty ? "" : ", \(releases.count) releases changed")
     }
 
     func text() -> String {
         var out = "folio diff: \(from.label) → \(to.label): " + (isEmpty ? "no differences" : summary) + "\n"
         for ch in signing { out += "! \(ch.keyPath): \(Self.short(ch.old)) → \(Self.short(ch.new))\n" }
+        for r in releases { out += "r release \(r.id): \(r.old ?? "none") → \(r.new ?? "none")\n" }
         for e in added { out += "+ \(e.path)\n" }
         for e in removed { out += "- \(e.path)\n" }
         for c in changed {
@@ -275,6 +343,10 @@ struct ContentDiff {
         }
         if isEmpty { return head + "No differences.\n" }
         var blocks: [String] = []
+        if !releases.isEmpty {
+            blocks.append("**Releases:**\n\n| release | before | after |\n|---|---|---|\n"
+                + releases.map { "| \($0.id) | \(Self.cell($0.old ?? "none")) | \(Self.cell($0.new ?? "none")) |\n" }.joined() + "\n")
+        }
         if !added.isEmpty { blocks.append("**Added:** " + added.map { "`\($0.path)`" }.joined(separator: ", ") + "\n\n") }
         if !removed.isEmpty { blocks.append("**Removed:** " + removed.map { "`\($0.path)`" }.joined(separator: ", ") + "\n\n") }
         for c in changed {
@@ -327,6 +399,11 @@ struct ContentDiff {
             "equal": .bool(isEmpty),
             "signing": .array(signing.map { ch in
                 .dict(["keyPath": .string(ch.keyPath), "old": .string(Self.short(ch.old)), "new": .string(Self.short(ch.new))])
+            }),
+            "releases": .array(releases.map { r in
+                var d: [String: PlistValue] = ["id": .int(Int64(r.id))]
+                (d["old"], d["new"]) = (r.old.map { .string($0) }, r.new.map { .string($0) })
+                return .dict(d)
             }),
             "added": .array(added.map(entry)),
             "removed": .array(removed.map(entry)),
@@ -383,7 +460,11 @@ struct DiffCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diff",
         abstract: "Compare two versions: exit 0 when equal, 1 when different, 2 on error.",
-        discussion: "Each side is a published directory, a manifest file, an edge URL, or @N (version N from the cache or the edge's history).")
+        discussion: """
+            Each side is a published directory, a manifest file, an edge URL, or @N (version N from the cache or the edge's \
+            history). Add #CHANNEL for another channel than production (a bare #beta is the edge's beta channel) and +N for \
+            the content the installs in release N see: public#beta, https://edge.example#beta+12, @7+7.
+            """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, markdown, json }
 

@@ -1,3 +1,4 @@
+import FolioPublished
 import FolioSupport
 import Foundation
 
@@ -19,6 +20,13 @@ package struct BuildConfiguration: Sendable {
     package var minimumAppVersion: String?
     /// Until when the published version says the service is in maintenance (`--maintenance-until`).
     package var maintenanceUntil: Date?
+    /// The channel published into (`--channel`).
+    package var channel = Channel.production
+    /// Publish as a staged or targeted release over the channel's current version (`--rollout`,
+    /// `--target`); nil publishes the new default entries.
+    package var release: ReleaseOptions?
+    /// Mark the version or release critical (`--critical`).
+    package var critical = false
     /// How to sign the manifest (`--signing-key`, `--key-list`); nil publishes it unsigned.
     package var signing: ReleaseSigning?
     /// How many earlier versions deltas are written from (`--delta-history`).
@@ -59,6 +67,9 @@ package struct BuildConfiguration: Sendable {
         }
         return Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     }
+
+    /// The channel's directory: where its manifest is.
+    package var channelDir: String { PublishedLayout.channelRoot(outputDir, channel) }
 
     /// Whether output must depend on the input alone (`SOURCE_DATE_EPOCH` set).
     package var isReproducible: Bool { !(environment["SOURCE_DATE_EPOCH"] ?? "").isEmpty }

@@ -12,7 +12,9 @@ import Synchronization
 /// those objects fetched whole. Every edit is applied and compared with the target's bytes
 /// before it is written.
 package struct DeltaWriter {
+    /// The channel's directory (manifests, deltas) and the root whose `objects/` it shares.
     package var root: String
+    package var objectsRoot: String
     package var history: Int
     /// The brotli quality of the deltas' `.br` variants; nil writes none.
     package var brotliQuality: Int32?
@@ -32,8 +34,9 @@ package struct DeltaWriter {
     let recent: [(version: Int, bytes: [UInt8], sha256: String)]
 
     /// A writer for deltas into `version`.
-    package init(root: String, history: Int, version: Int) {
+    package init(root: String, objectsRoot: String? = nil, history: Int, version: Int) {
         self.root = root
+        self.objectsRoot = objectsRoot ?? root
         self.history = history
         let versions = history <= 0 ? [] : Array(max(1, version - history)..<version)
         recent = Parallel.map(versions) { v -> (version: Int, bytes: [UInt8], sha256: String)? in
@@ -52,7 +55,7 @@ package struct DeltaWriter {
         try FileIO.makeDirectory(deltasDir)
         let targetSHA = ContentHash.sha256Hex(targetBytes)
         let manifestGzip = targetGzipSize
-        let decoded = DecodedObjects(root: root, objects: objects)
+        let decoded = DecodedObjects(root: objectsRoot, objects: objects)
         let general = GeneralPath(target: target, targetBytes: targetBytes)
         let made = Parallel.map(sources) { source in
             delta(from: source.bytes, general: general, manifestGzip: manifestGzip, decoded: decoded)
@@ -89,8 +92,9 @@ package struct DeltaWriter {
         else { return nil }
         var edits: [String: PlistValue] = [:]
         var replaced = manifestGzip
+        let changes = manifest.changes + Self.releaseChanges(from: sourceBytes, to: general.target, defaults: manifest.changes)
         // Assets travel whole; property lists as structural edits.
-        for change in manifest.changes where !manifest.held.contains(change.target.sha256) && change.target.isPlist {
+        for change in changes where !manifest.held.contains(change.target.sha256) && change.target.isPlist {
             let entry = change.target
             guard let old = change.source, old.isPlist, let from = decoded.value(old), let to = decoded.value(entry),
                 let edit = decoded.edit(from: from, to: to, pair: old.sha256 + entry.sha256)
@@ -109,6 +113,24 @@ package struct DeltaWriter {
         guard served < replaced else { return nil }
         let brotli = brotliQuality.flatMap { try? Brotli.compress(plain, quality: Steps.brotliLevel($0, plain.count)) }
         return (plain, gzip.flatMap { $0.count < plain.count ? $0 : nil }, brotli.flatMap { $0.count < served ? $0 : nil })
+    }
+
+    /// Edits for the objects a target's releases add, from the source's entry at the same path as
+    /// an install on the same release (or the defaults) holds it; only for paths whose default
+    /// entry did not change (an edit is keyed by path, and a client tries it on the target
+    /// entries of every release at that path).
+    static func releaseChanges(from sourceBytes: [UInt8], to target: Manifest, defaults: [ManifestEdit.Change]) -> [ManifestEdit.Change] {
+        guard !target.releases.isEmpty, let source = try? Manifest(bytes: sourceBytes) else { return [] }
+        var taken = Set(defaults.map(\.target.path))
+        let held = Set(source.allEntries.map(\.sha256))
+        var out: [ManifestEdit.Change] = []
+        for release in target.releases {
+            let view = source.applying(release: release.id)
+            for entry in release.entries where !held.contains(entry.sha256) && taken.insert(entry.path).inserted {
+                out.append(ManifestEdit.Change(target: entry, source: view.entry(entry.path)))
+            }
+        }
+        return out
     }
 
     /// The general path for a source manifest that ``ManifestEdit`` does not take: both decoded,

@@ -31,18 +31,57 @@ package struct PublishResult: Sendable {
     }
 }
 
-/// One publish into a root directory, holding its lock from the first object to the last rename.
+/// What a publish puts in its manifest besides the entries, and how it is written.
+package struct PublishOptions: Sendable {
+    package var createdAt: Date
+    package var sourceRevision: String?
+    package var notice: String?
+    package var minimumAppVersion: String?
+    package var maintenanceUntil: Date?
+    /// Mark the version (or the release) critical (`--critical`).
+    package var critical = false
+    package var reproducible = false
+    package var signing: ReleaseSigning?
+    package var deltaHistory = DeltaWriter.defaultHistory
+    /// Publish the entries as a staged or targeted release over the channel's current default
+    /// entries (`--rollout`, `--target`) instead of as its new default.
+    package var release: ReleaseOptions?
+
+    package init(createdAt: Date, sourceRevision: String? = nil, reproducible: Bool = false) {
+        self.createdAt = createdAt
+        self.sourceRevision = sourceRevision
+        self.reproducible = reproducible
+    }
+}
+
+/// The audience of a release a publish makes (`--rollout`, `--target`).
+package struct ReleaseOptions: Sendable, Equatable {
+    package var rolloutBasisPoints = 10_000
+    package var conditions: [ReleaseCondition] = []
+
+    package init(rolloutBasisPoints: Int = 10_000, conditions: [ReleaseCondition] = []) {
+        self.rolloutBasisPoints = rolloutBasisPoints
+        self.conditions = conditions
+    }
+}
+
+/// One publish into a channel of a root directory, holding the root's lock from the first
+/// object to the last rename.
 ///
 /// Order: objects (then one file-system sync), deltas, the versioned manifest, `head.plist`,
 /// `manifest.plist` by rename (the commit point), then its mirrors `manifest.plist.gz`,
-/// `manifest.plist.br` and `manifest.json`. Killed at any instant, the root's `manifest.plist` and `head.plist` name
-/// only objects and deltas that are complete on disk.
+/// `manifest.plist.br` and `manifest.json`. Killed at any instant, the channel's `manifest.plist` and `head.plist` name
+/// only objects and deltas that are complete on disk. Objects are the root's, shared by every
+/// channel; the rest is the channel's (``PublishedLayout/channelRoot(_:_:)``).
 package final class PublishSession {
     package let root: String
+    /// The channel published into, and its directory.
+    package let channel: String
+    package let channelDir: String
     private let lockFD: Int32
     /// `manifest.plist` as found, if any, and its bytes (a ``SignedManifest`` when signed).
     package let current: Manifest?
-    private let currentBytes: [UInt8]?
+    package let currentBytes: [UInt8]?
     /// The highest version ever published here (current or under `manifests/`).
     package let highestVersion: Int
     private var objectsWritten = 0
@@ -56,41 +95,50 @@ package final class PublishSession {
 
     package static let lockName = ".folio-build.lock"
 
-    package init(root: String) throws {
+    package init(root: String, channel: String = Channel.production) throws {
         self.root = root
+        self.channel = channel
+        channelDir = PublishedLayout.channelRoot(root, channel)
         objectsWereAbsent = !FileIO.exists(PublishedLayout.path(root, PublishedLayout.objects))
         try FileIO.makeDirectory(PublishedLayout.path(root, PublishedLayout.objects))
-        try FileIO.makeDirectory(PublishedLayout.path(root, PublishedLayout.manifests))
         lockFD = try Self.lock(root: root)
-        // Temporary files left by a build that was killed are never referenced: remove them.
-        for dir in [root, PublishedLayout.path(root, PublishedLayout.objects), PublishedLayout.path(root, PublishedLayout.manifests),
-                    PublishedLayout.path(root, PublishedLayout.deltas)] {
-            for name in (try? FileIO.list(dir, prefix: ".tmp-")) ?? [] {
-                unlink(dir + "/" + name)
-            }
-        }
-        let manifestPath = PublishedLayout.path(root, PublishedLayout.manifest)
-        if FileIO.exists(manifestPath) {
-            do {
-                let bytes = try FileIO.read(manifestPath)
-                current = try Manifest(bytes: bytes)
-                currentBytes = bytes
-            } catch {
-                close(lockFD)
-                throw BuildError("\(manifestPath) is unreadable (\(error)); restore it from \(root)/manifests/ or delete it")
-            }
-        } else {
-            current = nil
-            currentBytes = nil
+        Self.removeTemporaryFiles(root: root, channelDir: channelDir)
+        do {
+            (current, currentBytes) = try Self.readCurrent(channelDir)
+        } catch {
+            close(lockFD)
+            throw error
         }
         var highest = current?.version ?? 0
-        for name in try FileIO.list(PublishedLayout.path(root, PublishedLayout.manifests)) {
+        // A channel's directories are made by its first commit: a failed publish leaves none.
+        for name in (try? FileIO.list(PublishedLayout.path(channelDir, PublishedLayout.manifests))) ?? [] {
             if let v = PublishedLayout.version(ofManifestFile: name) { highest = max(highest, v) }
         }
         highestVersion = highest
     }
 
     deinit { close(lockFD) }
+
+    /// Temporary files left by a build that was killed are never referenced: removed.
+    private static func removeTemporaryFiles(root: String, channelDir: String) {
+        let dirs = [root, PublishedLayout.path(root, PublishedLayout.objects), channelDir,
+                    PublishedLayout.path(channelDir, PublishedLayout.manifests), PublishedLayout.path(channelDir, PublishedLayout.deltas)]
+        for dir in Set(dirs) {
+            for name in (try? FileIO.list(dir, prefix: ".tmp-")) ?? [] { unlink(dir + "/" + name) }
+        }
+    }
+
+    /// The channel's `manifest.plist` and its bytes; nil for a first publish.
+    private static func readCurrent(_ dir: String) throws -> (Manifest?, [UInt8]?) {
+        let path = PublishedLayout.path(dir, PublishedLayout.manifest)
+        guard FileIO.exists(path) else { return (nil, nil) }
+        do {
+            let bytes = try FileIO.read(path)
+            return (try Manifest(bytes: bytes), bytes)
+        } catch {
+            throw BuildError("\(path) is unreadable (\(error)); restore it from \(dir)/manifests/ or delete it")
+        }
+    }
 
     /// Takes the output's lock (the descriptor holds it until closed); busy is an error.
     package static func lock(root: String) throws -> Int32 {
@@ -130,50 +178,116 @@ package final class PublishSession {
     /// Makes the new entries of `objects/` (and, with `manifests`, of `manifests/`) durable;
     /// the two directory fsyncs run at once, so they wait for one journal commit, not two.
     private func syncDirectories(manifests: Bool) throws {
-        let (objects, root) = (objectsDirectoryDirty, self.root)
+        let (objects, root, channelDir) = (objectsDirectoryDirty, self.root, self.channelDir)
         let (a, b) = Parallel.both(
             { Result { () throws(FileError) in if objects { try FileIO.syncDirectory(PublishedLayout.path(root, PublishedLayout.objects)) } } },
-            { Result { () throws(FileError) in if manifests { try FileIO.syncDirectory(PublishedLayout.path(root, PublishedLayout.manifests)) } } })
+            { Result { () throws(FileError) in if manifests { try FileIO.syncDirectory(PublishedLayout.path(channelDir, PublishedLayout.manifests)) } } })
         try a.get()
         try b.get()
         objectsDirectoryDirty = false
     }
 
-    /// Publishes a manifest for `artifacts` unless it would equal the current one; always
-    /// repairs the current manifest's mirrors. With `signing`, the manifest is signed, and a
-    /// version whose content is unchanged is published again when its signature must be renewed
-    /// (see ``ReleaseSigning/needsResigning(_:)``). Deltas are written from the last
-    /// `deltaHistory` versions (none, and no `head.plist`, with 0).
-    package func publish(
-        _ artifacts: [Artifact], createdAt: Date, sourceRevision: String?, notice: String? = nil, minimumAppVersion: String? = nil,
-        maintenanceUntil: Date? = nil, reproducible: Bool, signing: ReleaseSigning? = nil, deltaHistory: Int = DeltaWriter.defaultHistory
-    ) throws -> PublishResult {
-        let entries = artifacts.map(\.entry)
+    /// Publishes a manifest for `artifacts` (see ``publish(manifest:objects:options:)``): as the
+    /// channel's new default entries, or with `options.release` as a release over them.
+    package func publish(_ artifacts: [Artifact], _ options: PublishOptions) throws -> PublishResult {
+        let manifest = try proposed(artifacts.map(\.entry), options)
+        var byHash: [String: [UInt8]] = [:]
+        for a in artifacts where a.reused == nil { byHash[a.sha256] = a.bytes }
+        return try publish(manifest: manifest, objects: byHash, options: options)
+    }
+
+    /// The next version's manifest with the current one's history, channel and cache hints.
+    package func nextManifest(entries: [Manifest.Entry], _ options: PublishOptions) -> Manifest {
         // The publish history continues; a first publish (or one after a folio-build that did not
         // record histories) starts one.
         let history = current?.history
-            ?? PublishHistory.make(createdAt: createdAt, entries: entries.sorted { $0.path < $1.path }, reproducible: reproducible)
-        var manifest = Manifest(
-            version: highestVersion + 1, createdAt: createdAt, sourceRevision: sourceRevision, history: history, notice: notice,
-            expiresAt: signing?.expiry(from: signing?.now ?? createdAt), entries: entries)
-        manifest.minimumAppVersion = minimumAppVersion
-        manifest.maintenanceUntil = maintenanceUntil
+            ?? PublishHistory.make(createdAt: options.createdAt, entries: entries.sorted { $0.path < $1.path }, reproducible: options.reproducible)
+        var m = Manifest(
+            version: highestVersion + 1, createdAt: options.createdAt, sourceRevision: options.sourceRevision, history: history,
+            notice: options.notice, expiresAt: options.signing?.expiry(from: options.signing?.now ?? options.createdAt), entries: entries)
+        m.channel = channel == Channel.production ? nil : channel
+        m.maintenanceUntil = options.maintenanceUntil
+        m.minimumAppVersion = options.minimumAppVersion
+        m.critical = options.critical
+        return m
+    }
+
+    /// The manifest a build proposes: its entries as the new defaults (and no releases), or as a
+    /// release over the current defaults that replaces any release for the same audience.
+    package func proposed(_ entries: [Manifest.Entry], _ options: PublishOptions) throws -> Manifest {
+        var m = nextManifest(entries: entries, options)
+        guard let audience = options.release else { return m }
+        guard let current else {
+            throw BuildError("--rollout and --target publish a release over the channel's current version, and \(channel) has none yet: publish once without them")
+        }
+        (m.entries, m.cacheHints, m.minimumAppVersion, m.critical) = (current.entries, current.cacheHints, current.minimumAppVersion, current.critical)
+        var release = Release(
+            id: m.version, rolloutBasisPoints: audience.rolloutBasisPoints, conditions: audience.conditions, from: current.entries, to: entries)
+        guard !release.entries.isEmpty || !release.removed.isEmpty else {
+            throw BuildError("nothing to release: the content equals \(channel)'s version \(current.version); publish a change with --rollout")
+        }
+        release.critical = options.critical
+        release.minimumAppVersion = options.minimumAppVersion
+        // The same release published again keeps its id (and so every install's bucket) and its halt.
+        if let same = current.releases.first(where: { $0.sameAudience(as: release) && $0.entries == release.entries && $0.removed == release.removed }) {
+            release.id = same.id
+            release.halted = same.halted
+        }
+        m.releases = [release] + current.releases.filter { !$0.sameAudience(as: release) }
+        return m
+    }
+
+    /// Publishes `proposed` unless its content equals the current manifest's; always repairs the
+    /// current manifest's mirrors. With `options.signing`, the manifest is signed, and a version
+    /// whose content is unchanged is published again when its signature must be renewed (see
+    /// ``ReleaseSigning/needsResigning(_:)``). Deltas are written from the last `deltaHistory`
+    /// versions (none, and no `head.plist`, with 0); `objects` are new objects' bytes by SHA-256.
+    package func publish(manifest proposed: Manifest, objects: [String: [UInt8]], options: PublishOptions) throws -> PublishResult {
+        let signing = options.signing
+        var manifest = proposed
         let contentChanged = current.map { !$0.sameContent(as: manifest) || $0.history == nil } ?? true
         let signingChanged = signing.map { $0.needsResigning(currentBytes) } ?? (current?.expiresAt != nil)
         let changed = contentChanged || signingChanged
         if let current, !changed { manifest = current }
+        var result = summarize(manifest, changed: changed, contentChanged: contentChanged, signed: signing != nil)
+        // Nothing changed and every mirror was written after the manifest: nothing to repair.
+        if !changed, mirrorsAreCurrent(signed: manifest.expiresAt != nil, head: options.deltaHistory > 0) { return result }
+        // The bytes served as manifest.plist: the plain manifest, or the signed one.
+        let signed = changed ? signing?.sign(manifest) : nil
+        let value = manifest.plist
+        let plist = changed ? (signed?.bytes ?? BinaryPlist.encode(value)) : currentBytes ?? BinaryPlist.encode(value)
+        // The level objects get: 9, and 6 past 128 KB (a 20,000-entry manifest in a third of the time).
+        let gzip = try Gzip.compress(plist, level: Steps.gzipLevel(plist.count))
+        var deltas = DeltaWriter(root: channelDir, objectsRoot: root, history: max(0, options.deltaHistory), version: manifest.version)
+        deltas.brotliQuality = brotliQuality
+        if changed {
+            if options.deltaHistory > 0 {
+                result.deltas = try deltas.write(target: manifest, targetBytes: plist, targetGzipSize: gzip.count, objects: objects)
+            }
+            try commit(manifest, plist, head: options.deltaHistory > 0 ? deltas.head(for: manifest, bytes: plist, gzipSize: gzip.count) : nil)
+        } else if objectsDirectoryDirty {
+            try syncDirectories(manifests: false)
+        }
+        try writeMirrors(manifest, plist, value: value, gzip: gzip, signed: signed, changed: changed, deltas: deltas, withHead: options.deltaHistory > 0)
+        return result
+    }
 
+    /// The counts of a publish: what changed between the current manifest and `manifest`, as an
+    /// install on each one's newest release sees it, and the signing note.
+    private func summarize(_ manifest: Manifest, changed: Bool, contentChanged: Bool, signed: Bool) -> PublishResult {
         var result = PublishResult(previousVersion: current?.version, version: manifest.version, changed: changed)
         if changed, let current {
-            if signing == nil, current.expiresAt != nil {
+            if !signed, current.expiresAt != nil {
                 result.signingNote = "unsigned; the previous version was signed"
-            } else if signing != nil, !contentChanged {
+            } else if signed, !contentChanged {
                 result.signingNote = current.expiresAt == nil ? "now signed" : "signature renewed"
             }
         }
         result.objectsWritten = objectsWritten
-        let old = Dictionary(uniqueKeysWithValues: (current?.entries ?? []).map { ($0.path, $0.sha256) })
-        for e in manifest.entries {
+        func newest(_ m: Manifest) -> Manifest { m.applying(release: m.releases.first { !$0.halted }?.id) }
+        let view = newest(manifest)
+        let old = Dictionary((current.map(newest)?.entries ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+        for e in view.entries {
             result.rawBytes += e.size
             result.gzipBytes += e.gzipSize ?? e.size
             if !contentChanged { continue }
@@ -184,84 +298,77 @@ package final class PublishSession {
             }
         }
         if contentChanged {
-            let paths = Set(manifest.entries.map(\.path))
+            let paths = Set(view.entries.map(\.path))
             result.removed = old.keys.count { !paths.contains($0) }
         }
+        return result
+    }
 
-        // Nothing changed and every mirror was written after the manifest: nothing to repair.
-        if !changed, mirrorsAreCurrent(signed: manifest.expiresAt != nil, head: deltaHistory > 0) { return result }
-        // The bytes served as manifest.plist: the plain manifest, or the signed one.
-        let signed = changed ? signing?.sign(manifest) : nil
-        let value = manifest.plist
-        let plist = changed ? (signed?.bytes ?? BinaryPlist.encode(value)) : currentBytes ?? BinaryPlist.encode(value)
-        // The level objects get: 9, and 6 past 128 KB (a 20,000-entry manifest in a third of the time).
-        let gzip = try Gzip.compress(plist, level: Steps.gzipLevel(plist.count))
-        var deltas = DeltaWriter(root: root, history: max(0, deltaHistory), version: manifest.version)
-        deltas.brotliQuality = brotliQuality
-        let headPath = PublishedLayout.path(root, PublishedLayout.head)
-        if changed {
-            if deltaHistory > 0 {
-                var byHash: [String: [UInt8]] = [:]
-                for a in artifacts where a.reused == nil { byHash[a.sha256] = a.bytes }
-                result.deltas = try deltas.write(target: manifest, targetBytes: plist, targetGzipSize: gzip.count, objects: byHash)
-            }
-            let versioned = PublishedLayout.path(root, PublishedLayout.versionedManifest(manifest.version))
-            try FileIO.writeAtomically(plist, to: versioned)
-            try syncDirectories(manifests: true)
-            // The head before the commit point: it names only a version complete on disk, and an
-            // edge that reloads on the new manifest.plist finds the head that goes with it.
-            if deltaHistory > 0 {
-                try FileIO.writeAtomically(deltas.head(for: manifest, bytes: plist, gzipSize: gzip.count).bytes, to: headPath)
-            } else {
-                unlink(headPath)
-            }
-            // The commit point: manifest.plist becomes the (durable) versioned manifest by rename.
-            let current = PublishedLayout.path(root, PublishedLayout.manifest)
-            if !(try FileIO.replaceWithLink(to: versioned, at: current)) {
-                try FileIO.writeAtomically(plist, to: current)
-            }
-            try FileIO.syncDirectory(root)
-        } else if objectsDirectoryDirty {
-            try syncDirectories(manifests: false)
+    /// The versioned manifest, the head, then the commit point: `manifest.plist` becomes the
+    /// (durable) versioned manifest by rename.
+    private func commit(_ manifest: Manifest, _ plist: [UInt8], head: DeltaHead?) throws {
+        let versioned = PublishedLayout.path(channelDir, PublishedLayout.versionedManifest(manifest.version))
+        try FileIO.makeDirectory(PublishedLayout.path(channelDir, PublishedLayout.manifests))
+        try FileIO.writeAtomically(plist, to: versioned)
+        try syncDirectories(manifests: true)
+        // The head before the commit point: it names only a version complete on disk, and an
+        // edge that reloads on the new manifest.plist finds the head that goes with it.
+        let headPath = PublishedLayout.path(channelDir, PublishedLayout.head)
+        if let head { try FileIO.writeAtomically(head.bytes, to: headPath) } else { unlink(headPath) }
+        let current = PublishedLayout.path(channelDir, PublishedLayout.manifest)
+        if !(try FileIO.replaceWithLink(to: versioned, at: current)) {
+            try FileIO.writeAtomically(plist, to: current)
         }
-        // Mirrors, after the commit point: the key list (the manifest carries its own copy), gzip, JSON,
-        // and the head of an unchanged version (repaired if a build was killed before writing it).
-        // Only a manifest with an expiry is signed: an unsigned one is not decoded again.
+        try FileIO.syncDirectory(channelDir)
+        // A channel's first publish made its directories: their entries must be durable too.
+        if channelDir != root {
+            try FileIO.syncDirectory(FileIO.parent(of: channelDir))
+            try FileIO.syncDirectory(root)
+        }
+    }
+
+    /// Mirrors, after the commit point: the key list (the manifest carries its own copy), gzip,
+    /// brotli, JSON, and the head of an unchanged version (repaired if a build was killed before
+    /// writing it). Only a manifest with an expiry is signed: an unsigned one is not decoded again.
+    private func writeMirrors(
+        _ manifest: Manifest, _ plist: [UInt8], value: PlistValue, gzip: [UInt8], signed: SignedManifest?, changed: Bool, deltas: DeltaWriter,
+        withHead: Bool
+    ) throws {
         let envelope = signed ?? (manifest.expiresAt == nil ? nil : try? SignedManifest.decode(plist))
         if let envelope {
-            try writeMirror(envelope.keyList.bytes, to: PublishedLayout.path(root, PublishedLayout.keyList))
+            try writeMirror(envelope.keyList.bytes, to: PublishedLayout.path(channelDir, PublishedLayout.keyList))
         }
-        if deltaHistory > 0 {
-            if !changed { try writeMirror(deltas.head(for: manifest, bytes: plist, gzipSize: gzip.count).bytes, to: headPath) }
-        } else {
+        let headPath = PublishedLayout.path(channelDir, PublishedLayout.head)
+        if !withHead {
             unlink(headPath)
+        } else if !changed {
+            try writeMirror(deltas.head(for: manifest, bytes: plist, gzipSize: gzip.count).bytes, to: headPath)
         }
         deltas.prune(currentBytes: plist)
-        try writeMirror(gzip, to: PublishedLayout.path(root, PublishedLayout.manifestGzip))
+        try writeMirror(gzip, to: PublishedLayout.path(channelDir, PublishedLayout.manifestGzip))
         try writeBrotliMirror(plist, gzipSize: gzip.count)
-        try writeMirror(JSONPlist.encode(Manifest.jsonMirror(value, signed: envelope)), to: PublishedLayout.path(root, PublishedLayout.manifestJSON))
-        return result
+        try writeMirror(JSONPlist.encode(Manifest.jsonMirror(value, signed: envelope)), to: PublishedLayout.path(channelDir, PublishedLayout.manifestJSON))
     }
 
     /// Whether the mirrors of `manifest.plist` (gzip, brotli, JSON, the key list of a signed one) were
     /// all written after it, and the head is there: a build killed between the commit point and its
     /// mirrors leaves one older, and the next build rewrites it.
     private func mirrorsAreCurrent(signed: Bool, head: Bool) -> Bool {
-        guard let manifest = FileStamp.read(PublishedLayout.path(root, PublishedLayout.manifest)) else { return false }
+        guard let manifest = FileStamp.read(PublishedLayout.path(channelDir, PublishedLayout.manifest)) else { return false }
         // The head is written just before the commit point, so only its presence counts.
-        if head && !FileIO.exists(PublishedLayout.path(root, PublishedLayout.head)) { return false }
+        if head && !FileIO.exists(PublishedLayout.path(channelDir, PublishedLayout.head)) { return false }
         let names = [PublishedLayout.manifestGzip, PublishedLayout.manifestJSON] + (signed ? [PublishedLayout.keyList] : [])
         func current(_ mirror: FileStamp) -> Bool { (mirror.mtimeSeconds, mirror.mtimeNanos) >= (manifest.mtimeSeconds, manifest.mtimeNanos) }
         // The brotli mirror is there only where smaller than the gzip one: an older one is stale.
-        if let br = FileStamp.read(PublishedLayout.path(root, PublishedLayout.manifestBrotli)), !current(br) { return false }
-        return names.allSatisfy { name in FileStamp.read(PublishedLayout.path(root, name)).map(current) ?? false }
+        if let br = FileStamp.read(PublishedLayout.path(channelDir, PublishedLayout.manifestBrotli)), !current(br) { return false }
+        return names.allSatisfy { name in FileStamp.read(PublishedLayout.path(channelDir, name)).map(current) ?? false }
     }
 
     /// `manifest.plist.br`, when brotli is on and it comes out smaller than the gzip mirror (a
     /// manifest of many entries is mostly SHA-256 digests, where gzip often wins); removed
     /// otherwise. Past 256 KiB the quality drops to 1: a 20,000-entry manifest in about 12 ms.
     private func writeBrotliMirror(_ plist: [UInt8], gzipSize: Int) throws {
-        let path = PublishedLayout.path(root, PublishedLayout.manifestBrotli)
+        let path = PublishedLayout.path(channelDir, PublishedLayout.manifestBrotli)
         let quality = brotliQuality.map { plist.count > 256 * 1024 ? 1 : $0 }
         guard let quality, let br = try? Brotli.compress(plist, quality: quality), br.count < gzipSize else {
             unlink(path)

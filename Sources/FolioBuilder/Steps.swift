@@ -81,7 +81,7 @@ package enum Steps {
     }
 
     package static func writeObjects(_ ctx: inout BuildContext) throws {
-        let session = try PublishSession(root: ctx.config.outputDir)
+        let session = try PublishSession(root: ctx.config.outputDir, channel: ctx.config.channel)
         session.brotliQuality = ctx.config.brotli?.quality
         try session.writeObjects(ctx.artifacts)
         ctx.session = session
@@ -90,19 +90,18 @@ package enum Steps {
     /// Signs (when configured) and publishes the manifest, then records the build cache.
     package static func writeManifest(_ ctx: inout BuildContext) throws {
         guard let session = ctx.session else { return }
-        ctx.result = try session.publish(
-            ctx.artifacts, createdAt: try ctx.config.creationDate(),
-            sourceRevision: ctx.config.resolvedSourceRevision(), notice: ctx.config.notice,
-            minimumAppVersion: ctx.config.minimumAppVersion, maintenanceUntil: ctx.config.maintenanceUntil,
-            reproducible: ctx.config.isReproducible,
-            signing: ctx.config.signing, deltaHistory: ctx.config.deltaHistory)
+        let config = ctx.config
+        var options = PublishOptions(createdAt: try config.creationDate(), sourceRevision: config.resolvedSourceRevision(), reproducible: config.isReproducible)
+        (options.notice, options.minimumAppVersion, options.maintenanceUntil) = (config.notice, config.minimumAppVersion, config.maintenanceUntil)
+        (options.signing, options.deltaHistory, options.release, options.critical) = (config.signing, config.deltaHistory, config.release, config.critical)
+        ctx.result = try session.publish(ctx.artifacts, options)
         try recordBuild(&ctx, session: session)
     }
 
     /// Records what this build saw and published, for the next build (``BuildCache``).
     static func recordBuild(_ ctx: inout BuildContext, session: PublishSession) throws {
         let root = ctx.config.outputDir
-        guard let result = ctx.result, let manifest = FileStamp.read(PublishedLayout.path(root, PublishedLayout.manifest)),
+        guard let result = ctx.result, let manifest = FileStamp.read(PublishedLayout.path(ctx.config.channelDir, PublishedLayout.manifest)),
             let objects = FileStamp.read(PublishedLayout.path(root, PublishedLayout.objects))
         else { return }
         let last = LastPublish(

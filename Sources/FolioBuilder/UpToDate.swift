@@ -22,7 +22,7 @@ package struct LastPublish: Sendable, Equatable {
 
     /// The settings a build's output depends on besides its sources and project file.
     package static func settings(_ config: BuildConfiguration) -> String {
-        "\(config.developmentLanguage)|\(config.deltaHistory)|\(config.strict)|\(config.notice ?? "")|\(config.maxFileSize)|\(config.minimumAppVersion ?? "")|\(config.maintenanceUntil?.timeIntervalSince1970 ?? 0)"
+        "\(config.developmentLanguage)|\(config.deltaHistory)|\(config.strict)|\(config.notice ?? "")|\(config.maxFileSize)|\(config.minimumAppVersion ?? "")|\(config.maintenanceUntil?.timeIntervalSince1970 ?? 0)|\(config.channel)|\(config.critical)|\(config.release.map { "\($0.rolloutBasisPoints) \($0.conditions)" } ?? "")"
     }
 
     /// Whether a build of `sources` under `config` would publish nothing new: an unsigned build
@@ -30,7 +30,7 @@ package struct LastPublish: Sendable, Equatable {
     /// (none touched in the second the cache was written), and the published directory as left.
     package func isCurrent(_ sources: [SourceFile], _ config: BuildConfiguration, root: String, cache: BuildCache) -> Bool {
         guard config.signing == nil, settings == Self.settings(config), sources.count == sourceCount,
-            FileStamp.read(PublishedLayout.path(root, PublishedLayout.manifest)) == manifest,
+            FileStamp.read(PublishedLayout.path(config.channelDir, PublishedLayout.manifest)) == manifest,
             FileStamp.read(PublishedLayout.path(root, PublishedLayout.objects)) == objects
         else { return false }
         return sources.allSatisfy { cache.trusts($0.stamp) } && Self.digest(sources) == sourceDigest

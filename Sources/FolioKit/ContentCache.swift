@@ -11,11 +11,12 @@ import Foundation
 /// <cache>/environments/<key>.plist  the same for other edges this cache was synced from
 /// <cache>/manifests/<N>-<sha256>.plist  manifests held (by version and hash: never overwritten)
 /// <cache>/objects/<sha256>.plist objects, verified before they are written
+/// <cache>/install-id             this install's random id (its rollout buckets)
 /// ```
 /// Objects and manifests land by rename; `state.plist` is switched last, also by rename,
 /// so a sync killed at any instant leaves the old version current or the new one, never a mix.
 ///
-/// Each edge is an environment of its own (production, QA): `state.plist` names the edge it
+/// Each edge, and each channel of an edge, is an environment of its own (production, QA, beta): `state.plist` names the edge it
 /// was synced from, and syncing another edge first moves it to `environments/`, so switching
 /// back and forth keeps both versions and never compares one edge's versions with the other's.
 /// Objects and manifests are shared (named by their hashes).
@@ -24,16 +25,37 @@ package struct ContentCache: Sendable {
     /// The edge whose environment this cache reads and writes; nil: whichever `state.plist` holds.
     package let edge: String?
 
-    package init(dir: String, edge: String? = nil) {
+    package init(dir: String, edge: String? = nil, channel: String = Channel.production) {
         self.dir = dir
-        self.edge = edge.map(Self.environmentName)
+        self.edge = edge.map { Self.environmentName($0, channel: channel) }
     }
 
-    /// An edge URL as environments are named: without trailing slashes.
-    package static func environmentName(_ edge: String) -> String {
+    /// An edge URL as environments are named: without trailing slashes, and with the channel
+    /// when it is not `production` (`https://edge.example (channel beta)`).
+    package static func environmentName(_ edge: String, channel: String = Channel.production) -> String {
         var e = edge
         while e.hasSuffix("/") { e.removeLast() }
-        return e
+        return channel == Channel.production ? e : "\(e) (channel \(channel))"
+    }
+
+    package var installIDPath: String { dir + "/install-id" }
+
+    /// This install's id: random, made on first use and kept with the cache, so its rollout
+    /// buckets stay the same from sync to sync (call with the lock held).
+    package func installID() throws -> String {
+        if let bytes = try? FileIO.read(installIDPath) {
+            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if (16...128).contains(text.utf8.count) { return text }
+        }
+        var rng = SystemRandomNumberGenerator()
+        let id = ContentHash.hex((0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        try FileIO.writeAtomically(Array((id + "\n").utf8), to: installIDPath)
+        return id
+    }
+
+    /// The install id when one was made; nil before the first sync.
+    package func existingInstallID() -> String? {
+        (try? FileIO.read(installIDPath)).map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
     package var environmentsDir: String { dir + "/environments" }
@@ -78,6 +100,9 @@ package struct ContentCache: Sendable {
         package var retryAfter: Date?
         /// The edge this state was synced from (nil in caches from before environments).
         package var edge: String?
+        /// The release of the manifest this install took (nil: its default entries), and why.
+        package var release: Int?
+        package var releaseReasons: [String] = []
 
         /// Seconds from `validatedAt` that `manifest` is fresh: the edge's lifetime (else the
         /// manifest's hint), shortened by any entry's own policy.
@@ -102,6 +127,8 @@ package struct ContentCache: Sendable {
             if let serverLifetime { d["serverLifetime"] = .int(Int64(serverLifetime)) }
             if let retryAfter { d["retryAfter"] = .date(retryAfter) }
             if let edge { d["edge"] = .string(edge) }
+            if let release { d["release"] = .int(Int64(release)) }
+            if !releaseReasons.isEmpty { d["releaseReasons"] = .array(releaseReasons.map { .string($0) }) }
             return .dict(d)
         }
 
@@ -138,6 +165,8 @@ package struct ContentCache: Sendable {
             serverLifetime = plist["serverLifetime"]?.intValue
             retryAfter = plist["retryAfter"]?.dateValue
             edge = plist["edge"]?.stringValue
+            release = plist["release"]?.intValue
+            releaseReasons = plist["releaseReasons"]?.arrayValue?.compactMap(\.stringValue) ?? []
         }
     }
 
@@ -147,15 +176,16 @@ package struct ContentCache: Sendable {
         return try? FileIO.read(manifestPath(held.state.version, sha256: held.state.manifestSHA256))
     }
 
-    /// The current version of this cache's environment: its state and manifest. Nil when there
-    /// is none or it is unusable.
-    package func current() -> (state: State, manifest: Manifest)? {
+    /// The current version of this cache's environment: its state, its manifest as this install
+    /// sees it (the release it took applied) and as published. Nil when there is none or it is
+    /// unusable.
+    package func current() -> (state: State, manifest: Manifest, published: Manifest)? {
         guard let state = state(),
             let manifestBytes = try? FileIO.read(manifestPath(state.version, sha256: state.manifestSHA256)),
             ContentHash.sha256Hex(manifestBytes) == state.manifestSHA256,
             let manifest = try? Manifest(bytes: manifestBytes)
         else { return nil }
-        return (state, manifest)
+        return (state, manifest.applying(release: state.release), manifest)
     }
 
     /// This environment's state: `state.plist` when it is this edge's (or names no edge, or the

@@ -91,9 +91,8 @@ package struct ContentView: Sendable {
 
     /// Resolves what to read: the cache (synced first when stale, if `refresh`), or the seed
     /// when the cache holds nothing verified or the seed is newer in the same history.
-    package static func resolve(
-        cache: ContentCache, seed: FolioSeed?, edge: String, refresh: Bool, trust: Trust? = nil, appVersion: AppVersion? = nil
-    ) async -> ContentView? {
+    /// A refresh is `base`'s sync, tried once, briefly, and not waiting for another sync's lock.
+    package static func resolve(cache: ContentCache, seed: FolioSeed?, settings base: SyncSettings, refresh: Bool) async -> ContentView? {
         var origin = ContentOrigin.cache
         var refreshFailed = false
         var refusal: FolioError?
@@ -101,13 +100,11 @@ package struct ContentView: Sendable {
         let held = cache.current()
         let stale = held.map { Date().timeIntervalSince($0.state.validatedAt) >= Double($0.state.lifetime(of: $0.manifest)) }
         if refresh, stale ?? (seed == nil) {
-            var settings = SyncSettings(edge: edge)
+            var settings = base
             settings.attempts = 1
             settings.timeout = .seconds(2)
             settings.waitForLock = false
-            settings.trust = trust
-            settings.seed = trust == nil ? nil : seed?.manifest
-            settings.appVersion = appVersion
+            settings.seed = base.trust == nil ? nil : seed?.manifest
             var report: SyncReport?
             do { report = try await Syncer(cache: cache, settings: settings).run() } catch let error as FolioError {
                 if error.isTrustFailure || error.code == .downgrade || error.code == .updateRequired { refusal = error }

@@ -76,12 +76,20 @@ public struct FolioClientContext: Sendable, Hashable {
     public var platform: String?
     public var osVersion: String?
     public var locale: String?
+    /// The user's country (ISO 3166-1, like `FR`): targeted releases only, never sent.
+    public var country: String?
 
-    public init(appVersion: String? = nil, platform: String? = nil, osVersion: String? = nil, locale: String? = nil) {
+    public init(appVersion: String? = nil, platform: String? = nil, osVersion: String? = nil, locale: String? = nil, country: String? = nil) {
         self.appVersion = appVersion
         self.platform = platform
         self.osVersion = osVersion
         self.locale = locale
+        self.country = country
+    }
+
+    /// What targeted releases are matched against.
+    var releaseContext: ReleaseContext {
+        ReleaseContext(appVersion: appVersion, platform: platform, osVersion: osVersion, locale: locale, country: country)
     }
 
     /// The field value; printable ASCII only, `"` and `\` escaped.

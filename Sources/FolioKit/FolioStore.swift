@@ -27,6 +27,10 @@ public final class FolioStore: Sendable {
     public let http: FolioHTTPConfiguration
     /// Where the store says what it does; silent unless the app gives one.
     public let logger: Logger
+    /// The release channel followed (`production` unless the app picks another, like `beta`).
+    public let channel: String
+    /// The id rollout buckets are drawn from; nil: a random one kept in the cache directory.
+    public let installID: String?
 
     private let cache: ContentCache
     private let listeners = Listeners()
@@ -42,13 +46,18 @@ public final class FolioStore: Sendable {
     /// manifests signed under a key list that one of its roots signed, unexpired, and not older
     /// than what the store already holds or `seed` bundles. `http` adds request fields (an auth
     /// token), the app's context and certificate authorities; `logger` receives what the store
-    /// has to say (it never prints).
+    /// has to say (it never prints). `channel` picks the release channel; staged and targeted
+    /// releases are chosen with `http.context` and `installID` (by default a random id kept in
+    /// the cache directory).
     public init(
         edge: String, cacheDirectory: String, seed: FolioSeed? = nil, trust: FolioTrust? = nil,
-        http: FolioHTTPConfiguration = FolioHTTPConfiguration(),
+        http: FolioHTTPConfiguration = FolioHTTPConfiguration(), channel: String = "production", installID: String? = nil,
         logger: Logger = Logger(label: "folio", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(FolioError) {
         try http.validate()
+        guard Channel.isValidName(channel) else { throw FolioError(.invalidContent, "the channel: \(Channel.problem(channel))") }
+        self.channel = channel
+        self.installID = installID
         if let text = http.context?.appVersion, AppVersion(text) == nil {
             throw FolioError(.invalidContent, "the app context's version: \(AppVersion.problem(text))")
         }
@@ -64,7 +73,7 @@ public final class FolioStore: Sendable {
         self.edge = trimmed
         self.cacheDirectory = cacheDirectory
         self.seed = seed
-        self.cache = ContentCache(dir: cacheDirectory, edge: trimmed)
+        self.cache = ContentCache(dir: cacheDirectory, edge: trimmed, channel: channel)
     }
 
     // MARK: Syncing
@@ -84,6 +93,9 @@ public final class FolioStore: Sendable {
         settings.seed = trust == nil ? nil : seed?.manifest
         settings.http = http
         settings.appVersion = appVersion
+        settings.channel = channel
+        settings.context = http.context?.releaseContext ?? ReleaseContext()
+        settings.installID = installID
         settings.logger = logger
         settings.progress = { listeners.progress($0) }
         settings.willCommit = { old, new in listeners.willChange(ContentChange(from: old, to: new)) }
@@ -258,8 +270,14 @@ public struct SyncOutcome: Sendable, Hashable {
     public var requests: Int
     /// One line for people.
     public var message: String
+    /// The staged or targeted release this install took (its id), nil for the channel's defaults.
+    public var release: Int?
+    /// The publisher marks the version (or release) taken as critical: apply it at once.
+    public var isCritical: Bool
 
     init(_ r: SyncReport) {
+        release = r.release
+        isCritical = r.critical
         result = Result(rawValue: r.result.rawValue) ?? .notModified
         versionBefore = r.versionBefore
         versionAfter = r.versionAfter
@@ -290,8 +308,11 @@ public struct ContentSnapshot: Sendable, Hashable {
     public var minimumAppVersion: String?
     /// Until when the publisher marks this version as a maintenance window, if it does.
     public var maintenanceUntil: Date?
+    /// The publisher marks this version (or the release read) as critical.
+    public var isCritical: Bool
 
     init(_ view: ContentView) {
+        isCritical = view.manifest.critical
         notice = view.manifest.notice
         minimumAppVersion = view.manifest.minimumAppVersion
         maintenanceUntil = view.manifest.maintenanceUntil

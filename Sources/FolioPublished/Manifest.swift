@@ -116,6 +116,20 @@ package struct Manifest: Sendable, Equatable {
         /// Whether `bytes` are this entry's object.
         package func matches(_ bytes: [UInt8]) -> Bool { check(bytes) == .matches }
 
+        /// The entry as a property list.
+        package var plist: PlistValue {
+            var d: [String: PlistValue] = [
+                "path": .string(path), "sha256": .string(sha256), "size": .int(Int64(size)), "contentType": .string(contentType),
+            ]
+            if let gzipSize { d["gzipSize"] = .int(Int64(gzipSize)) }
+            if let brSize { d["brSize"] = .int(Int64(brSize)) }
+            if let locale { d["locale"] = .string(locale) }
+            if let kind { d["kind"] = .string(kind) }
+            if let cache { d["cache"] = cache.plist }
+            if let minimumAppVersion { d["minimumAppVersion"] = .string(minimumAppVersion) }
+            return .dict(d)
+        }
+
         /// Reads an entry of a manifest's `entries`, checking every field; `at` names it in errors.
         package init(plist item: PlistValue, at: String) throws(ManifestError) {
             guard case .dict(let d) = item else { throw ManifestError("\(at) is not a dictionary") }
@@ -163,6 +177,13 @@ package struct Manifest: Sendable, Equatable {
     /// Until when the publisher says the service is in maintenance (`folio-build
     /// --maintenance-until`): clients take the version and report maintenance until then.
     package var maintenanceUntil: Date?
+    /// The channel it was published into (`folio-build --channel`); nil for `production`.
+    package var channel: String?
+    /// The app should apply this version at once (`folio-build --critical`).
+    package var critical = false
+    /// Staged and targeted releases over the default entries, in the order clients try them
+    /// (``chooseRelease(installID:context:)``).
+    package var releases: [Release] = []
     /// When a signed manifest stops being accepted (nil for an unsigned one).
     package var expiresAt: Date?
     /// Cache hints by kind: `manifest` (the mutable manifest and logical paths) and `object`.
@@ -236,6 +257,7 @@ package struct Manifest: Sendable, Equatable {
     package func sameContent(as other: Manifest) -> Bool {
         entries == other.entries && cacheHints == other.cacheHints && notice == other.notice
             && minimumAppVersion == other.minimumAppVersion && maintenanceUntil == other.maintenanceUntil
+            && channel == other.channel && critical == other.critical && releases == other.releases
     }
 
     /// The manifest as a property list.
@@ -247,22 +269,7 @@ package struct Manifest: Sendable, Equatable {
             "version": .int(Int64(version)),
             "createdAt": .date(createdAt),
             "cacheHints": .dict(hints),
-            "entries": .array(
-                entries.map { e in
-                    var d: [String: PlistValue] = [
-                        "path": .string(e.path),
-                        "sha256": .string(e.sha256),
-                        "size": .int(Int64(e.size)),
-                        "contentType": .string(e.contentType),
-                    ]
-                    if let g = e.gzipSize { d["gzipSize"] = .int(Int64(g)) }
-                    if let b = e.brSize { d["brSize"] = .int(Int64(b)) }
-                    if let l = e.locale { d["locale"] = .string(l) }
-                    if let k = e.kind { d["kind"] = .string(k) }
-                    if let c = e.cache { d["cache"] = c.plist }
-                    if let v = e.minimumAppVersion { d["minimumAppVersion"] = .string(v) }
-                    return .dict(d)
-                }),
+            "entries": .array(entries.map(\.plist)),
         ]
         if let sourceRevision { root["sourceRevision"] = .string(sourceRevision) }
         if let history { root["history"] = .string(history) }
@@ -270,6 +277,9 @@ package struct Manifest: Sendable, Equatable {
         if let minimumAppVersion { root["minimumAppVersion"] = .string(minimumAppVersion) }
         if let maintenanceUntil { root["maintenanceUntil"] = .date(maintenanceUntil) }
         if let expiresAt { root["expiresAt"] = .date(expiresAt) }
+        if let channel { root["channel"] = .string(channel) }
+        if critical { root["critical"] = .bool(true) }
+        if !releases.isEmpty { root["releases"] = .array(releases.map(\.plist)) }
         return .dict(root)
     }
 
@@ -334,6 +344,24 @@ package struct Manifest: Sendable, Equatable {
             throw ManifestError("manifest lists \"\(entries[i].path)\" twice")
         }
         self.entries = entries
+        try readReleases(root)
+    }
+
+    /// The channel, the critical flag and the releases, checked.
+    private mutating func readReleases(_ root: [String: PlistValue]) throws(ManifestError) {
+        if let c = root["channel"] {
+            guard let name = c.stringValue, Channel.isValidName(name) else { throw ManifestError("manifest.channel is not a channel name") }
+            channel = name == Channel.production ? nil : name
+        }
+        critical = root["critical"]?.boolValue ?? false
+        guard let list = root["releases"] else { return }
+        guard let items = list.arrayValue else { throw ManifestError("manifest.releases is not an array") }
+        var ids = Set<Int>()
+        for (i, item) in items.enumerated() {
+            let r = try Release(plist: item, at: "manifest.releases[\(i)]")
+            guard ids.insert(r.id).inserted else { throw ManifestError("manifest.releases lists release \(r.id) twice") }
+            releases.append(r)
+        }
     }
 
     /// Decodes a manifest from bytes in any plist format: a plain manifest, or the one inside a

@@ -11,7 +11,10 @@ import FolioSupport
 /// deltas/<from>-<to>.plist[.gz|.br]  from one manifest.plist (by SHA-256) to another
 /// manifests/<version>.plist          every manifest ever published
 /// objects/<sha256>.<ext>[.gz|.br]    content-addressed objects (plists, assets), gzip and brotli variants
+/// channels/<name>/                   another channel's manifest.plist (and mirrors), keylist.plist,
+///                                    head.plist, deltas/ and manifests/, over the shared objects/
 /// ```
+/// The `production` channel is the root itself.
 package enum PublishedLayout {
     /// The current manifest.
     package static let manifest = "manifest.plist"
@@ -64,6 +67,29 @@ package enum PublishedLayout {
     /// The version a file name under `manifests/` stands for (`12.plist` → 12).
     package static func version(ofManifestFile name: String) -> Int? {
         name.hasSuffix(".plist") ? Int(name.dropLast(6)) : nil
+    }
+
+    /// The directory of channels other than `production`.
+    package static let channels = "channels"
+
+    /// Where a channel's manifest, head, deltas and versioned manifests are, relative to the
+    /// published root: `""` for `production`, `channels/<name>/` for another.
+    package static func channelPrefix(_ channel: String) -> String {
+        channel == Channel.production ? "" : "\(channels)/\(channel)/"
+    }
+
+    /// A published root's directory for `channel` (the root for `production`).
+    package static func channelRoot(_ root: String, _ channel: String) -> String {
+        channel == Channel.production ? root : "\(root)/\(channels)/\(channel)"
+    }
+
+    /// The channels a published root holds: `production` when it has a manifest, then the
+    /// directories of `channels/` that have one, by name.
+    package static func publishedChannels(_ root: String) -> [String] {
+        let others = ((try? FileIO.list(path(root, channels))) ?? []).sorted().filter {
+            Channel.isValidName($0) && $0 != Channel.production && FileIO.exists("\(root)/\(channels)/\($0)/\(manifest)")
+        }
+        return (FileIO.exists(path(root, manifest)) ? [Channel.production] : []) + others
     }
 
     /// `root/relative`.

@@ -19,8 +19,9 @@ package struct SeedArchive: Sendable, Equatable {
 
     /// Packs the version `root/manifest.plist` names, checking every object's hash; only the
     /// entries whose logical paths `include` accepts carry their objects.
-    package static func pack(root: String, include: (String) -> Bool = { _ in true }) throws -> SeedArchive {
-        let manifestBytes = try FileIO.read(PublishedLayout.path(root, PublishedLayout.manifest))
+    /// Another channel's seed (`channel`) holds that channel's manifest.
+    package static func pack(root: String, channel: String = Channel.production, include: (String) -> Bool = { _ in true }) throws -> SeedArchive {
+        let manifestBytes = try FileIO.read(PublishedLayout.path(PublishedLayout.channelRoot(root, channel), PublishedLayout.manifest))
         let manifest = try Manifest(bytes: manifestBytes)
         var objects: [String: [UInt8]] = [:]
         for e in manifest.entries where objects[e.sha256] == nil && include(e.path) {

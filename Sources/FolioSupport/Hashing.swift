@@ -10,6 +10,11 @@ package enum ContentHash {
         hex(SHA256.hash(data: bytes))
     }
 
+    /// The SHA-256 digest of `bytes`.
+    package static func sha256(_ bytes: some DataProtocol) -> [UInt8] {
+        Array(SHA256.hash(data: bytes))
+    }
+
     /// Lowercase hex text of `bytes`.
     package static func hex(_ bytes: some Sequence<UInt8>) -> String {
         var out = [UInt8]()

@@ -17,6 +17,6 @@ enum DeltaBuilderFixture {
         }
         let session = try PublishSession(root: root)
         try session.writeObjects(artifacts)
-        _ = try session.publish(artifacts, createdAt: Date(timeIntervalSince1970: 1_700_000_000), sourceRevision: nil, reproducible: true)
+        _ = try session.publish(artifacts, PublishOptions(createdAt: Date(timeIntervalSince1970: 1_700_000_000), reproducible: true))
     }
 }

@@ -50,7 +50,7 @@ final class FakeEdge: Transport {
         if let delay { try await Task.sleep(for: delay) }
         if let scripted { return Self.answer(scripted.status, scripted.fields, []) }
         guard let bytes = try? FileIO.read(root + request.path) else { return Self.answer(404, [], Array("not found".utf8)) }
-        let isManifest = request.path == "/" + PublishedLayout.manifest || request.path == "/" + PublishedLayout.head
+        let isManifest = request.path.hasSuffix("/" + PublishedLayout.manifest) || request.path.hasSuffix("/" + PublishedLayout.head)
         let etag = "\"\(ContentHash.sha256Hex(bytes).prefix(16))\""
         var fields = [("ETag", etag)] + (isManifest ? manifestFields : [("Cache-Control", "max-age=31536000, immutable")])
         if request.headers.contains(where: { $0.0 == "If-None-Match" && $0.1 == etag }) { return Self.answer(304, fields, []) }

@@ -38,6 +38,8 @@ struct GoldenTests {
             (#"validated \d+ s ago"#, "validated <age> ago"),
             (#"\(\d+ bytes\)"#, "(<n> bytes)"),
             (#""cacheBytes" *: *\d+"#, "\"cacheBytes\": <n>"),
+            // A random id made at the first sync.
+            (#""installID" *: *"[0-9a-f]+""#, "\"installID\": \"<id>\""),
             // Bytes on the wire depend on response heads (dates, ETags), not on what is tested.
             (#"; \d+ bytes"#, "; <n> bytes"),
         ]
@@ -52,7 +54,8 @@ struct GoldenTests {
         let commands: [(String, [String])] = [
             ("folio", []), ("folio", ["sync"]), ("folio", ["list"]), ("folio", ["read"]), ("folio", ["show"]),
             ("folio", ["status"]), ("folio", ["diff"]), ("folio", ["strings"]), ("folio", ["plist"]),
-            ("folio-build", []), ("folio-edge", []),
+            ("folio-build", []), ("folio-build", ["build"]), ("folio-build", ["release"]), ("folio-build", ["release", "promote"]),
+            ("folio-build", ["release", "rollout"]), ("folio-edge", []),
         ]
         for (program, args) in commands {
             let out = try Harness.run(Harness.binary(program), args + ["--help"], env: ["COLUMNS": "100"])

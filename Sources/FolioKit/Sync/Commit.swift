@@ -25,6 +25,8 @@ extension Syncer {
         report.result = result
         report.versionAfter = manifest.version
         report.maintenanceUntil = manifest.maintenanceUntil
+        report.release = plan.verified.choice.release
+        report.critical = manifest.critical
         report.message = message(result, plan, run)
         return report
     }
@@ -40,6 +42,7 @@ extension Syncer {
         state.headETag = r.headETag
         state.headMissing = r.headMissing
         state.serverLifetime = r.serverLifetime
+        (state.release, state.releaseReasons) = (plan.verified.choice.release, plan.verified.choice.reasons)
         state.lastMethod = result == .updated ? method(plan, run, report) : held?.state.lastMethod
         if let until = manifest.maintenanceUntil, until > settings.now() {
             state.lastResult = "maintenance"
@@ -99,7 +102,9 @@ extension Syncer {
             let how = plan.delta.map { d in
                 ": \(plan.patched.count) objects patched by \(d.steps > 1 ? "\(d.steps) deltas" : "a delta"), \(fetched) fetched whole"
             } ?? ": \(fetched) objects fetched"
-            return "updated to version \(version)" + (run.held.map { " from \($0.state.version)" } ?? "") + how
+            let release = plan.verified.choice.release.map { " (release \($0))" } ?? ""
+            let critical = plan.manifest.critical ? "; critical: apply it at once" : ""
+            return "updated to version \(version)\(release)" + (run.held.map { " from \($0.state.version)" } ?? "") + how + critical
         case .repaired:
             return "version \(version): fetched \(plan.missing.count) missing or damaged objects again"
         default:

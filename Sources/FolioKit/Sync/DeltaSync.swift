@@ -55,7 +55,7 @@ extension Syncer {
         var manifest = held.manifest
         let limit = Self.deltaLimit(head)
         for step in route {
-            let path = PublishedLayout.delta(from: step.from, to: step.to)
+            let path = String(channelPath(PublishedLayout.delta(from: step.from, to: step.to)).dropFirst())
             let response: TransportResponse
             do {
                 response = try await get(TransportRequest(path: "/" + path, headers: [FolioHTTP.acceptEncoding], maxBody: limit + 1), counters: counters)
@@ -77,9 +77,12 @@ extension Syncer {
             let next: Manifest
             do { next = try Manifest(bytes: bytes) } catch { throw DeltaFallback("\(path) rebuilds an unusable manifest: \(error)") }
             for (entryPath, edit) in bundle.objects {
-                guard let old = manifest.entry(entryPath), let new = next.entry(entryPath), objects[new.sha256] == nil else { continue }
+                // The edit leads to the entry at its path of the defaults or of a release.
+                guard let old = manifest.entry(entryPath) else { continue }
+                let targets = next.allEntries.filter { $0.path == entryPath && $0.sha256 != old.sha256 && objects[$0.sha256] == nil }
+                guard !targets.isEmpty else { continue }
                 guard let source = objects[old.sha256] ?? (try? cache.object(old)) else { continue }
-                if let result = try? DeltaBundle.apply(edit, to: source), new.matches(result) {
+                if let result = try? DeltaBundle.apply(edit, to: source), let new = targets.first(where: { $0.matches(result) }) {
                     objects[new.sha256] = result
                 } else {
                     failedEdits += 1
@@ -88,7 +91,7 @@ extension Syncer {
             manifest = next
         }
         // Only what the final version lists (a two-step route rebuilds some in-between objects).
-        let wanted = Set(manifest.entries.map(\.sha256))
+        let wanted = Set(manifest.allEntries.map(\.sha256))
         return DeltaUse(
             steps: route.count, manifestBytes: bytes, manifest: manifest, objects: objects.filter { wanted.contains($0.key) },
             failedEdits: failedEdits, manifestWireSize: head.gzipSize ?? head.size)

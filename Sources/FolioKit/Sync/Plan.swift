@@ -24,7 +24,8 @@ extension Syncer {
     /// once more and stored).
     func plan(_ v: Verified, _ run: SyncRun) throws -> SyncPlan {
         let sha = ContentHash.sha256Hex(v.resolution.manifestBytes)
-        let same = run.held?.state.manifestSHA256 == sha
+        // The same manifest and the same release: a revalidation (or a repair).
+        let same = run.held?.state.manifestSHA256 == sha && run.held?.state.release == v.choice.release
         var missing = same ? run.damaged : SyncRun.missingObjects(v.manifest, in: cache, logger: nil, knownIntact: run.intact)
         var patched: [Manifest.Entry] = []
         if let rebuilt = v.resolution.delta?.objects, !rebuilt.isEmpty {

@@ -33,7 +33,7 @@ extension Syncer {
         let held = run.held
         let own = run.heldIsOwn
         var r = Resolution(
-            status: 304, manifestBytes: [], manifest: held?.manifest, manifestETag: own ? held?.state.etag : nil,
+            status: 304, manifestBytes: [], manifest: held?.published, manifestETag: own ? held?.state.etag : nil,
             headETag: own ? held?.state.headETag : nil, headMissing: own && (held?.state.headMissing ?? false))
         if settings.deltas, let held, !r.headMissing,
             let heldBytes = try? FileIO.read(cache.manifestPath(held.state.version, sha256: held.state.manifestSHA256))
@@ -58,17 +58,18 @@ extension Syncer {
     private func viaHead(_ r: inout Resolution, held: SyncRun.Held, heldBytes: [UInt8], _ run: SyncRun) async throws -> Bool {
         var headers = [FolioHTTP.acceptEncoding]
         if let etag = r.headETag { headers.append(("If-None-Match", etag)) }
-        let response = try await get(TransportRequest(path: "/" + PublishedLayout.head, headers: headers, maxBody: 1 << 20), counters: run.counters)
-        try checkMaintenance(response, PublishedLayout.head, held: true)
+        let path = channelPath(PublishedLayout.head)
+        let response = try await get(TransportRequest(path: path, headers: headers, maxBody: 1 << 20), counters: run.counters)
+        try checkMaintenance(response, String(path.dropFirst()), held: true)
         switch response.status {
         case 304:
-            (r.status, r.manifestBytes, r.manifest) = (304, heldBytes, held.manifest)
+            (r.status, r.manifestBytes, r.manifest) = (304, heldBytes, held.published)
         case 200:
             r.headETag = response.headers.first(name: "etag")
             do {
                 let head = try DeltaHead(bytes: try decodeBody(response, limit: 1 << 20, what: PublishedLayout.head))
                 if head.sha256 == held.state.manifestSHA256 {
-                    (r.status, r.manifestBytes, r.manifest) = (304, heldBytes, held.manifest)
+                    (r.status, r.manifestBytes, r.manifest) = (304, heldBytes, held.published)
                 } else {
                     let use = try await viaDeltas(head, held: held, heldBytes: heldBytes, counters: run.counters)
                     (r.status, r.manifestBytes, r.manifest, r.delta, r.manifestETag) = (200, use.manifestBytes, use.manifest, use, nil)
@@ -86,7 +87,7 @@ extension Syncer {
             r.headETag = nil
             return false
         default:
-            run.report.deltaFallback = "GET /\(PublishedLayout.head) answered \(response.status)"
+            run.report.deltaFallback = "GET \(path) answered \(response.status)"
             return false
         }
         r.serverLifetime = Self.serverLifetime(response)
@@ -98,9 +99,9 @@ extension Syncer {
         let held = run.held
         var headers = [FolioHTTP.acceptEncoding]
         if let etag = r.manifestETag { headers.append(("If-None-Match", etag)) }
-        let response = try await get(
-            TransportRequest(path: "/" + PublishedLayout.manifest, headers: headers, maxBody: 64 << 20), counters: run.counters)
-        try checkMaintenance(response, PublishedLayout.manifest, held: held != nil)
+        let path = channelPath(PublishedLayout.manifest)
+        let response = try await get(TransportRequest(path: path, headers: headers, maxBody: 64 << 20), counters: run.counters)
+        try checkMaintenance(response, String(path.dropFirst()), held: held != nil)
         r.status = response.status
         r.serverLifetime = Self.serverLifetime(response)
         switch response.status {
@@ -108,12 +109,12 @@ extension Syncer {
             guard let held else {
                 throw FolioError(.invalidResponse, "the edge answered 304 to an unconditional request")
             }
-            r.manifest = held.manifest
+            r.manifest = held.published
             r.manifestBytes = try FileIO.read(cache.manifestPath(held.state.version, sha256: held.state.manifestSHA256))
         case 200:
             r.manifestBytes = try decodeBody(response, limit: 64 << 20, what: PublishedLayout.manifest)
             do { r.manifest = try Manifest(bytes: r.manifestBytes) } catch {
-                throw FolioError(.invalidResponse, "the edge's \(PublishedLayout.manifest) is unusable: \(error)")
+                throw FolioError(.invalidResponse, "the edge's \(path.dropFirst()) is unusable: \(error)")
             }
             r.manifestETag = response.headers.first(name: "etag") ?? r.manifestETag
             // A new version: an edge that had no head.plist may have one now.
@@ -122,7 +123,7 @@ extension Syncer {
                 r.headETag = nil
             }
         default:
-            throw FolioError(.invalidResponse, "GET \(transport.base)/\(PublishedLayout.manifest) answered \(response.status)")
+            throw FolioError(.invalidResponse, "GET \(transport.base)\(path) answered \(response.status)" + (response.status == 404 && settings.channel != Channel.production ? ": the edge has no channel \(settings.channel)" : ""))
         }
     }
 

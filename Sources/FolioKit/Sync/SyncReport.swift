@@ -45,6 +45,11 @@ package struct SyncReport: Sendable {
     package var deltaFallback: String?
     /// The current version's maintenance window, when its publisher set one.
     package var maintenanceUntil: Date?
+    /// The channel followed, the release this install took (nil: the defaults), and whether the
+    /// version as it sees it is critical.
+    package var channel = Channel.production
+    package var release: Int?
+    package var critical = false
 
     package var json: PlistValue {
         var d: [String: PlistValue] = [
@@ -61,6 +66,9 @@ package struct SyncReport: Sendable {
         if let deltaSteps { d["deltaSteps"] = .int(Int64(deltaSteps)) }
         if let bytesSaved { d["bytesSaved"] = .int(Int64(bytesSaved)) }
         if let deltaFallback { d["deltaFallback"] = .string(deltaFallback) }
+        d["channel"] = .string(channel)
+        if let release { d["release"] = .int(Int64(release)) }
+        if critical { d["critical"] = .bool(true) }
         return .dict(d)
     }
 }

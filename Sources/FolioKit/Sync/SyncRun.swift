@@ -9,7 +9,7 @@ import Logging
 /// One sync's task owns it. It is handed to a blocking thread only while that task awaits the
 /// thread (`Blocking.run`), so it is never used from two threads at once: hence unchecked.
 final class SyncRun: @unchecked Sendable {
-    typealias Held = (state: ContentCache.State, manifest: Manifest)
+    typealias Held = (state: ContentCache.State, manifest: Manifest, published: Manifest)
 
     let start = ContinuousClock.now
     let counters = Syncer.Counters()
@@ -24,7 +24,11 @@ final class SyncRun: @unchecked Sendable {
     /// whose freshness and validators mean nothing here).
     let heldIsOwn: Bool
 
-    init(cache: ContentCache) {
+    /// This install's id, which its rollout buckets are drawn from.
+    let installID: String
+
+    init(cache: ContentCache, installID: String) {
+        self.installID = installID
         held = cache.current()
         heldIsOwn = held?.state.edge == nil || cache.edge == nil || held?.state.edge == cache.edge
         report = SyncReport(result: .notModified, versionBefore: held?.state.version, versionAfter: held?.state.version)
@@ -48,6 +52,7 @@ final class SyncRun: @unchecked Sendable {
         var r = report
         r.result = .fresh
         r.maintenanceUntil = held.manifest.maintenanceUntil
+        (r.release, r.critical) = (held.state.release, held.manifest.critical)
         r.message = "version \(held.state.version) is fresh (validated \(Int(age))s ago, max-age \(Int(maxAge))s); --force checks anyway"
         return r
     }

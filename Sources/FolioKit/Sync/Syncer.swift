@@ -36,6 +36,12 @@ package struct SyncSettings: Sendable {
     /// This app's version: a version of the content that needs a newer one is not taken
     /// (`.updateRequired`); nil: the app did not say, and nothing is refused for it.
     package var appVersion: AppVersion?
+    /// The channel followed: its manifest, head and deltas are under its prefix.
+    package var channel = Channel.production
+    /// What targeted releases are matched against (the app's version, platform, OS, locale, country).
+    package var context = ReleaseContext()
+    /// The install id rollout buckets are drawn from; nil: the cache's own (``ContentCache/installID()``).
+    package var installID: String?
 
     package init(edge: String) { self.edge = edge }
 
@@ -88,6 +94,7 @@ package struct Syncer: Sendable {
             throw FolioError(.cancelled, "the sync was cancelled before it began; the cache is as it was", path: cache.dir)
         }
         defer { close(lockFD) }
+        run.report.channel = settings.channel
         let report: SyncReport
         do {
             report = try await locked(run)
@@ -118,7 +125,7 @@ package struct Syncer: Sendable {
     /// hash each), all on a thread of its own: disk work stays off the cooperative pool. A lock
     /// another sync holds is waited for (with `waitForLock`) by trying again every 20 ms.
     private func start() async throws -> (Int32, SyncRun) {
-        let (cache, logger) = (cache, logger)
+        let (cache, logger, installID) = (cache, logger, settings.installID)
         var waiting = false
         while true {
             let started: (Int32, SyncRun)? = try await Blocking.run { _ in
@@ -126,7 +133,7 @@ package struct Syncer: Sendable {
                 do {
                     try cache.prepare()
                     cache.removeLeftovers()
-                    let run = SyncRun(cache: cache)
+                    let run = SyncRun(cache: cache, installID: try installID ?? cache.installID())
                     run.checkHeldObjects(cache, logger: logger)
                     return (fd, run)
                 } catch {
@@ -197,6 +204,9 @@ package struct Syncer: Sendable {
         p.observe = { counters.count($0) }
         return p
     }
+
+    /// The URL path of a file of the followed channel (`/channels/beta/head.plist`).
+    func channelPath(_ name: String) -> String { "/" + PublishedLayout.channelPrefix(settings.channel) + name }
 
     /// One GET with the retry policy, counted in the report.
     func get(_ request: TransportRequest, counters: Counters) async throws -> TransportResponse {

@@ -2,11 +2,14 @@ import FolioPublished
 import FolioSupport
 import Foundation
 
-/// The edge's version, checked: its manifest (the signed one's content when signed) and the
-/// highest key list version seen.
+/// The edge's version, checked: its manifest as published (the signed one's content when
+/// signed) and as this install sees it, the release chosen, and the highest key list version seen.
 struct Verified: Sendable {
     var resolution: Resolution
+    /// The manifest with the chosen release applied.
     var manifest: Manifest
+    var published: Manifest
+    var choice: ReleaseChoice
     var keyListVersion: Int?
 }
 
@@ -22,7 +25,7 @@ extension Syncer {
         let held = run.held
         var keyListVersion = held?.state.keyListVersion
         if let trust = settings.trust {
-            let url = transport.base + "/" + PublishedLayout.manifest
+            let url = transport.base + channelPath(PublishedLayout.manifest)
             do {
                 let signed = try trust.verify(
                     r.manifestBytes, now: settings.now(), minimumKeyListVersion: held?.state.keyListVersion, parsed: manifest)
@@ -42,8 +45,21 @@ extension Syncer {
         {
             throw FolioError(.downgrade, "the edge offers version \(manifest.version), older than the cached version \(held.state.version) (a rollback?); pass --allow-downgrade to accept it")
         }
-        try checkAppVersion(manifest, held: held)
-        return Verified(resolution: r, manifest: manifest, keyListVersion: keyListVersion)
+        try checkChannel(manifest)
+        let choice = manifest.chooseRelease(installID: run.installID, context: settings.context)
+        let seen = manifest.applying(release: choice.release)
+        try checkAppVersion(seen, held: held)
+        return Verified(resolution: r, manifest: seen, published: manifest, choice: choice, keyListVersion: keyListVersion)
+    }
+
+    /// The manifest must be the followed channel's (inside the signature when signed): an edge
+    /// cannot serve one channel's manifest for another.
+    private func checkChannel(_ manifest: Manifest) throws {
+        guard manifest.channelName != settings.channel else { return }
+        throw FolioError(
+            .invalidResponse,
+            "the edge's manifest at \(channelPath(PublishedLayout.manifest)) is channel \(manifest.channelName)'s, not \(settings.channel)'s; refused",
+            url: transport.base + channelPath(PublishedLayout.manifest))
     }
 
     /// A version for newer apps than this one is not taken: the held version stays, and the
@@ -56,7 +72,7 @@ extension Syncer {
         var error = FolioError(
             .updateRequired,
             "version \(manifest.version) of the content needs app version \(needed) or later (this is \(app)); \(keeping)",
-            url: transport.base + "/" + PublishedLayout.manifest, hasContent: held != nil)
+            url: transport.base + channelPath(PublishedLayout.manifest), hasContent: held != nil)
         error.requiredAppVersion = needed
         throw error
     }
