@@ -69,8 +69,8 @@ package struct Release: Sendable, Equatable {
         return Int(bp)
     }
 
-    /// Whether its conditions and rollout settings match another's (a new release for the
-    /// same audience replaces the old one).
+    /// Whether it targets the same apps as another (a new release for the same audience
+    /// replaces the old one).
     package func sameAudience(as other: Release) -> Bool { conditions == other.conditions }
 
     /// The entries of `defaults` with this release applied, sorted by path.
@@ -256,6 +256,11 @@ package struct ReleaseChoice: Sendable, Equatable {
     package var release: Int?
     /// One line per release looked at, in order, and the last says what applies.
     package var reasons: [String]
+
+    package init(release: Int?, reasons: [String]) {
+        self.release = release
+        self.reasons = reasons
+    }
 }
 
 extension Manifest {
@@ -308,7 +313,8 @@ extension Manifest {
         guard let id, let r = release(id), !r.halted else { return m }
         m.entries = r.apply(to: entries)
         m.critical = critical || r.critical
-        m.minimumAppVersion = [minimumAppVersion, r.minimumAppVersion].compactMap { $0 }.max { AppVersion($0)! < AppVersion($1)! }
+        let versions = [minimumAppVersion, r.minimumAppVersion].compactMap { text in text.flatMap { t in AppVersion(t).map { (t, $0) } } }
+        m.minimumAppVersion = versions.max { $0.1 < $1.1 }?.0
         return m
     }
 

@@ -24,14 +24,23 @@ final class SyncRun: @unchecked Sendable {
     /// whose freshness and validators mean nothing here).
     let heldIsOwn: Bool
 
-    /// This install's id, which its rollout buckets are drawn from.
-    let installID: String
+    /// This install's id, which its rollout buckets are drawn from: the one given, else the
+    /// cache's, read (or made) only when a manifest has releases.
+    private var installID: String?
 
-    init(cache: ContentCache, installID: String) {
+    init(cache: ContentCache, installID: String?) {
         self.installID = installID
         held = cache.current()
         heldIsOwn = held?.state.edge == nil || cache.edge == nil || held?.state.edge == cache.edge
         report = SyncReport(result: .notModified, versionBefore: held?.state.version, versionAfter: held?.state.version)
+    }
+
+    /// The install id (see ``installID``).
+    func installID(_ cache: ContentCache) throws -> String {
+        if let installID { return installID }
+        let id = try cache.installID()
+        installID = id
+        return id
     }
 
     /// Looks over the held version's objects (hashing only those touched since the last check).

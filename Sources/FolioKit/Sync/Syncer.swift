@@ -133,7 +133,7 @@ package struct Syncer: Sendable {
                 do {
                     try cache.prepare()
                     cache.removeLeftovers()
-                    let run = SyncRun(cache: cache, installID: try installID ?? cache.installID())
+                    let run = SyncRun(cache: cache, installID: installID)
                     run.checkHeldObjects(cache, logger: logger)
                     return (fd, run)
                 } catch {

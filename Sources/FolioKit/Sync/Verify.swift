@@ -46,7 +46,8 @@ extension Syncer {
             throw FolioError(.downgrade, "the edge offers version \(manifest.version), older than the cached version \(held.state.version) (a rollback?); pass --allow-downgrade to accept it")
         }
         try checkChannel(manifest)
-        let choice = manifest.chooseRelease(installID: run.installID, context: settings.context)
+        let choice = manifest.releases.isEmpty
+            ? ReleaseChoice(release: nil, reasons: []) : manifest.chooseRelease(installID: try run.installID(cache), context: settings.context)
         let seen = manifest.applying(release: choice.release)
         try checkAppVersion(seen, held: held)
         return Verified(resolution: r, manifest: seen, published: manifest, choice: choice, keyListVersion: keyListVersion)
