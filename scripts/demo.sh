@@ -153,14 +153,14 @@ installs() { "$bin/folio" --edge "$url" --cache-dir "$work/release-cache" --trus
 installs sync --channel beta > /dev/null
 installs read sonnet 18 --channel beta --offline | sed -n 3p
 
-step "40 installs sync production: each decides by its own bucket (a hash of its id and the release)"
+step "100 installs sync production: each decides by its own bucket (a hash of its id and the release)"
 inside=""
 count=0
-for i in $(seq -w 1 40); do
-    release=$(installs sync --force --json --install-id "demo-install-00$i" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("release", "-"))')
-    if [ "$release" != "-" ]; then count=$((count + 1)); inside=${inside:-demo-install-00$i}; fi
+for i in $(seq -w 1 100); do
+    release=$(installs sync --force --json --install-id "demo-install-0$i" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("release", "-"))')
+    if [ "$release" != "-" ]; then count=$((count + 1)); inside=${inside:-demo-install-0$i}; fi
 done
-echo "$count of 40 installs took the staged release (10% expected)"
+echo "$count of 100 installs took the staged release (10% expected)"
 if [ -n "$inside" ]; then
     installs sync --force --install-id "$inside" > /dev/null
     installs status --install-id "$inside" | sed -n '/^channel/,/^reading/p'

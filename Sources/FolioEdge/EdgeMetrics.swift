@@ -19,6 +19,8 @@ final class EdgeMetrics: Sendable {
     private let cacheResults: [String: Metrics.Counter]
     let cacheEntries: Metrics.Gauge
     let cacheBytes: Metrics.Gauge
+    /// Answered fetches of each channel's manifest or head (`folio_edge_manifest_requests_total{channel=…}`).
+    let manifestFetches: ManifestFetchCounters
     private let totals = Atomic<Int>(0)
     private let notModified = Atomic<Int>(0)
 
@@ -51,6 +53,7 @@ final class EdgeMetrics: Sendable {
         cacheResults = results
         cacheEntries = Metrics.Gauge(label: "folio_edge_cache_entries")
         cacheBytes = Metrics.Gauge(label: "folio_edge_cache_bytes")
+        manifestFetches = ManifestFetchCounters()
     }
 
     static let cacheResultNames = ["hit", "stale", "miss", "pass", "other"]

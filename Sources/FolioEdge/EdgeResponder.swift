@@ -81,10 +81,21 @@ struct EdgeResponder {
             siteGeneration = generation
             site = store.site
         }
+        let answer: EdgeAnswer
         switch lookup(request) {
-        case .found(let resource): return (answer(request, resource, isGet: isGet), false)
-        case .answered(let simple): return (.simple(simple), false)
+        case .found(let resource): answer = self.answer(request, resource, isGet: isGet)
+        case .answered(let simple): answer = .simple(simple)
         }
+        if answer.status < 400, role != .adminOnly { countManifestFetch(request) }
+        return (answer, false)
+    }
+
+    /// Counts an answered fetch of a channel's manifest or head, by the path routed (the
+    /// target's bytes as they are, decoded only when they are not a plain path).
+    private func countManifestFetch(_ request: ParsedRequest) {
+        if request.targetIsPlainPath { return metrics.manifestFetches.record(target: request.target.bytes, plainPath: true) }
+        guard var path = EdgeHandler.path(of: request.target.string) else { return }
+        path.withUTF8 { metrics.manifestFetches.record(target: UnsafeRawBufferPointer($0), plainPath: true) }
     }
 
     private enum Lookup {

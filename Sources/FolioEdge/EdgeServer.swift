@@ -80,7 +80,9 @@ struct EdgeService: Service {
         let admin = try await adminListener(connections, quiesce: quiesce)
         switch content {
         case .site(let store):
-            logger.info("serving", metadata: ["root": "\(store.root)", "version": "\(store.site.manifest.version)", "port": "\(port)"])
+            let site = store.site
+            logger.info(
+                "serving", metadata: ["root": "\(store.root)", "version": "\(site.manifest.version)", "channels": "\(site.channelVersions)", "port": "\(port)"])
         case .cache(let cache):
             let usage = cache.store.usage
             logger.info("caching", metadata: ["origin": "\(cache.origin)", "entries": "\(usage.entries)", "bytes": "\(usage.bytes)", "port": "\(port)"])
@@ -254,6 +256,7 @@ package enum Edge {
             }
             let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
             metrics.version.record(site.manifest.version)
+            site.reportChannelFailures(logger: logger, metrics: metrics)
             let store = SiteStore(site, root: mode.root)
             let reloader = SiteReloader(store: store, loader: loader, logger: logger, metrics: metrics)
             let watcher = WatchService(reloader: reloader, certificates: certificates, interval: config.watchInterval, logger: logger)

@@ -30,15 +30,29 @@ final class SiteStore: Sendable {
     }
 }
 
-/// Watches `manifest.plist` and reloads on change or on request (SIGHUP).
+/// What identifies every channel's `manifest.plist` on disk: a publish into any channel
+/// (a rename gives a new inode), a new channel or a removed one changes it.
+struct PublishedStamp: Equatable, Sendable {
+    /// Each published channel's manifest stamp, by channel name.
+    var manifests: [String: FileStamp]
+
+    /// The stamps of the channels `root` holds now.
+    static func read(_ root: String) -> PublishedStamp {
+        var manifests: [String: FileStamp] = [:]
+        for channel in PublishedLayout.publishedChannels(root) {
+            let dir = PublishedLayout.channelRoot(root, channel)
+            manifests[channel] = FileStamp.read(PublishedLayout.path(dir, PublishedLayout.manifest))
+        }
+        return PublishedStamp(manifests: manifests)
+    }
+}
+
+/// Watches every channel's `manifest.plist` and reloads on change or on request (SIGHUP).
 actor SiteReloader {
     private enum State {
-        case idle(ManifestStamp?)
-        case failed(ManifestStamp?, String)
+        case idle(PublishedStamp)
+        case failed(PublishedStamp, String)
     }
-
-    /// What identifies one `manifest.plist` on disk: a rename gives a new inode.
-    typealias ManifestStamp = FileStamp
 
     private let store: SiteStore
     private let loader: SiteLoader
@@ -51,13 +65,13 @@ actor SiteReloader {
         self.loader = loader
         self.logger = logger
         self.metrics = metrics
-        self.state = .idle(ManifestStamp.read(PublishedLayout.path(loader.root, PublishedLayout.manifest)))
+        self.state = .idle(PublishedStamp.read(loader.root))
     }
 
-    /// Reloads when `manifest.plist` changed since the last attempt, or always with `force`.
+    /// Reloads when a channel's `manifest.plist` changed since the last attempt, or always with `force`.
     func check(force: Bool = false) {
-        let stamp = ManifestStamp.read(PublishedLayout.path(loader.root, PublishedLayout.manifest))
-        let last: ManifestStamp?
+        let stamp = PublishedStamp.read(loader.root)
+        let last: PublishedStamp
         switch state {
         case .idle(let s), .failed(let s, _): last = s
         }
@@ -66,26 +80,50 @@ actor SiteReloader {
         do {
             let start = ContinuousClock.now
             let site = try loader.load(previous: old)
-            if site.manifest.version == old.manifest.version, site.manifest == old.manifest, !force {
-                state = .idle(stamp)
-                return
-            }
+            state = .idle(stamp)
+            site.reportChannelFailures(logger: logger, metrics: metrics)
+            if site.sameManifests(as: old), !force { return }
             store.replace(with: site)
             metrics.version.record(site.manifest.version)
-            state = .idle(stamp)
-            logger.info(
-                "loaded version",
-                metadata: [
-                    "version": "\(site.manifest.version)", "previous": "\(old.manifest.version)",
-                    "entries": "\(site.manifest.entries.count)", "bytesInMemory": "\(site.bytesInMemory)",
-                    "ms": "\((ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000_000)",
-                ])
+            logLoaded(site, previous: old, since: start)
         } catch {
             state = .failed(stamp, "\(error)")
             metrics.reloadFailures.increment()
             logger.error(
                 "rejected publish; still serving the previous version",
                 metadata: ["version": "\(old.manifest.version)", "error": "\(error)"])
+        }
+    }
+
+    /// The log line of a version swapped in.
+    private func logLoaded(_ site: Site, previous old: Site, since start: ContinuousClock.Instant) {
+        logger.info(
+            "loaded version",
+            metadata: [
+                "version": "\(site.manifest.version)", "previous": "\(old.manifest.version)",
+                "entries": "\(site.manifest.entries.count)", "bytesInMemory": "\(site.bytesInMemory)",
+                "channels": "\(site.channelVersions)",
+                "ms": "\(Int((ContinuousClock.now - start) / .milliseconds(1)))",
+            ])
+    }
+}
+
+extension Site {
+    /// Each channel and its version, by name: `beta 3, production 12`.
+    var channelVersions: String {
+        channels.values.sorted { $0.name < $1.name }.map { "\($0.name) \($0.manifest.version)" }.joined(separator: ", ")
+    }
+
+    /// Logs each channel this load refused and counts it as a failed reload.
+    func reportChannelFailures(logger: Logger, metrics: EdgeMetrics) {
+        for failure in channelFailures {
+            metrics.reloadFailures.increment()
+            logger.error(
+                "rejected channel publish; the other channels load",
+                metadata: [
+                    "channel": "\(failure.channel)", "serving": "\(failure.servingVersion.map { "version \($0)" } ?? "nothing")",
+                    "error": "\(failure.error)",
+                ])
         }
     }
 }

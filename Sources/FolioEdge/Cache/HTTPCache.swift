@@ -419,11 +419,21 @@ final class HTTPCache: Sendable {
     let prefetchConcurrency = 8
     let prefetchLimit: TimeAmount = .seconds(30)
 
+    /// Where the objects of the manifest at `path` (`…/manifest.plist`) are: beside it, or at
+    /// the published root above `channels/` for a channel's (`…/channels/<name>/manifest.plist`).
+    static func objectsPrefix(ofManifest path: String) -> String {
+        let dir = String(path.dropLast(PublishedLayout.manifest.count))
+        guard let name = dir.split(separator: "/").last, Channel.isValidName(String(name)) else { return dir }
+        let channelDir = "/" + PublishedLayout.channels + "/" + name + "/"
+        return dir.hasSuffix(channelDir) ? String(dir.dropLast(channelDir.count - 1)) : dir
+    }
+
     /// A new Folio manifest (a 200 for `…/manifest.plist`) is served only once the objects it
-    /// lists are in the cache, each fetched with the manifest request's `Accept-Encoding` (a client
-    /// asks for its objects as it asked for the manifest; sync's `br, gzip` without one), so a
-    /// client that follows the manifest never misses here. Anything else passes at once, as does
-    /// a body that is not a manifest; a failed object is left for the client to fetch.
+    /// lists, in every release, are in the cache, each fetched with the manifest request's
+    /// `Accept-Encoding` (a client asks for its objects as it asked for the manifest; sync's
+    /// `br, gzip` without one), so a client that follows the manifest never misses here.
+    /// Anything else passes at once, as does a body that is not a manifest; a failed object is
+    /// left for the client to fetch.
     private func prefetchObjects(of fetched: ProxyResponse, _ request: ProxyRequest, on loop: any EventLoop) -> EventLoopFuture<Void> {
         let path = request.target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.target
         guard request.method == .GET, fetched.status == .ok, path.hasSuffix("/" + PublishedLayout.manifest), var body = fetched.body else {
@@ -431,11 +441,11 @@ final class HTTPCache: Sendable {
         }
         let bytes = Self.decoded(body.readBytes(length: body.readableBytes) ?? [], fetched.headers.first(name: "content-encoding"))
         guard let bytes, let manifest = try? Manifest(bytes: bytes) else { return loop.makeSucceededVoidFuture() }
-        let prefix = String(path.dropLast(PublishedLayout.manifest.count))
+        let prefix = Self.objectsPrefix(ofManifest: path)
         var headers = HTTPHeaders()
         headers.add(name: "Accept-Encoding", value: request.headers.first(name: "accept-encoding") ?? "br, gzip")
         var seen = Set<String>()
-        let missing = manifest.entries.compactMap { entry -> ProxyRequest? in
+        let missing = manifest.allEntries.compactMap { entry -> ProxyRequest? in
             let target = prefix + entry.objectPath
             guard seen.insert(target).inserted else { return nil }
             let request = ProxyRequest(method: .GET, target: target, headers: headers, body: nil)

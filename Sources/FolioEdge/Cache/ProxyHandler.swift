@@ -172,6 +172,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let size = bytes.reduce(0) { $0 + $1.readableBytes }
         let elapsed = (NIODeadline.now() - started).nanoseconds
         metrics.record(status: status, bytes: size, nanoseconds: elapsed)
+        if status < 400, role != .adminOnly, head.method == .GET || head.method == .HEAD { metrics.manifestFetches.record(target: head.uri) }
         if let cacheStatus { metrics.recordCacheResult(cacheStatus) } else { metrics.recordCacheHit() }
         accessLog?.info(
             "\(head.method) \(head.uri) \(status)",

@@ -34,7 +34,9 @@ extension Syncer {
                 run.report.keyListVersion = signed.keyList.keyList.version
                 keyListVersion = max(keyListVersion ?? 0, signed.keyList.keyList.version)
                 if !settings.allowDowngrade, r.status == 200 {
-                    try Self.checkRollback(manifest, r.manifestBytes, held: held, seed: settings.seed)
+                    // A bundled seed of another channel is no floor for this one.
+                    let seed = settings.seed.flatMap { $0.channelName == settings.channel ? $0 : nil }
+                    try Self.checkRollback(manifest, r.manifestBytes, held: held, seed: seed)
                 }
             } catch {
                 throw FolioError(error, url: url, hasContent: held != nil || settings.seed != nil)

@@ -1,0 +1,168 @@
+import FolioPlist
+import FolioPublished
+import FolioSupport
+import Foundation
+import NIOCore
+
+/// One channel's `manifest.plist` as published, read and checked.
+struct ChannelManifest {
+    /// The channel's name (`production` for the root).
+    let name: String
+    /// The channel's directory: the root for production, `root/channels/<name>` otherwise.
+    let dir: String
+    /// The prefix of its URL paths: `/` for production, `/channels/<name>/` otherwise.
+    let prefix: String
+    /// The manifest's bytes as served.
+    let bytes: [UInt8]
+    /// The manifest they hold.
+    let manifest: Manifest
+    /// `createdAt` in whole seconds: the Last-Modified of what this manifest publishes.
+    var created: Int64 { Int64(manifest.createdAt.timeIntervalSince1970.rounded(.down)) }
+
+    /// Reads `channel`'s manifest under `root`: parsed, verified under `trust` when set, and
+    /// naming the channel it is published in.
+    static func read(root: String, channel: String, trust: Trust?) throws -> ChannelManifest {
+        let dir = PublishedLayout.channelRoot(root, channel)
+        let bytes: [UInt8]
+        do { bytes = try FileIO.read(PublishedLayout.path(dir, PublishedLayout.manifest)) } catch { throw SiteLoadError("\(error)") }
+        let manifest: Manifest
+        do { manifest = try Manifest(bytes: bytes) } catch { throw SiteLoadError("\(dir)/manifest.plist: \(error)") }
+        if let trust {
+            do { _ = try trust.verify(bytes, parsed: manifest) } catch {
+                throw SiteLoadError("\(dir)/manifest.plist does not verify under --trust: \(error)")
+            }
+        }
+        guard manifest.channelName == channel else {
+            throw SiteLoadError("\(dir)/manifest.plist is channel \(manifest.channelName)'s manifest, published as \(channel)'s")
+        }
+        let prefix = "/" + PublishedLayout.channelPrefix(channel)
+        return ChannelManifest(name: channel, dir: dir, prefix: prefix, bytes: bytes, manifest: manifest)
+    }
+}
+
+/// One channel as served: its manifest and every route under its prefix.
+struct LoadedChannel: Sendable {
+    /// The channel's name.
+    let name: String
+    /// The manifest it serves.
+    let manifest: Manifest
+    /// Its manifest and mirrors, key list, head, deltas and versioned manifests, by URL path.
+    let routes: [String: Resource]
+    /// Versioned manifests by number (immutable, reused across reloads).
+    let versioned: [Int: ByteBuffer]
+    /// Deltas by URL path (immutable, reused across reloads).
+    let deltas: [String: Resource]
+
+    /// The bytes of its deltas (held in memory).
+    var deltaBytes: Int { deltas.values.reduce(0) { $0 + $1.identity.length } }
+}
+
+/// A channel the edge refused at one load, and why.
+struct ChannelFailure: Sendable {
+    /// The channel's name.
+    let channel: String
+    /// Why it was refused.
+    let error: String
+    /// The version still served in its place; nil when the channel is not served.
+    let servingVersion: Int?
+}
+
+/// Makes the routes under one channel's prefix, reusing what the channel's previous load made.
+struct ChannelRoutes {
+    /// The channel's manifest, as read.
+    let channel: ChannelManifest
+    /// The channel as the version being replaced served it.
+    let previous: LoadedChannel?
+    /// The Cache-Control of the mutable files: the manifest and its mirrors, the key list, the head.
+    let manifestCC: String
+    /// The Cache-Control of the immutable files: versioned manifests and deltas.
+    let immutableCC: String
+
+    /// Every route of the channel.
+    func load() throws -> LoadedChannel {
+        var routes = try manifestRoutes()
+        let versioned = versionedManifests()
+        routes.merge(try versionedRoutes(versioned)) { a, _ in a }
+        if let head = try headRoute() { routes[channel.prefix + PublishedLayout.head] = head }
+        let deltas = try deltaRoutes()
+        routes.merge(deltas) { a, _ in a }
+        return LoadedChannel(name: channel.name, manifest: channel.manifest, routes: routes, versioned: versioned, deltas: deltas)
+    }
+
+    /// `manifest.plist` (with the builder's brotli), `manifest.json` and, for a signed manifest,
+    /// `keylist.plist`.
+    private func manifestRoutes() throws -> [String: Resource] {
+        let (prefix, created) = (channel.prefix, channel.created)
+        var routes: [String: Resource] = [:]
+        routes[prefix + PublishedLayout.manifest] = try SiteLoader.resource(
+            ByteBuffer(bytes: channel.bytes), type: SiteLoader.plistType, cacheControl: manifestCC, lastModified: created,
+            brotliFile: PublishedLayout.path(channel.dir, PublishedLayout.manifestBrotli))
+        let json: [UInt8]
+        do { json = try JSONPlist.encode(try Manifest.jsonMirror(channel.bytes)) } catch { throw SiteLoadError("manifest has no JSON form: \(error)") }
+        routes[prefix + PublishedLayout.manifestJSON] = try SiteLoader.resource(
+            ByteBuffer(bytes: json), type: SiteLoader.jsonType, cacheControl: manifestCC, lastModified: created)
+        // The key list a signed manifest carries, also on its own for people and tools.
+        if let signed = try? SignedManifest.decode(channel.bytes) {
+            routes[prefix + PublishedLayout.keyList] = try SiteLoader.resource(
+                ByteBuffer(bytes: signed.keyList.bytes), type: SiteLoader.plistType, cacheControl: manifestCC, lastModified: created)
+        }
+        return routes
+    }
+
+    /// Every manifest the channel ever published (this one, those already loaded, and the new
+    /// files of `manifests/` that hold the version they are named for).
+    private func versionedManifests() -> [Int: ByteBuffer] {
+        var versioned = previous?.versioned ?? [:]
+        versioned[channel.manifest.version] = ByteBuffer(bytes: channel.bytes)
+        for name in (try? FileIO.list(PublishedLayout.path(channel.dir, PublishedLayout.manifests))) ?? [] {
+            guard let v = PublishedLayout.version(ofManifestFile: name), v > 0, versioned[v] == nil else { continue }
+            if let bytes = try? FileIO.read(PublishedLayout.path(channel.dir, PublishedLayout.versionedManifest(v))),
+                (try? Manifest(bytes: bytes))?.version == v
+            {
+                versioned[v] = ByteBuffer(bytes: bytes)
+            }
+        }
+        return versioned
+    }
+
+    /// `manifests/<v>.plist` for each versioned manifest: immutable.
+    private func versionedRoutes(_ versioned: [Int: ByteBuffer]) throws -> [String: Resource] {
+        var routes: [String: Resource] = [:]
+        for (v, bytes) in versioned {
+            let m = try? Manifest(bytes: Array(bytes.readableBytesView))
+            let date = m.map { Int64($0.createdAt.timeIntervalSince1970.rounded(.down)) } ?? channel.created
+            // No brotli: old versions are rarely asked for, and every reload would compress them all again.
+            routes[channel.prefix + PublishedLayout.versionedManifest(v)] = try SiteLoader.resource(
+                bytes, type: SiteLoader.plistType, cacheControl: immutableCC, lastModified: date, brotli: false)
+        }
+        return routes
+    }
+
+    /// The head, when it describes this manifest (a build writes it just before the manifest).
+    private func headRoute() throws -> Resource? {
+        guard let bytes = try? FileIO.read(PublishedLayout.path(channel.dir, PublishedLayout.head)),
+            let head = try? DeltaHead(bytes: bytes), head.sha256 == ContentHash.sha256Hex(channel.bytes),
+            head.version == channel.manifest.version
+        else { return nil }
+        return try SiteLoader.resource(
+            ByteBuffer(bytes: bytes), type: SiteLoader.plistType, cacheControl: manifestCC, lastModified: channel.created)
+    }
+
+    /// The deltas beside the head, by URL path: immutable, like objects.
+    private func deltaRoutes() throws -> [String: Resource] {
+        var deltas: [String: Resource] = [:]
+        for name in (try? FileIO.list(PublishedLayout.path(channel.dir, PublishedLayout.deltas))) ?? []
+        where PublishedLayout.deltaPair(ofFile: name) != nil {
+            let path = channel.prefix + PublishedLayout.deltas + "/" + name
+            let file = PublishedLayout.path(channel.dir, PublishedLayout.deltas + "/" + name)
+            if let old = previous?.deltas[path] {
+                deltas[path] = old
+            } else if let bytes = try? FileIO.read(file) {
+                deltas[path] = try SiteLoader.resource(
+                    ByteBuffer(bytes: bytes), type: SiteLoader.plistType, cacheControl: immutableCC, lastModified: channel.created,
+                    brotliFile: file + ".br")
+            }
+        }
+        return deltas
+    }
+}

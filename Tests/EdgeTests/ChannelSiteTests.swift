@@ -1,0 +1,280 @@
+import FolioPlist
+import FolioPublished
+import FolioSupport
+import FolioTestSupport
+import Foundation
+import Testing
+
+@testable import FolioEdge
+
+/// A published root built by hand: objects by hash at the root, production's manifest at the
+/// root and other channels' under `channels/<name>/`.
+struct ChannelRootFixture {
+    /// The published root (a fresh temporary directory).
+    let root = Harness.tempDir("edge-channels")
+
+    /// Writes `text` as the object of `path` (and its gzip variant with `gzip`); returns its entry.
+    func object(_ path: String, _ text: String, gzip: Bool = false) throws -> Manifest.Entry {
+        let bytes = Array(text.utf8)
+        var entry = Manifest.Entry(path: path, sha256: ContentHash.sha256Hex(bytes), size: bytes.count, gzipSize: nil, contentType: "text/plain")
+        try FileIO.makeDirectory(root + "/objects")
+        try FileIO.writeAtomically(bytes, to: root + "/" + entry.objectPath, sync: false)
+        if gzip {
+            let gz = try Gzip.compress(bytes)
+            entry.gzipSize = gz.count
+            try FileIO.writeAtomically(gz, to: root + "/" + entry.gzipObjectPath!, sync: false)
+        }
+        return entry
+    }
+
+    /// A manifest of `channel` (nil: production), created `version` seconds after a fixed date.
+    static func manifest(_ version: Int, channel: String? = nil, entries: [Manifest.Entry], releases: [Release] = []) -> Manifest {
+        var m = Manifest(version: version, createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(version)), entries: entries)
+        m.channel = channel
+        m.releases = releases
+        return m
+    }
+
+    /// Publishes `manifest` into `channel` as the builder does: the versioned copy and the
+    /// head, then `manifest.plist` by rename. Returns the manifest's bytes.
+    @discardableResult
+    func publish(_ manifest: Manifest, channel: String = Channel.production) throws -> [UInt8] {
+        let dir = PublishedLayout.channelRoot(root, channel)
+        try FileIO.makeDirectory(dir + "/" + PublishedLayout.manifests)
+        let bytes = BinaryPlist.encode(manifest.plist)
+        try FileIO.writeAtomically(bytes, to: dir + "/" + PublishedLayout.versionedManifest(manifest.version), sync: false)
+        let head = DeltaHead(
+            version: manifest.version, sha256: ContentHash.sha256Hex(bytes), size: bytes.count, gzipSize: nil, deltaHistory: 0,
+            deltasFrom: [], waypoint: nil)
+        try FileIO.writeAtomically(head.bytes, to: dir + "/" + PublishedLayout.head, sync: false)
+        try FileIO.writeAtomically(bytes, to: dir + "/" + PublishedLayout.manifest, sync: false)
+        return bytes
+    }
+
+    /// Removes the root.
+    func cleanup() { Harness.cleanup(root) }
+}
+
+/// Release channels in the origin's loader: every channel's files under its prefix, every
+/// release's objects, a broken channel refused alone, and the reloader's stamp.
+@Suite("Site channels")
+struct ChannelSiteTests {
+    typealias Fixture = ChannelRootFixture
+
+    /// Production (one entry), beta (its own entry and a release with an entry of its own).
+    struct Published {
+        let fixture = Fixture()
+        let shared: Manifest.Entry
+        let betaOnly: Manifest.Entry
+        let releaseOnly: Manifest.Entry
+        let production: [UInt8]
+        let beta: [UInt8]
+
+        init() throws {
+            shared = try fixture.object("notes/shared.txt", "shared by every channel\n")
+            betaOnly = try fixture.object("notes/beta.txt", "only in beta's defaults\n", gzip: true)
+            releaseOnly = try fixture.object("notes/shared.txt", "only in beta's 10% release\n")
+            production = try fixture.publish(Fixture.manifest(1, entries: [shared]))
+            let release = Release(id: 1, rolloutBasisPoints: 1000, entries: [releaseOnly])
+            beta = try fixture.publish(Fixture.manifest(1, channel: "beta", entries: [shared, betaOnly], releases: [release]), channel: "beta")
+        }
+    }
+
+    /// The origin's loader for `root`, with a budget every fixture fits in.
+    static func loader(_ root: String) -> SiteLoader { SiteLoader(root: root, memoryBudget: 1 << 20) }
+
+    /// A resource's identity bytes, when in memory.
+    static func body(_ resource: Resource?) -> [UInt8]? {
+        resource?.identity.body.map { Array($0.readableBytesView) }
+    }
+
+    @Test("beta's manifest, mirrors, head and versioned manifest are under /channels/beta/, with production's cache rules")
+    func channelRoutes() throws {
+        let p = try Published()
+        defer { p.fixture.cleanup() }
+        let site = try Self.loader(p.fixture.root).load(previous: nil)
+        #expect(site.channels.keys.sorted() == ["beta", "production"])
+        #expect(site.channelFailures.isEmpty)
+        let manifest = try #require(site.routes["/channels/beta/manifest.plist"])
+        #expect(Self.body(manifest) == p.beta)
+        let manifestCC = Manifest.defaultCacheHints["manifest"]!.cacheControl
+        #expect(manifest.identity.head200.getString(at: 0, length: manifest.identity.head200.readableBytes)?.contains("Cache-Control: \(manifestCC)\r\n") == true)
+        #expect(site.routes["/channels/beta/manifest.json"] != nil)
+        #expect(site.routes["/channels/beta/head.plist"] != nil)
+        let versioned = try #require(site.routes["/channels/beta/manifests/1.plist"])
+        #expect(Self.body(versioned) == p.beta)
+        #expect(versioned.identity.fields.contains { $0 == ("cache-control", Manifest.defaultCacheHints["object"]!.cacheControl) })
+        // Production's stay at the root, with its own bytes.
+        #expect(Self.body(site.routes["/manifest.plist"]) == p.production)
+        #expect(site.routes["/channels/production/manifest.plist"] == nil)
+        #expect(site.manifest.version == 1 && site.manifest.channel == nil)
+    }
+
+    @Test("every object of every channel and release is at /objects/; /content/ has production's defaults only")
+    func objects() throws {
+        let p = try Published()
+        defer { p.fixture.cleanup() }
+        let site = try Self.loader(p.fixture.root).load(previous: nil)
+        for entry in [p.shared, p.betaOnly, p.releaseOnly] {
+            let route = try #require(site.routes["/" + entry.objectPath], "\(entry.objectPath)")
+            #expect(Self.body(route) == (try FileIO.read(p.fixture.root + "/" + entry.objectPath)))
+            #expect(route.identity.etag == "\"\(entry.sha256)\"")
+        }
+        #expect(site.routes["/" + p.betaOnly.objectPath]?.gzip != nil)
+        #expect(Self.body(site.routes["/content/notes/shared.txt"]) == Array("shared by every channel\n".utf8))
+        #expect(site.routes["/content/notes/beta.txt"] == nil)
+    }
+
+    @Test("a beta that does not verify at start is left out and reported; production serves")
+    func brokenChannelAtStart() throws {
+        let p = try Published()
+        defer { p.fixture.cleanup() }
+        try FileManager.default.removeItem(atPath: p.fixture.root + "/" + p.releaseOnly.objectPath)
+        let site = try Self.loader(p.fixture.root).load(previous: nil)
+        #expect(site.channels.keys.sorted() == ["production"])
+        #expect(site.channelFailures.map(\.channel) == ["beta"])
+        #expect(site.channelFailures.first?.servingVersion == nil)
+        #expect(site.channelFailures.first?.error.contains("notes/shared.txt") == true)
+        #expect(site.routes["/channels/beta/manifest.plist"] == nil)
+        #expect(site.routes["/" + p.betaOnly.objectPath] == nil, "nothing of a refused channel is kept")
+        #expect(Self.body(site.routes["/manifest.plist"]) == p.production)
+    }
+
+    @Test("a broken beta publish keeps beta's previous version, its objects and its routes")
+    func brokenChannelOnReload() throws {
+        let p = try Published()
+        defer { p.fixture.cleanup() }
+        let loader = Self.loader(p.fixture.root)
+        let first = try loader.load(previous: nil)
+        let missing = try p.fixture.object("notes/gone.txt", "never on disk\n")
+        try FileManager.default.removeItem(atPath: p.fixture.root + "/" + missing.objectPath)
+        try p.fixture.publish(Fixture.manifest(2, channel: "beta", entries: [missing]), channel: "beta")
+        let site = try loader.load(previous: first)
+        #expect(site.channelFailures.map(\.channel) == ["beta"])
+        #expect(site.channelFailures.first?.servingVersion == 1)
+        #expect(site.channels["beta"]?.manifest.version == 1)
+        #expect(Self.body(site.routes["/channels/beta/manifest.plist"]) == p.beta)
+        #expect(site.routes["/" + p.releaseOnly.objectPath] != nil)
+        #expect(site.sameManifests(as: first))
+    }
+
+    @Test("a new beta version: the previous version's objects stay servable, its head follows")
+    func newChannelVersion() throws {
+        let p = try Published()
+        defer { p.fixture.cleanup() }
+        let loader = Self.loader(p.fixture.root)
+        let first = try loader.load(previous: nil)
+        let next = try p.fixture.object("notes/beta.txt", "beta, version 2\n")
+        let v2 = try p.fixture.publish(Fixture.manifest(2, channel: "beta", entries: [p.shared, next]), channel: "beta")
+        let site = try loader.load(previous: first)
+        #expect(site.channelFailures.isEmpty)
+        #expect(!site.sameManifests(as: first))
+        #expect(Self.body(site.routes["/channels/beta/manifest.plist"]) == v2)
+        #expect(site.routes["/" + next.objectPath] != nil)
+        #expect(site.routes["/" + p.releaseOnly.objectPath] != nil, "version 1's release object stays for one more version")
+        #expect(site.routes["/" + p.betaOnly.objectPath] != nil)
+        #expect(site.routes["/channels/beta/manifests/1.plist"] != nil && site.routes["/channels/beta/manifests/2.plist"] != nil)
+        #expect(site.objects[p.shared.sha256].map { $0.identity != nil } == true)
+        let third = try loader.load(previous: site)
+        #expect(third.routes["/" + p.releaseOnly.objectPath] == nil, "two versions on, it is gone")
+    }
+
+    @Test("a manifest in another channel's directory is refused: beta alone, production entirely")
+    func wrongChannel() throws {
+        let p = try Published()
+        defer { p.fixture.cleanup() }
+        try p.fixture.publish(Fixture.manifest(2, channel: "qa", entries: [p.shared]), channel: "beta")
+        let site = try Self.loader(p.fixture.root).load(previous: nil)
+        #expect(site.channelFailures.first?.error.contains("channel qa's manifest, published as beta's") == true)
+        try p.fixture.publish(Fixture.manifest(2, channel: "beta", entries: [p.shared]))
+        #expect(throws: SiteLoadError.self) { try Self.loader(p.fixture.root).load(previous: site) }
+    }
+
+    @Test("no production manifest: refused as before, even with channels")
+    func productionRequired() throws {
+        let p = try Published()
+        defer { p.fixture.cleanup() }
+        try FileManager.default.removeItem(atPath: p.fixture.root + "/manifest.plist")
+        #expect(throws: SiteLoadError.self) { try Self.loader(p.fixture.root).load(previous: nil) }
+    }
+
+    @Test("the reloader's stamp moves with a publish into any channel, a new channel and a removed one")
+    func stamp() throws {
+        let p = try Published()
+        defer { p.fixture.cleanup() }
+        let root = p.fixture.root
+        let first = PublishedStamp.read(root)
+        #expect(first.manifests.keys.sorted() == ["beta", "production"])
+        #expect(PublishedStamp.read(root) == first)
+        try p.fixture.publish(Fixture.manifest(2, channel: "beta", entries: [p.shared]), channel: "beta")
+        let second = PublishedStamp.read(root)
+        #expect(second != first && second.manifests["production"] == first.manifests["production"])
+        try p.fixture.publish(Fixture.manifest(1, channel: "qa", entries: [p.shared]), channel: "qa")
+        #expect(PublishedStamp.read(root).manifests.keys.sorted() == ["beta", "production", "qa"])
+        try FileManager.default.removeItem(atPath: root + "/channels/qa")
+        #expect(PublishedStamp.read(root) == second)
+    }
+}
+
+/// Reading a manifest fetch's channel from a request target's bytes, and the bounded table
+/// of per-channel counters.
+@Suite("Manifest fetch metrics")
+struct ManifestFetchTests {
+    /// The channel `target` fetches the manifest or head of, as text ("" for none).
+    static func channel(_ target: String, plain: Bool = false) -> String {
+        var target = target
+        return target.withUTF8 { raw in
+            let bytes = UnsafeRawBufferPointer(raw)
+            switch ManifestFetch.of(bytes, plainPath: plain) {
+            case nil: return ""
+            case .production: return "production"
+            case .channel(let r): return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[r]), as: UTF8.self)
+            }
+        }
+    }
+
+    @Test("paths of manifests and heads, by channel; anything else is none")
+    func paths() {
+        let cases: [(String, String)] = [
+            ("/manifest.plist", "production"), ("/head.plist", "production"), ("/manifest.plist?x=1", "production"),
+            ("/channels/beta/manifest.plist", "beta"), ("/channels/qa-2/head.plist", "qa-2"),
+            ("/channels/beta/manifest.plist#top", "beta"), ("http://edge.example/channels/beta/head.plist", "beta"),
+            ("https://edge.example/manifest.plist?v=3", "production"),
+            ("/manifest.json", ""), ("/manifest.plist.gz", ""), ("/keylist.plist", ""), ("/objects/ab.plist", ""),
+            ("/channels/manifest.plist", ""), ("/channels//manifest.plist", ""), ("/channels/Beta/manifest.plist", ""),
+            ("/channels/-x/manifest.plist", ""), ("/channels/a/b/manifest.plist", ""), ("/channels/production/manifest.plist", ""),
+            ("/channels/\(String(repeating: "a", count: 33))/manifest.plist", ""), ("/x/manifest.plist", ""),
+            ("/content/manifest.plist", ""), ("manifest.plist", ""), ("", ""), ("/", ""), ("/channels/beta/manifests/1.plist", ""),
+            ("/channels/beta/manifest.plist?q", "beta"), ("/channels/beta/manifest.plistx", ""), ("http://h", ""),
+        ]
+        for (target, expected) in cases {
+            #expect(Self.channel(target) == expected, "\(target)")
+        }
+        // A plain path is read as it stands (the origin's plain targets have no query).
+        #expect(Self.channel("/channels/beta/head.plist", plain: true) == "beta")
+        #expect(Self.channel("/manifest.plist?x", plain: true) == "")
+    }
+
+    @Test("a channel name on bytes is Channel.isValidName, production aside")
+    func names() {
+        for name in ["beta", "qa-2", "a", "0", "production", "Beta", "-a", "", "a_b", "a.b", "é", String(repeating: "z", count: 32), String(repeating: "z", count: 33)] {
+            var n = name
+            let onBytes = n.withUTF8 { ManifestFetch.isChannelName(UnsafeRawBufferPointer($0)) }
+            #expect(onBytes == (Channel.isValidName(name) && name != Channel.production), "\(name)")
+        }
+    }
+
+    @Test("the table holds at most its limit of names; a known name is found again")
+    func bounded() {
+        var table = BoundedNames<Int>(limit: 3)
+        var made = 0
+        func value(_ name: String) -> Int? {
+            var name = name
+            return name.withUTF8 { table.value(for: UnsafeRawBufferPointer($0)) { _ in made += 1; return made } }
+        }
+        #expect(value("beta") == 1 && value("qa") == 2 && value("beta") == 1)
+        #expect(value("c") == 3)
+        #expect(value("d") == nil && value("e") == nil)
+        #expect(value("qa") == 2 && table.count == 3 && made == 3)
+    }
+}
