@@ -161,7 +161,7 @@ let package = Package(
         // Shared by the test targets: the harness that finds and runs the built programs, the one
         // way to start an edge, the one raw HTTP client, Python test servers, a seeded random
         // generator.
-        .target(name: "FolioTestSupport", dependencies: ["FolioPublished", "FolioSupport"], path: "Tests/Support"),
+        .target(name: "FolioTestSupport", dependencies: ["FolioPublished", "FolioPlist", "FolioSupport"], path: "Tests/Support"),
         .testTarget(name: "FolioLibraryTests", dependencies: ["FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"]),
         .testTarget(
             name: "EdgeTests",

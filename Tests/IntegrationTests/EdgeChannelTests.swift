@@ -12,39 +12,21 @@ extension EdgeIntegration {
     struct EdgeChannelTests {
         /// A published root: objects by hash, production at the root, channels under `channels/`.
         struct Root {
-            let dir = Harness.tempDir("edge-channel")
+            let fixture = ChannelRootFixture()
+            var dir: String { fixture.root }
 
             /// Writes `text` as the object of `path` (and a gzip variant with `gzip`); returns its entry.
             func object(_ path: String, _ text: String, gzip: Bool = false) throws -> Manifest.Entry {
-                let bytes = Array(text.utf8)
-                var entry = Manifest.Entry(path: path, sha256: ContentHash.sha256Hex(bytes), size: bytes.count, gzipSize: nil, contentType: "text/plain")
-                try FileIO.makeDirectory(dir + "/objects")
-                try FileIO.writeAtomically(bytes, to: dir + "/" + entry.objectPath, sync: false)
-                if gzip {
-                    let gz = try Gzip.compress(bytes)
-                    entry.gzipSize = gz.count
-                    try FileIO.writeAtomically(gz, to: dir + "/" + entry.gzipObjectPath!, sync: false)
-                }
-                return entry
+                try fixture.object(path, text, gzip: gzip)
             }
 
             /// Publishes version `version` of `channel` as the builder does (versioned copy and
             /// head first, `manifest.plist` last, by rename); returns the manifest's bytes.
             @discardableResult
             func publish(_ version: Int, channel: String = Channel.production, _ entries: [Manifest.Entry], releases: [Release] = []) throws -> [UInt8] {
-                var m = Manifest(version: version, createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(version)), entries: entries)
-                m.channel = channel == Channel.production ? nil : channel
-                m.releases = releases
-                let bytes = BinaryPlist.encode(m.plist)
-                let channelDir = PublishedLayout.channelRoot(dir, channel)
-                try FileIO.makeDirectory(channelDir + "/manifests")
-                try FileIO.writeAtomically(bytes, to: channelDir + "/" + PublishedLayout.versionedManifest(version), sync: false)
-                let head = DeltaHead(
-                    version: version, sha256: ContentHash.sha256Hex(bytes), size: bytes.count, gzipSize: nil, deltaHistory: 0, deltasFrom: [],
-                    waypoint: nil)
-                try FileIO.writeAtomically(head.bytes, to: channelDir + "/head.plist", sync: false)
-                try FileIO.writeAtomically(bytes, to: channelDir + "/manifest.plist", sync: false)
-                return bytes
+                let m = ChannelRootFixture.manifest(
+                    version, channel: channel == Channel.production ? nil : channel, entries: entries, releases: releases)
+                return try fixture.publish(m, channel: channel)
             }
 
             /// The object file of `entry`.
