@@ -130,7 +130,7 @@ extension ReleaseCommand {
         @Option(help: "The channel to take the entries from.") var from: String
         @Option(help: "The channel to publish them into.") var to: String
         @Option(help: "Stage it: reach only this share of the target's installs, like 10 (percent).") var rollout: String?
-        @Option(help: "Reach only the apps that match (see folio-build --help); repeatable.") var target: [String] = []
+        @Option(help: "Reach only the apps that match, like platform=ios (see folio-build build --help); repeatable.") var target: [String] = []
         @OptionGroup var publish: ReleasePublishOptions
 
         func validate() throws {
