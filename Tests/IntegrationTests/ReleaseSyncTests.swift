@@ -124,6 +124,7 @@ struct ReleaseSyncTests {
         try Self.release(root, ["promote", "--from", "beta", "--to", "production"])
         let promoted = try await Self.sync(root, cache: cache, install: "install-0000000000000001")
         #expect(promoted.versionAfter == 2 && promoted.objectsFetched == 0, "every object is held from beta: \(promoted)")
+        #expect(promoted.method == "delta" && promoted.requests == 2, "a promote is a delta from production's version 1: \(promoted)")
         #expect(try Self.sonnet18(cache).contains("beta day"))
 
         // An edge serving beta's manifest as production's is refused.
