@@ -136,6 +136,7 @@ extension ReleaseCommand {
         func validate() throws {
             try validChannel(from, "--from")
             try validChannel(to, "--to")
+            _ = try PublishReleaseOptions.audience(rollout: rollout, target: target)
         }
 
         func run() throws {
@@ -152,7 +153,10 @@ extension ReleaseCommand {
         @Option(help: "The release (its id, the version that published it); needed when the channel has several.") var release: Int?
         @OptionGroup var publish: ReleasePublishOptions
 
-        func validate() throws { try validChannel(channel, "--channel") }
+        func validate() throws {
+            try validChannel(channel, "--channel")
+            _ = try PublishReleaseOptions.basisPoints(percent, "--percent")
+        }
 
         func run() throws {
             let bp = try PublishReleaseOptions.basisPoints(percent, "--percent")
