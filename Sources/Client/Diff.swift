@@ -13,6 +13,8 @@ struct DiffSide {
     var manifest: Manifest
     /// The signature, when the side is a signed manifest (not verified: diff compares).
     var signed: SignedManifest? = nil
+    /// The release applied (`+N`): the side is one install's view, with no releases to compare.
+    var appliedRelease: Int? = nil
     var load: (Manifest.Entry) async throws -> [UInt8]
 
     /// Resolves `spec`: a published directory, a manifest file, an edge URL, or `@N`, each
@@ -30,6 +32,7 @@ struct DiffSide {
                 exitCode: 2)
         }
         side.manifest = side.manifest.applying(release: release)
+        side.appliedRelease = release
         side.label += " release \(release)"
         return side
     }
@@ -207,7 +210,7 @@ struct ContentDiff {
         let new = Dictionary(uniqueKeysWithValues: b.manifest.entries.map { ($0.path, $0) })
         diff.added = b.manifest.entries.filter { old[$0.path] == nil }
         diff.removed = a.manifest.entries.filter { new[$0.path] == nil }
-        diff.releases = releaseChanges(a.manifest, b.manifest)
+        if a.appliedRelease == nil, b.appliedRelease == nil { diff.releases = releaseChanges(a.manifest, b.manifest) }
         for e in b.manifest.entries {
             guard let o = old[e.path], o != e else { continue }
             if o.sha256 == e.sha256 {

@@ -90,11 +90,12 @@ struct ReleaseSyncTests {
         let install = "install-for-delta-0001"
         _ = try await Self.sync(root, cache: cache, install: install, context: ReleaseContext(platform: "ios"))
         try root.replace(in: 18, "summer’s day", with: "targeted day")
-        try root.publish(["--target", "platform=ios"])
+        try root.publish(["--target", "platform=ios", "--critical"])
         let android = try await Self.sync(root, cache: root.dir + "/cache-android", install: install, context: ReleaseContext(platform: "android"))
-        #expect(android.release == nil && android.versionAfter == 2)
+        #expect(android.release == nil && android.versionAfter == 2 && !android.critical, "only the release is critical")
         let ios = try await Self.sync(root, cache: cache, install: install, context: ReleaseContext(platform: "ios"))
         #expect(ios.release == 2 && ios.result == .updated && ios.objectsPatched >= 1 && ios.objectsFetched == 0, "\(ios)")
+        #expect(ios.critical && ios.message.contains("critical: apply it at once"), "\(ios.message)")
         #expect(try Self.sonnet18(cache).contains("targeted day"))
 
         try Self.release(root, ["rollback", "--to", "1"])
@@ -135,5 +136,27 @@ struct ReleaseSyncTests {
         } catch let error as FolioError {
             #expect(error.message.contains("channel beta's, not production's"), "\(error.message)")
         }
+    }
+
+    @Test("folio diff compares channels (#NAME) and releases (+N), and reports releases added")
+    func diffChannelsAndReleases() throws {
+        let root = try ClientRoot.make("release-diff")
+        defer { root.cleanup() }
+        try root.replace(in: 18, "summer’s day", with: "beta day")
+        try root.publish(["--channel", "beta"])
+        try root.publish(["--rollout", "10"])
+        func diff(_ a: String, _ b: String) throws -> Harness.Output {
+            try ClientTest.folio(["diff", a, b], cache: root.dir + "/cache", edge: ClientTest.unreachableEdge)
+        }
+        let channels = try diff(root.root, root.root + "#beta")
+        #expect(channels.status == 1 && channels.stdout.contains("~ sonnets/018.plist") && channels.stdout.contains("beta day"), "\(channels.stdout)")
+        let release = try diff(root.root, root.root + "+2")
+        #expect(release.status == 1 && release.stdout.contains("beta day") && !release.stdout.contains("r release"), "\(release.stdout)")
+        let versions = try diff(root.root + "/manifests/1.plist", root.root + "/manifests/2.plist")
+        #expect(versions.status == 1 && versions.stdout.contains("r release 2: none → 10%"), "\(versions.stdout)")
+        let noChannel = try diff(root.root + "#nope", root.root)
+        #expect(noChannel.status == 2 && noChannel.stderr.contains("has no channel nope; it has production, beta"), "\(noChannel.stderr)")
+        let noRelease = try diff(root.root + "+9", root.root)
+        #expect(noRelease.status == 2 && noRelease.stderr.contains("has no release 9; it has 2"), "\(noRelease.stderr)")
     }
 }
