@@ -74,7 +74,7 @@ struct DiffSide {
         let manifestPath: String
         if isDir.boolValue {
             root = FileIO.lastComponent(of: FileIO.parent(of: spec)) == PublishedLayout.channels ? FileIO.parent(of: FileIO.parent(of: spec)) : spec
-            manifestPath = PublishedLayout.path(PublishedLayout.channelRoot(spec, channel), PublishedLayout.manifest)
+            manifestPath = PublishedLayout.channelManifest(spec, channel)
         } else {
             manifestPath = spec
             // The published directory holding the manifest ("." for a bare file name).

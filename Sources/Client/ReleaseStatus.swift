@@ -6,9 +6,7 @@ import Foundation
 /// `folio status`'s lines about channels and releases: the channel, the install's id and
 /// buckets, which release applies and why.
 enum ReleaseStatus {
-    typealias Held = (state: ContentCache.State, manifest: Manifest, published: Manifest)
-
-    static func describe(_ held: Held?, cache: ContentCache, profile: ReleaseProfile, json d: inout [String: PlistValue], lines: inout [String]) {
+    static func describe(_ held: ContentCache.Held?, cache: ContentCache, profile: ReleaseProfile, json d: inout [String: PlistValue], lines: inout [String]) {
         d["channel"] = .string(profile.channel)
         lines.append("channel:     \(profile.channel)")
         let installID = profile.installID ?? cache.existingInstallID()

@@ -129,7 +129,7 @@ package final class PublishSession {
     }
 
     /// The channel's `manifest.plist` and its bytes; nil for a first publish.
-    private static func readCurrent(_ dir: String) throws -> (Manifest?, [UInt8]?) {
+    static func readCurrent(_ dir: String) throws -> (Manifest?, [UInt8]?) {
         let path = PublishedLayout.path(dir, PublishedLayout.manifest)
         guard FileIO.exists(path) else { return (nil, nil) }
         do {

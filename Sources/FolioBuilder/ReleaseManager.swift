@@ -125,9 +125,8 @@ package struct ReleaseManager {
 
     /// A channel's current manifest.
     package static func currentManifest(_ root: String, _ channel: String) throws -> Manifest {
-        let path = PublishedLayout.path(PublishedLayout.channelRoot(root, channel), PublishedLayout.manifest)
-        guard FileIO.exists(path) else { throw noVersion(root, channel) }
-        do { return try Manifest(bytes: try FileIO.read(path)) } catch { throw BuildError("\(path) is unreadable: \(error)") }
+        guard let manifest = try PublishSession.readCurrent(PublishedLayout.channelRoot(root, channel)).0 else { throw noVersion(root, channel) }
+        return manifest
     }
 
     /// Every channel's version and releases, for people.

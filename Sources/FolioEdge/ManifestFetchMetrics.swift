@@ -1,3 +1,4 @@
+import FolioPublished
 import Foundation
 import Metrics
 import Synchronization
@@ -56,9 +57,7 @@ enum ManifestFetch: Equatable {
     /// `Channel.isValidName` on bytes (1 to 32 lowercase letters, digits and `-`, not first),
     /// and not `production` (the root's channel, never under `channels/`).
     static func isChannelName(_ name: UnsafeRawBufferPointer) -> Bool {
-        guard (1...32).contains(name.count), name[0] != UInt8(ascii: "-") else { return false }
-        guard name.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else { return false }
-        return !(name.count == 10 && matches(name, at: 0, "production"))
+        Channel.isValidName(bytes: name) && !(name.count == 10 && matches(name, at: 0, "production"))
     }
 }
 

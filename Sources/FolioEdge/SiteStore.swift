@@ -40,8 +40,7 @@ struct PublishedStamp: Equatable, Sendable {
     static func read(_ root: String) -> PublishedStamp {
         var manifests: [String: FileStamp] = [:]
         for channel in PublishedLayout.publishedChannels(root) {
-            let dir = PublishedLayout.channelRoot(root, channel)
-            manifests[channel] = FileStamp.read(PublishedLayout.path(dir, PublishedLayout.manifest))
+            manifests[channel] = FileStamp.read(PublishedLayout.channelManifest(root, channel))
         }
         return PublishedStamp(manifests: manifests)
     }

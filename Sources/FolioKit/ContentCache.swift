@@ -176,10 +176,13 @@ package struct ContentCache: Sendable {
         return try? FileIO.read(manifestPath(held.state.version, sha256: held.state.manifestSHA256))
     }
 
-    /// The current version of this cache's environment: its state, its manifest as this install
-    /// sees it (the release it took applied) and as published. Nil when there is none or it is
-    /// unusable.
-    package func current() -> (state: State, manifest: Manifest, published: Manifest)? {
+    /// A held version: its state, its manifest as this install sees it (the release it took
+    /// applied) and as published.
+    package typealias Held = (state: State, manifest: Manifest, published: Manifest)
+
+    /// The current version of this cache's environment (``Held``). Nil when there is none or it
+    /// is unusable.
+    package func current() -> Held? {
         guard let state = state(),
             let manifestBytes = try? FileIO.read(manifestPath(state.version, sha256: state.manifestSHA256)),
             ContentHash.sha256Hex(manifestBytes) == state.manifestSHA256,

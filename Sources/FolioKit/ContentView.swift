@@ -104,7 +104,6 @@ package struct ContentView: Sendable {
             settings.attempts = 1
             settings.timeout = .seconds(2)
             settings.waitForLock = false
-            settings.seed = base.trust == nil ? nil : seed?.manifest
             var report: SyncReport?
             do { report = try await Syncer(cache: cache, settings: settings).run() } catch let error as FolioError {
                 if error.isTrustFailure || error.code == .downgrade || error.code == .updateRequired { refusal = error }

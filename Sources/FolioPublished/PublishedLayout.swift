@@ -83,11 +83,16 @@ package enum PublishedLayout {
         channel == Channel.production ? root : "\(root)/\(channels)/\(channel)"
     }
 
+    /// A channel's current `manifest.plist` under a published root.
+    package static func channelManifest(_ root: String, _ channel: String) -> String {
+        path(channelRoot(root, channel), manifest)
+    }
+
     /// The channels a published root holds: `production` when it has a manifest, then the
     /// directories of `channels/` that have one, by name.
     package static func publishedChannels(_ root: String) -> [String] {
         let others = ((try? FileIO.list(path(root, channels))) ?? []).sorted().filter {
-            Channel.isValidName($0) && $0 != Channel.production && FileIO.exists("\(root)/\(channels)/\($0)/\(manifest)")
+            Channel.isValidName($0) && $0 != Channel.production && FileIO.exists(channelManifest(root, $0))
         }
         return (FileIO.exists(path(root, manifest)) ? [Channel.production] : []) + others
     }

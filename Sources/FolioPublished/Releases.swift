@@ -318,6 +318,12 @@ extension Manifest {
         return m
     }
 
+    /// The entries at `path` in the defaults and in every release (a binary search, then each
+    /// release's overlay).
+    package func entries(at path: String) -> [Entry] {
+        [entry(path)].compactMap { $0 } + releases.compactMap { r in r.entries.first { $0.path == path } }
+    }
+
     /// Every entry any release names: the defaults, then each release's (objects to keep and serve).
     package var allEntries: [Entry] { releases.isEmpty ? entries : entries + releases.flatMap(\.entries) }
 
@@ -331,9 +337,11 @@ package enum Channel {
     package static let production = "production"
 
     /// Lowercase letters, digits and `-`, 1 to 32, starting with a letter or digit.
-    package static func isValidName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard (1...32).contains(bytes.count), bytes[0] != 0x2D else { return false }
+    package static func isValidName(_ name: String) -> Bool { isValidName(bytes: name.utf8) }
+
+    /// The same rule on bytes (the edge reads names from request targets without a String).
+    package static func isValidName(bytes: some Collection<UInt8>) -> Bool {
+        guard (1...32).contains(bytes.count), bytes.first != 0x2D else { return false }
         return bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
     }
 

@@ -21,7 +21,7 @@ package struct SeedArchive: Sendable, Equatable {
     /// entries whose logical paths `include` accepts carry their objects.
     /// Another channel's seed (`channel`) holds that channel's manifest.
     package static func pack(root: String, channel: String = Channel.production, include: (String) -> Bool = { _ in true }) throws -> SeedArchive {
-        let manifestBytes = try FileIO.read(PublishedLayout.path(PublishedLayout.channelRoot(root, channel), PublishedLayout.manifest))
+        let manifestBytes = try FileIO.read(PublishedLayout.channelManifest(root, channel))
         let manifest = try Manifest(bytes: manifestBytes)
         var objects: [String: [UInt8]] = [:]
         for e in manifest.entries where objects[e.sha256] == nil && include(e.path) {

@@ -79,7 +79,7 @@ extension Syncer {
             for (entryPath, edit) in bundle.objects {
                 // The edit leads to the entry at its path of the defaults or of a release.
                 guard let old = manifest.entry(entryPath) else { continue }
-                let targets = next.allEntries.filter { $0.path == entryPath && $0.sha256 != old.sha256 && objects[$0.sha256] == nil }
+                let targets = next.entries(at: entryPath).filter { $0.sha256 != old.sha256 && objects[$0.sha256] == nil }
                 guard !targets.isEmpty else { continue }
                 guard let source = objects[old.sha256] ?? (try? cache.object(old)) else { continue }
                 if let result = try? DeltaBundle.apply(edit, to: source), let new = targets.first(where: { $0.matches(result) }) {

@@ -9,7 +9,7 @@ import Logging
 /// One sync's task owns it. It is handed to a blocking thread only while that task awaits the
 /// thread (`Blocking.run`), so it is never used from two threads at once: hence unchecked.
 final class SyncRun: @unchecked Sendable {
-    typealias Held = (state: ContentCache.State, manifest: Manifest, published: Manifest)
+    typealias Held = ContentCache.Held
 
     let start = ContinuousClock.now
     let counters = Syncer.Counters()
