@@ -27,8 +27,9 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "How often to check manifest.plist for a new version, in milliseconds.") var watchIntervalMs = 250
     @Flag(inversion: .prefixedNo, help: "Log every request (swift-log, to stderr).") var accessLog = true
     @Option(help: "Pull from this origin (http or https URL) through a cache instead of serving --root.") var origin: String?
-    @Option(help: "Keep the cache's entries in this directory too, so they survive a restart.") var cacheDir: String?
-    @Option(help: "Bytes the cache may hold (suffixes K, M, G; default: 1G).") var cacheSize: String?
+    @Option(help: "Keep the cache's entries on disk in this directory: a cache larger than memory, kept across restarts.") var cacheDir: String?
+    @Option(help: "Bytes the cache may hold: on disk with --cache-dir, else in memory (suffixes K, M, G; default: 1G).") var cacheSize: String?
+    @Option(help: "Bytes of the hot set kept in memory with --cache-dir (default: 256M, at most the cache size).") var memorySize: String?
     @Option(help: "A file holding the bearer token for PURGE and /.folio/ requests (without it they are disabled).") var purgeTokenFile: String?
     @Option(help: "A PEM file of certificate authorities to trust for an https origin (default: the system's).") var originCa: String?
     @Flag(help: "Send each authorized purge to the origin first: for a chain of tiers sharing one purge token.") var purgeOrigin = false
@@ -70,8 +71,11 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             }
             guard url.query == nil, url.fragment == nil else { throw ValidationError("--origin takes no query or fragment: '\(origin)'") }
             if let originCa, !FileIO.exists(originCa) { throw ValidationError("--origin-ca \(originCa) does not exist") }
-            if let cacheSize, Self.bytes(cacheSize) == nil {
-                throw ValidationError("--cache-size must be a byte count like 512M or 4G, got '\(cacheSize)'")
+            for (name, value) in [("--cache-size", cacheSize), ("--memory-size", memorySize)] {
+                if let value, Self.bytes(value) == nil { throw ValidationError("\(name) must be a byte count like 512M or 4G, got '\(value)'") }
+            }
+            if memorySize != nil, cacheDir == nil {
+                throw ValidationError("--memory-size bounds the hot set of a cache on disk: add --cache-dir DIR, or use --cache-size for a cache in memory")
             }
             return
         }
@@ -89,7 +93,8 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             ("--stale-while-revalidate", staleWhileRevalidate != nil), ("--stale-if-error", staleIfError != nil),
         ]
         let tier: [(String, Bool)] = [
-            ("--cache-dir", cacheDir != nil), ("--cache-size", cacheSize != nil), ("--purge-token-file", purgeTokenFile != nil),
+            ("--cache-dir", cacheDir != nil), ("--cache-size", cacheSize != nil), ("--memory-size", memorySize != nil),
+            ("--purge-token-file", purgeTokenFile != nil),
             ("--purge-origin", purgeOrigin), ("--origin-ca", originCa != nil), ("--maintenance-file", maintenanceFile != nil),
         ]
         if origin != nil, let (name, _) = site.first(where: \.1) {
@@ -153,6 +158,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             return .origin(OriginMode(root: publishedRoot, memoryBudget: memoryBudget ?? 256 << 20, manifestHintOverride: hints, trust: trust))
         }
         var tier = CacheTierMode(origin: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize ?? "1G") ?? 1 << 30)
+        tier.memorySize = memorySize.flatMap(Self.bytes)
         tier.purgeTokenFile = purgeTokenFile
         tier.maintenanceFile = maintenanceFile
         tier.purgeOrigin = purgeOrigin

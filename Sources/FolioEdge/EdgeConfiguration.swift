@@ -77,9 +77,12 @@ package struct OriginMode: Sendable {
 /// A pull-through RFC 9111 cache in front of an origin.
 package struct CacheTierMode: Sendable {
     package var origin: String
-    /// Where the cache keeps its entries across restarts (nil: memory only), and its size.
+    /// Where the cache keeps its entries on disk (nil: memory only), and its size: of the disk
+    /// with a directory, else of memory.
     package var cacheDirectory: String?
     package var cacheSize: Int
+    /// The hot set in memory with a directory (nil: 256 MiB, at most the cache size).
+    package var memorySize: Int?
     /// The file holding the bearer token for purge and maintenance (nil: both disabled), and a
     /// file whose existence turns maintenance on.
     package var purgeTokenFile: String?
@@ -90,6 +93,9 @@ package struct CacheTierMode: Sendable {
     package var originCA: String?
     /// Root keys a manifest must verify under before it is stored or forwarded (nil: any).
     package var trust: Trust?
+
+    /// Bytes in memory: the whole cache without a directory, else the hot set.
+    package var memoryLimit: Int { cacheDirectory == nil ? cacheSize : memorySize ?? min(cacheSize, 256 << 20) }
 
     package init(origin: String, cacheDirectory: String? = nil, cacheSize: Int = 1 << 30) {
         self.origin = origin

@@ -19,6 +19,11 @@ final class EdgeMetrics: Sendable {
     private let cacheResults: [String: Metrics.Counter]
     let cacheEntries: Metrics.Gauge
     let cacheBytes: Metrics.Gauge
+    /// The disk tier (`--cache-dir`): what it holds, entries read back, and files that failed.
+    let diskEntries: Metrics.Gauge
+    let diskBytes: Metrics.Gauge
+    let diskReads: Metrics.Gauge
+    let diskFailures: Metrics.Gauge
     /// Answered fetches of each channel's manifest or head (`folio_edge_manifest_requests_total{channel=…}`).
     let manifestFetches: ManifestFetchCounters
     private let totals = Atomic<Int>(0)
@@ -53,6 +58,10 @@ final class EdgeMetrics: Sendable {
         cacheResults = results
         cacheEntries = Metrics.Gauge(label: "folio_edge_cache_entries")
         cacheBytes = Metrics.Gauge(label: "folio_edge_cache_bytes")
+        diskEntries = Metrics.Gauge(label: "folio_edge_cache_disk_entries")
+        diskBytes = Metrics.Gauge(label: "folio_edge_cache_disk_bytes")
+        diskReads = Metrics.Gauge(label: "folio_edge_cache_disk_reads")
+        diskFailures = Metrics.Gauge(label: "folio_edge_cache_disk_failures")
         manifestFetches = ManifestFetchCounters()
     }
 

@@ -264,8 +264,8 @@ package enum Edge {
         }
 
         func cacheTier(_ mode: CacheTierMode) async throws {
-            let store = CacheStore(limit: mode.cacheSize, directory: mode.cacheDirectory)
-            do { try store.load() } catch {
+            let store = CacheStore(memoryLimit: mode.memoryLimit, directory: mode.cacheDirectory, diskLimit: mode.cacheSize)
+            do { try store.open() } catch {
                 throw EdgeStartupError("cannot use the cache directory \(mode.cacheDirectory ?? ""): \(error)")
             }
             let token = try mode.purgeTokenFile.map { path in

@@ -96,7 +96,13 @@ final class CacheAdmin: Sendable {
             return Self.json(.ok, ["maintenance": isMaintenance])
         case (.GET, "/.folio/status"):
             let usage = store.usage
-            return Self.json(.ok, ["entries": usage.entries, "bytes": usage.bytes, "maintenance": isMaintenance])
+            var status: [String: any Sendable] = ["entries": usage.entries, "bytes": usage.bytes, "maintenance": isMaintenance]
+            if let disk = store.diskUsage {
+                status["diskEntries"] = disk.entries
+                status["diskBytes"] = disk.bytes
+                status["diskReads"] = store.diskReads.load(ordering: .relaxed)
+            }
+            return Self.json(.ok, status)
         default:
             return Self.text(.notFound, "unknown admin request \(request.method) \(path); see folio-edge --help\n")
         }

@@ -1,111 +1,127 @@
 import Dispatch
-import FolioPlist
 import FolioSupport
 import Foundation
-import NIOCore
-import NIOHTTP1
 import Synchronization
 
-/// The cache's responses: every variant of every key in memory, least recently used evicted
-/// first once their bytes pass `limit`; with a directory, each entry is also a file there
-/// (written off the event loops, atomically), loaded again at start, so the cache survives a
-/// restart.
+/// The cache's responses, in two tiers. Memory holds a hot set of whole keys bounded by
+/// `memoryLimit`; with a directory every entry is also a checksummed file there, the disk
+/// bounded by `diskLimit`, and an index in memory says which. Both tiers evict by S3-FIFO. A
+/// lookup that misses memory reads the key's files, checks them, and brings them back into
+/// memory. Files are written off the event loops, whole and renamed into place; at start the
+/// index is rebuilt in the background while lookups probe the disk directly, so start-up does not
+/// grow with the cache.
 final class CacheStore: Sendable {
     private struct State {
-        /// Every key's variants, newest first.
-        var entries: [String: [StoredResponse]] = [:]
-        /// When each key was last used (a tick), for eviction by key.
-        var lastUsed: [String: UInt64] = [:]
-        var bytes = 0
-        var count = 0
-        var tick: UInt64 = 0
-
-        mutating func insert(_ r: StoredResponse) {
-            tick += 1
-            entries[r.key, default: []].insert(r, at: 0)
-            lastUsed[r.key] = tick
-            bytes += r.cost
-            count += 1
-        }
-
-        /// Removes the variants `matching` selects; returns them.
-        mutating func remove(_ key: String, where matching: (StoredResponse) -> Bool) -> [StoredResponse] {
-            guard var list = entries[key] else { return [] }
-            let removed = list.filter(matching)
-            guard !removed.isEmpty else { return [] }
-            list.removeAll(where: matching)
-            if list.isEmpty {
-                entries[key] = nil
-                lastUsed[key] = nil
-            } else {
-                entries[key] = list
-            }
-            for r in removed {
-                bytes -= r.cost
-                count -= 1
-            }
-            return removed
-        }
+        var memory: MemoryTier
+        var disk: DiskTier?
     }
 
-    private let state = Mutex(State())
-    let limit: Int
+    private enum Plan {
+        case done([StoredResponse])
+        case read([(DiskRecord, StoredResponse?)])
+        case probe
+    }
+
+    private let state: Mutex<State>
     let directory: String?
+    /// Counts of the disk tier: entries read back, and files that failed (torn, missing, or a
+    /// write the disk refused).
+    let diskReads = Atomic<Int>(0)
+    let diskFailures = Atomic<Int>(0)
     private let disk = DispatchQueue(label: "folio-edge.cache-disk")
+    private let indexing = DispatchGroup()
 
-    init(limit: Int, directory: String?) {
-        self.limit = limit
+    /// A cache of `memoryLimit` bytes in memory and, with a directory, `diskLimit` on disk.
+    init(memoryLimit: Int, directory: String? = nil, diskLimit: Int = 0) {
         self.directory = directory
+        state = Mutex(State(memory: MemoryTier(capacity: memoryLimit), disk: directory.map { _ in DiskTier(capacity: diskLimit) }))
     }
 
-    /// Bytes and entries held.
-    var usage: (bytes: Int, entries: Int) { state.withLock { ($0.bytes, $0.count) } }
+    /// Bytes and entries in memory.
+    var usage: (bytes: Int, entries: Int) { state.withLock { ($0.memory.bytes, $0.memory.count) } }
 
-    /// The variants stored for `key`, most recent first; the key is marked as used. (No copy:
-    /// the array is the store's own, shared until the next change.)
+    /// Bytes and entries on disk (nil without a directory).
+    var diskUsage: (bytes: Int, entries: Int)? { state.withLock { s in s.disk.map { ($0.bytes, $0.count) } } }
+
+    // MARK: - Lookups
+
+    /// The variants stored for `key`, most recent first; the key is marked as used. A memory
+    /// hit is the store's own array (no copy); a disk hit reads and checks the key's files.
     func variants(_ key: String) -> [StoredResponse] {
-        state.withLock { s in
-            guard let list = s.entries[key] else { return [] }
-            s.tick += 1
-            s.lastUsed[key] = s.tick
-            return list
+        let plan: Plan = state.withLock { s in
+            if let list = s.memory.lookup(key) {
+                s.disk?.hit(key)
+                return .done(list)
+            }
+            guard s.disk != nil else { return .done([]) }
+            if let records = s.disk!.lookup(key) { return .read(records.map { ($0, s.disk!.pending[$0.name]) }) }
+            return s.disk!.isIndexing ? .probe : .done([])
+        }
+        switch plan {
+        case .done(let list): return list
+        case .read(let items): return readBack(key, items)
+        case .probe: return probe(key)
         }
     }
 
-    /// Stores `response`, replacing the variant with the same selecting values; evicts the least
-    /// recently used keys past the limit. A response larger than the limit is not stored.
-    func store(_ response: StoredResponse) {
-        guard response.cost <= limit else { return }
-        var evicted: [StoredResponse] = []
-        let replaced: [StoredResponse] = state.withLock { s in
-            let replaced = s.remove(response.key) { $0.varyNames == response.varyNames && $0.varyValues == response.varyValues }
-            s.insert(response)
-            if s.bytes > limit { evicted = Self.evict(&s, downTo: limit - limit / 10, keeping: response.key) }
-            return replaced
+    /// Keys stored, for a purge by prefix.
+    func keys(prefix: String) -> [String] {
+        state.withLock { s in
+            var keys = Set(s.memory.entries.keys.filter { $0.hasPrefix(prefix) })
+            if let disk = s.disk { keys.formUnion(disk.variants.keys.filter { $0.hasPrefix(prefix) }) }
+            return Array(keys)
         }
-        guard let directory else { return }
-        let write = (Self.fileName(response), try? Self.encode(response))
-        let drop = (evicted + replaced).map(Self.fileName).filter { $0 != write.0 }
-        disk.async {
-            for name in drop { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
-            if let bytes = write.1 { try? FileIO.writeAtomically(bytes, to: directory + "/" + write.0, sync: false) }
+    }
+
+    // MARK: - Changes
+
+    /// Stores `response`, replacing the variant with the same selecting values, in memory when
+    /// it fits and on disk when there is one; evicts past the limits. A response larger than
+    /// both is not stored.
+    func store(_ response: StoredResponse) {
+        let encoded = directory != nil ? CacheEntryFile.encode(response) : nil
+        let deletes: [String]? = state.withLock { s in
+            let onDisk = encoded.map { $0.count <= s.disk!.capacity } ?? false
+            if response.cost <= s.memory.capacity {
+                _ = s.memory.insert(response)
+            } else {
+                _ = s.memory.remove(response.key) { $0.varyNames == response.varyNames && $0.varyValues == response.varyValues }
+            }
+            return onDisk ? s.disk!.insert(response, size: encoded!.count) : nil
+        }
+        guard let directory, let deletes, let encoded else { return }
+        let name = DiskTier.name(response)
+        disk.async { [self] in
+            for n in deletes { unlink(directory + "/" + n) }
+            let ok = write(encoded, name: name, in: directory)
+            if !ok { diskFailures.add(1, ordering: .relaxed) }
+            state.withLock { $0.disk!.written(name, response, ok: ok) }
         }
     }
 
     /// Removes every variant of `key` (invalidation, purge).
     func remove(_ key: String) {
-        removeFiles(state.withLock { $0.remove(key) { _ in true } })
+        let names = state.withLock { s in
+            _ = s.memory.remove(key) { _ in true }
+            return s.disk?.remove(key) ?? []
+        }
+        delete(names)
     }
 
-    /// Keys stored, for a purge by prefix.
-    func keys(prefix: String) -> [String] {
-        state.withLock { s in s.entries.keys.filter { $0.hasPrefix(prefix) } }
+    /// Removes one stored response if it is still there.
+    func remove(_ response: StoredResponse) {
+        let name = DiskTier.name(response)
+        let gone = state.withLock { s in
+            _ = s.memory.remove(response.key) { $0 === response }
+            return s.disk?.remove(response.key, name: name, responseTime: response.responseTime) ?? false
+        }
+        if gone { delete([name]) }
     }
 
     /// Removes (hard) or marks stale (soft) every variant of `key`; returns how many.
     @discardableResult
     func purge(_ key: String, soft: Bool) -> Int {
-        let list = state.withLock { $0.entries[key] ?? [] }
+        let list = variants(key)
         guard soft else {
             remove(key)
             return list.count
@@ -114,106 +130,107 @@ final class CacheStore: Sendable {
         return list.count
     }
 
-    /// Removes one stored response if it is still there.
-    func remove(_ response: StoredResponse) {
-        removeFiles(state.withLock { $0.remove(response.key) { $0 === response } })
-    }
-
-    private func removeFiles(_ responses: [StoredResponse]) {
-        guard let directory, !responses.isEmpty else { return }
-        let names = responses.map(Self.fileName)
-        disk.async {
-            for name in names { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
-        }
-    }
-
     /// Waits until every disk write queued so far is done (tests, shutdown).
     func flush() { disk.sync {} }
 
-    /// Drops whole keys, least recently used first, until the bytes are at most `target`.
-    private static func evict(_ s: inout State, downTo target: Int, keeping kept: String) -> [StoredResponse] {
-        var out: [StoredResponse] = []
-        for (key, _) in s.lastUsed.sorted(by: { $0.value < $1.value }) where s.bytes > target && key != kept {
-            out += s.remove(key) { _ in true }
+    /// Waits until the index of the disk tier is rebuilt (tests, benchmarks).
+    func waitUntilIndexed() { indexing.wait() }
+
+    // MARK: - Disk
+
+    /// Creates the directory if needed, and rebuilds the index from its files in the background.
+    func open() throws {
+        guard let directory else { return }
+        try FileIO.makeDirectory(directory)
+        guard access(directory, W_OK) == 0 else { throw FileError("write to", directory) }
+        indexing.enter()
+        DispatchQueue(label: "folio-edge.cache-index").async { [self] in
+            rebuildIndex(directory)
+            state.withLock { $0.disk?.finishIndexing() }
+            indexing.leave()
         }
-        return out
     }
 
-    // MARK: - On disk
-
-    /// One entry as a binary plist (FolioPlist's Codable encoder).
-    private struct DiskEntry: Codable {
-        var key: String
-        var status: Int
-        var reason: String
-        var headers: [[String]]
-        var body: Data
-        var requestTime: Double
-        var responseTime: Double
-        /// The selecting request fields (name, value) that were present.
-        var varyRequest: [[String]]
-        /// Soft-purged.
-        var stale: Bool?
-    }
-
-    static func fileName(_ r: StoredResponse) -> String {
-        var id = r.key
-        for (n, v) in zip(r.varyNames, r.varyValues) { id += "\n\(n): \(v ?? "\u{0}")" }
-        return ContentHash.sha256Hex(Array(id.utf8)) + ".entry"
-    }
-
-    private static func encode(_ r: StoredResponse) throws -> [UInt8] {
-        let entry = DiskEntry(
-            key: r.key, status: r.status, reason: r.reason, headers: r.headers.map { [$0.name, $0.value] },
-            body: Data(r.body.readableBytesView), requestTime: r.requestTime, responseTime: r.responseTime,
-            varyRequest: zip(r.varyNames, r.varyValues).compactMap { n, v in v.map { [n, $0] } }, stale: r.markedStale ? true : nil)
-        return try PlistEncoder().encode(entry)
-    }
-
-    private static func decode(_ bytes: [UInt8]) throws -> StoredResponse {
-        let e = try PlistDecoder().decode(DiskEntry.self, from: bytes)
-        var headers = HTTPHeaders()
-        for pair in e.headers where pair.count == 2 { headers.add(name: pair[0], value: pair[1]) }
-        var request = HTTPHeaders()
-        for pair in e.varyRequest where pair.count == 2 { request.add(name: pair[0], value: pair[1]) }
-        return StoredResponse(
-            key: e.key, status: e.status, reason: e.reason, headers: headers, body: ByteBuffer(bytes: e.body),
-            requestTime: e.requestTime, responseTime: e.responseTime, requestHeaders: request, markedStale: e.stale ?? false)
-    }
-
-    /// Loads the entries in the directory (creating it if needed), newest first, up to the
-    /// limit; files that do not decode are removed. Returns how many were loaded.
-    @discardableResult
-    func load() throws -> Int {
-        guard let directory else { return 0 }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var loaded: [StoredResponse] = []
-        for name in try FileIO.list(directory) where name.hasSuffix(".entry") {
-            let path = directory + "/" + name
-            if let bytes = try? FileIO.read(path), let r = try? Self.decode(bytes), Self.fileName(r) == name {
-                loaded.append(r)
+    /// The key's variants from their files (or the queue), into memory; a file that fails is
+    /// dropped from the index and deleted.
+    private func readBack(_ key: String, _ items: [(DiskRecord, StoredResponse?)]) -> [StoredResponse] {
+        guard let directory else { return [] }
+        var list: [StoredResponse] = []
+        var failed: [DiskRecord] = []
+        for (record, queued) in items {
+            if let queued {
+                list.append(queued)
+            } else if let (r, _) = Self.readEntry(directory, record.name, key: key) {
+                list.append(r)
             } else {
-                try? FileManager.default.removeItem(atPath: path)
+                failed.append(record)
             }
         }
-        // The newest are kept when the limit is smaller than what is on disk; they are inserted
-        // oldest first, so each key's newest variant ends up first and most recently used.
-        loaded.sort { $0.responseTime > $1.responseTime }
-        var kept: [StoredResponse] = []
-        var dropped: [StoredResponse] = []
-        var bytes = 0
-        for r in loaded {
-            if bytes + r.cost <= limit {
-                kept.append(r)
-                bytes += r.cost
-            } else {
-                dropped.append(r)
-            }
+        diskReads.add(list.count, ordering: .relaxed)
+        if !failed.isEmpty { diskFailures.add(failed.count, ordering: .relaxed) }
+        list.sort { $0.responseTime > $1.responseTime }
+        let dropped = state.withLock { s in
+            let dropped = failed.filter { s.disk?.remove(key, name: $0.name, responseTime: $0.responseTime) == true }.map(\.name)
+            if list.reduce(0, { $0 + $1.cost }) <= s.memory.capacity { _ = s.memory.adopt(key, list) }
+            return dropped
         }
-        state.withLock { s in
-            for r in kept.reversed() { s.insert(r) }
+        delete(dropped)
+        return list
+    }
+
+    /// While the index is rebuilt: the key's files, looked for by name.
+    private func probe(_ key: String) -> [StoredResponse] {
+        guard let directory else { return [] }
+        let hash = DiskTier.keyHash(key)
+        let shard = String(hash.prefix(2))
+        let names = (try? FileIO.list(directory + "/" + shard, prefix: hash)) ?? []
+        let found = names.filter { $0.hasSuffix(".entry") }.compactMap { name -> (DiskRecord, StoredResponse)? in
+            let full = shard + "/" + name
+            guard let (r, size) = Self.readEntry(directory, full, key: key) else { return nil }
+            return (DiskRecord(name: full, size: size, responseTime: r.responseTime), r)
         }
-        removeFiles(dropped)
-        return kept.count
+        guard !found.isEmpty else { return [] }
+        let evicted = state.withLock { s in found.flatMap { s.disk?.adopt(key, $0.0) ?? [] } }
+        delete(evicted)
+        return readBack(key, found.map { ($0.0, $0.1) })
+    }
+
+    /// The entry in file `name` if it is whole, for `key`, and named as its contents say.
+    private static func readEntry(_ directory: String, _ name: String, key: String) -> (StoredResponse, size: Int)? {
+        guard let (r, size) = try? CacheEntryFile.read(directory + "/" + name), r.key == key, DiskTier.name(r) == name else { return nil }
+        return (r, size)
+    }
+
+    /// Indexes the directory's entries and deletes its leftovers (those the index does not know
+    /// by then: a leftover's name may have been written again since).
+    private func rebuildIndex(_ directory: String) {
+        DiskIndexScan.run(
+            directory,
+            found: { key, record in delete(state.withLock { $0.disk?.adopt(key, record) ?? [] }) },
+            discard: { names in
+                guard !names.isEmpty else { return }
+                disk.async { [self] in
+                    let unknown = state.withLock { s in names.filter { !(s.disk?.isKnown($0) ?? false) } }
+                    for n in unknown { unlink(directory + "/" + n) }
+                }
+            })
+    }
+
+    private func write(_ bytes: [UInt8], name: String, in directory: String) -> Bool {
+        let shard = directory + "/" + name.prefix(2)
+        if !FileIO.exists(shard) { try? FileIO.makeDirectory(shard) }
+        do {
+            try FileIO.writeAtomically(bytes, to: directory + "/" + name, sync: false)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private func delete(_ names: [String]) {
+        guard let directory, !names.isEmpty else { return }
+        disk.async {
+            for n in names { unlink(directory + "/" + n) }
+        }
     }
 }

@@ -142,6 +142,18 @@ final class HTTPCache: Sendable {
         return [head, stored.body]
     }
 
+    /// What the store holds, into the metrics (at each scrape).
+    private func recordUsage() {
+        let usage = store.usage
+        metrics.cacheEntries.record(usage.entries)
+        metrics.cacheBytes.record(usage.bytes)
+        guard let disk = store.diskUsage else { return }
+        metrics.diskEntries.record(disk.entries)
+        metrics.diskBytes.record(disk.bytes)
+        metrics.diskReads.record(store.diskReads.load(ordering: .relaxed))
+        metrics.diskFailures.record(store.diskFailures.load(ordering: .relaxed))
+    }
+
     /// Answers one request. `joined` is set for a request that already waited for another's
     /// origin request to the same key, so that it never waits twice.
     func handle(_ request: ProxyRequest, on loop: any EventLoop, joined: Bool = false, role: ListenerRole = .all) -> EventLoopFuture<ProxyResponse> {
@@ -149,9 +161,7 @@ final class HTTPCache: Sendable {
         let key = request.target
         if request.method == .POST, request.target == "/.folio/notify" { return loop.makeSucceededFuture(notified(on: loop)) }
         if request.method == .GET, request.target == "/.folio/metrics" {
-            let usage = store.usage
-            metrics.cacheEntries.record(usage.entries)
-            metrics.cacheBytes.record(usage.bytes)
+            recordUsage()
             var r = CacheAdmin.text(.ok, "")
             r.headers.replaceOrAdd(name: "Content-Type", value: "text/plain; version=0.0.4")
             r.body = ByteBuffer(bytes: metrics.render())

@@ -1,0 +1,219 @@
+import FolioSupport
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One cached response as a file: a fixed header, the head (what the index needs, then the
+/// fields), then the body.
+///
+///     "FolioCE1"  magic and format version              8 bytes
+///     head length, body length (little-endian)           4 + 8 bytes
+///     CRC-32 of the head and the body                    4 bytes
+///     head: key, status, reason, request and response times, soft-purged,
+///           selecting request fields, response fields
+///     body
+///
+/// A file is written whole under a temporary name and renamed into place, so a reader sees an
+/// old entry or a new one; the checksum, checked on every read, catches what a crash or the disk
+/// tore anyway. A file that fails is a miss, never an answer.
+enum CacheEntryFile {
+    static let magic = Array("FolioCE1".utf8)
+    static let headerSize = 24
+    /// The head is read alone when the index is rebuilt; one longer than this is not a cache entry.
+    static let maxHeadSize = 1 << 20
+
+    /// What the index keeps of an entry, read from its head alone.
+    struct Head {
+        var key: String
+        var status: Int
+        var reason: String
+        var requestTime: Double
+        var responseTime: Double
+        var stale: Bool
+        var selecting: [(String, String)]
+        var fields: [(String, String)]
+        var bodyLength: Int
+    }
+
+    struct Corrupt: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    // MARK: - Writing
+
+    static func encode(_ r: StoredResponse) -> [UInt8] {
+        var head = Writer()
+        head.string(r.key)
+        head.int(r.status)
+        head.string(r.reason)
+        head.double(r.requestTime)
+        head.double(r.responseTime)
+        head.int(r.markedStale ? 1 : 0)
+        let selecting = zip(r.varyNames, r.varyValues).compactMap { n, v in v.map { (n, $0) } }
+        head.pairs(selecting)
+        head.pairs(r.headers.map { ($0.name, $0.value) })
+        let bodyLength = r.body.readableBytes
+        var out = magic
+        out.reserveCapacity(headerSize + head.bytes.count + bodyLength)
+        Writer.append(UInt32(head.bytes.count), to: &out)
+        Writer.append(UInt64(bodyLength), to: &out)
+        var crc = crc32(0, head.bytes)
+        r.body.withUnsafeReadableBytes { crc = crc32(crc, $0) }
+        Writer.append(crc, to: &out)
+        out += head.bytes
+        r.body.withUnsafeReadableBytes { out.append(contentsOf: $0) }
+        return out
+    }
+
+    // MARK: - Reading
+
+    /// The whole entry at `path`, checked against its checksum; throws when it is missing,
+    /// torn or not an entry.
+    static func read(_ path: String) throws -> (StoredResponse, size: Int) {
+        let buffer = try readFile(path)
+        let (head, headRange) = try parseHead(buffer)
+        guard buffer.readableBytes == headerSize + headRange.count + head.bodyLength else {
+            throw Corrupt("\(path): \(buffer.readableBytes) bytes, the header says \(headerSize + headRange.count + head.bodyLength)")
+        }
+        let stored = buffer.withUnsafeReadableBytes { raw in UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 20, as: UInt32.self)) }
+        let actual = buffer.withUnsafeReadableBytes { raw in crc32(0, UnsafeRawBufferPointer(rebasing: raw[headerSize...])) }
+        guard stored == actual else { throw Corrupt("\(path): checksum mismatch") }
+        let body = buffer.getSlice(at: buffer.readerIndex + headerSize + headRange.count, length: head.bodyLength) ?? ByteBuffer()
+        return (response(head, body: body), buffer.readableBytes)
+    }
+
+    /// The head of the entry at `path` and the file's size, reading only its first bytes (the
+    /// index at start-up); the body is checked when the entry is read.
+    static func readHead(_ path: String) throws -> (Head, size: Int) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Corrupt("\(path): cannot open") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Corrupt("\(path): cannot stat") }
+        var buffer = ByteBufferAllocator().buffer(capacity: 4096)
+        try readInto(&buffer, fd: fd, count: min(Int(st.st_size), 4096), path: path)
+        if let length = buffer.getInteger(at: 8, endianness: .little, as: UInt32.self), Int(length) + headerSize > buffer.readableBytes,
+            Int(length) <= maxHeadSize, Int(length) + headerSize <= Int(st.st_size)
+        {
+            try readInto(&buffer, fd: fd, count: Int(length) + headerSize - buffer.readableBytes, path: path)
+        }
+        let (head, range) = try parseHead(buffer)
+        guard Int(st.st_size) == headerSize + range.count + head.bodyLength else { throw Corrupt("\(path): truncated") }
+        return (head, Int(st.st_size))
+    }
+
+    static func response(_ head: Head, body: ByteBuffer) -> StoredResponse {
+        var headers = HTTPHeaders()
+        for (n, v) in head.fields { headers.add(name: n, value: v) }
+        var request = HTTPHeaders()
+        for (n, v) in head.selecting { request.add(name: n, value: v) }
+        return StoredResponse(
+            key: head.key, status: head.status, reason: head.reason, headers: headers, body: body,
+            requestTime: head.requestTime, responseTime: head.responseTime, requestHeaders: request, markedStale: head.stale)
+    }
+
+    private static func parseHead(_ buffer: ByteBuffer) throws -> (Head, Range<Int>) {
+        guard buffer.readableBytes >= headerSize, buffer.readableBytesView.prefix(8).elementsEqual(magic),
+            let headLength = buffer.getInteger(at: buffer.readerIndex + 8, endianness: .little, as: UInt32.self),
+            let bodyLength = buffer.getInteger(at: buffer.readerIndex + 12, endianness: .little, as: UInt64.self),
+            Int(headLength) <= maxHeadSize, bodyLength < UInt64(Int.max / 2),
+            buffer.readableBytes >= headerSize + Int(headLength)
+        else { throw Corrupt("not a cache entry, or a torn one") }
+        let range = headerSize..<(headerSize + Int(headLength))
+        var r = Reader(bytes: buffer.getSlice(at: buffer.readerIndex + range.lowerBound, length: range.count) ?? ByteBuffer())
+        let head = try Head(
+            key: r.string(), status: r.int(), reason: r.string(), requestTime: r.double(), responseTime: r.double(),
+            stale: r.int() != 0, selecting: r.pairs(), fields: r.pairs(), bodyLength: Int(bodyLength))
+        return (head, range)
+    }
+
+    // MARK: - Files
+
+    private static func readFile(_ path: String) throws -> ByteBuffer {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Corrupt("\(path): cannot open") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Corrupt("\(path): cannot stat") }
+        var buffer = ByteBufferAllocator().buffer(capacity: Int(st.st_size))
+        try readInto(&buffer, fd: fd, count: Int(st.st_size), path: path)
+        return buffer
+    }
+
+    /// Reads `count` bytes at the buffer's end offset in the file (its writer index).
+    private static func readInto(_ buffer: inout ByteBuffer, fd: Int32, count: Int, path: String) throws {
+        var left = count
+        while left > 0 {
+            let offset = buffer.writerIndex
+            let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: left) { raw in
+                max(0, pread(fd, raw.baseAddress, left, off_t(offset)))
+            }
+            guard n > 0 else { throw Corrupt("\(path): short read") }
+            left -= n
+        }
+    }
+
+    private static func crc32(_ crc: UInt32, _ bytes: [UInt8]) -> UInt32 {
+        bytes.withUnsafeBytes { crc32(crc, $0) }
+    }
+
+    private static func crc32(_ crc: UInt32, _ raw: UnsafeRawBufferPointer) -> UInt32 {
+        CRC32.update(crc, raw)
+    }
+
+    // MARK: - Encoding
+
+    private struct Writer {
+        var bytes: [UInt8] = []
+
+        static func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
+            withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+        }
+
+        mutating func int(_ value: Int) { Self.append(Int64(value), to: &bytes) }
+        mutating func double(_ value: Double) { Self.append(value.bitPattern, to: &bytes) }
+
+        mutating func string(_ value: String) {
+            let utf8 = Array(value.utf8)
+            Self.append(UInt32(utf8.count), to: &bytes)
+            bytes += utf8
+        }
+
+        mutating func pairs(_ list: [(String, String)]) {
+            Self.append(UInt32(list.count), to: &bytes)
+            for (n, v) in list {
+                string(n)
+                string(v)
+            }
+        }
+    }
+
+    private struct Reader {
+        var bytes: ByteBuffer
+
+        mutating func int() throws -> Int {
+            guard let v = bytes.readInteger(endianness: .little, as: Int64.self) else { throw Corrupt("short head") }
+            return Int(v)
+        }
+
+        mutating func double() throws -> Double {
+            guard let v = bytes.readInteger(endianness: .little, as: UInt64.self) else { throw Corrupt("short head") }
+            return Double(bitPattern: v)
+        }
+
+        mutating func string() throws -> String {
+            guard let n = bytes.readInteger(endianness: .little, as: UInt32.self), let s = bytes.readString(length: Int(n)) else {
+                throw Corrupt("short head")
+            }
+            return s
+        }
+
+        mutating func pairs() throws -> [(String, String)] {
+            guard let n = bytes.readInteger(endianness: .little, as: UInt32.self), Int(n) <= bytes.readableBytes / 8 else {
+                throw Corrupt("short head")
+            }
+            return try (0..<Int(n)).map { _ in (try string(), try string()) }
+        }
+    }
+}
