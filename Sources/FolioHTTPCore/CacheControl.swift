@@ -50,7 +50,7 @@ package struct CacheControl: Sendable, Equatable {
             case "no-cache": noCache = true
             case "private":
                 if let value, !value.isEmpty {
-                    privateFields += value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                    privateFields += value.split(separator: ",").map { HeaderText.trimmed($0).lowercased() }
                 } else {
                     isPrivate = true
                 }
@@ -129,7 +129,7 @@ package struct CacheControl: Sendable, Equatable {
                     chars = i < chars.endIndex ? chars[chars.index(after: i)...] : ""
                 } else {
                     let token = chars.prefix { $0 != "," }
-                    value = token.trimmingCharacters(in: .whitespaces)
+                    value = HeaderText.trimmed(token)
                     chars = chars.dropFirst(token.count)
                 }
             }
@@ -145,7 +145,7 @@ package struct CacheControl: Sendable, Equatable {
     /// The `Age` value: a non-negative integer (the first of several); nil when absent or invalid.
     package static func age(_ headers: HTTPHeaders) -> Int? {
         guard let first = headers["age"].first else { return nil }
-        let v = first.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let v = first.split(separator: ",").first.map { HeaderText.trimmed($0) } ?? ""
         return seconds(v, invalid: nil)
     }
 

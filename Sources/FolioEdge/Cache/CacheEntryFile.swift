@@ -9,8 +9,9 @@ import NIOHTTP1
 ///     "FolioCE1"  magic and format version              8 bytes
 ///     head length, body length (little-endian)           4 + 8 bytes
 ///     CRC-32 of the head and the body                    4 bytes
-///     head: key, status, reason, request and response times, soft-purged,
-///           selecting request fields, response fields
+///     head: key, status, reason, request and response times, soft-purged, the Vary names
+///           and the request's values for them, freshness lifetime and initial age, the
+///           response fields, and the prepared heads of a hit and of a 304
 ///     body
 ///
 /// A file is written whole under a temporary name and renamed into place, so a reader sees an
@@ -30,8 +31,8 @@ enum CacheEntryFile {
         var requestTime: Double
         var responseTime: Double
         var stale: Bool
-        var selecting: [(String, String)]
         var fields: [(String, String)]
+        var derived: StoredResponse.Derived
         var bodyLength: Int
     }
 
@@ -50,9 +51,18 @@ enum CacheEntryFile {
         head.double(r.requestTime)
         head.double(r.responseTime)
         head.int(r.markedStale ? 1 : 0)
-        let selecting = zip(r.varyNames, r.varyValues).compactMap { n, v in v.map { (n, $0) } }
-        head.pairs(selecting)
         head.pairs(r.headers.map { ($0.name, $0.value) })
+        head.strings(r.varyNames)
+        head.int(r.varyValues.count)
+        for v in r.varyValues {
+            head.int(v == nil ? 0 : 1)
+            head.string(v ?? "")
+        }
+        head.double(r.lifetime)
+        head.double(r.initialAge)
+        head.buffer(r.preparedHead)
+        head.int(r.prepared304 == nil ? 0 : 1)
+        head.buffer(r.prepared304 ?? ByteBuffer())
         let bodyLength = r.body.readableBytes
         var out = magic
         out.reserveCapacity(headerSize + head.bytes.count + bodyLength)
@@ -70,8 +80,13 @@ enum CacheEntryFile {
 
     /// The whole entry at `path`, checked against its checksum; throws when it is missing,
     /// torn or not an entry.
-    static func read(_ path: String) throws -> (StoredResponse, size: Int) {
-        let buffer = try readFile(path)
+    /// `relative` is opened in the directory `directoryFD` when there is one (no path walk
+    /// from the root); `expectedSize`, the index's, saves a stat.
+    static func read(_ path: String, relative: String? = nil, in directoryFD: Int32 = -1, expectedSize: Int? = nil) throws -> (StoredResponse, size: Int) {
+        let fd = directoryFD >= 0 && relative != nil ? openat(directoryFD, relative!, O_RDONLY | O_CLOEXEC) : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Corrupt("\(path): cannot open") }
+        defer { close(fd) }
+        let buffer = try expectedSize.map { try readUpTo(fd, $0 + 1, path: path) } ?? readFile(fd, path: path)
         let (head, headRange) = try parseHead(buffer)
         guard buffer.readableBytes == headerSize + headRange.count + head.bodyLength else {
             throw Corrupt("\(path): \(buffer.readableBytes) bytes, the header says \(headerSize + headRange.count + head.bodyLength)")
@@ -106,11 +121,9 @@ enum CacheEntryFile {
     static func response(_ head: Head, body: ByteBuffer) -> StoredResponse {
         var headers = HTTPHeaders()
         for (n, v) in head.fields { headers.add(name: n, value: v) }
-        var request = HTTPHeaders()
-        for (n, v) in head.selecting { request.add(name: n, value: v) }
         return StoredResponse(
-            key: head.key, status: head.status, reason: head.reason, headers: headers, body: body,
-            requestTime: head.requestTime, responseTime: head.responseTime, requestHeaders: request, markedStale: head.stale)
+            key: head.key, status: head.status, reason: head.reason, headers: headers, body: body, requestTime: head.requestTime,
+            responseTime: head.responseTime, markedStale: head.stale, derived: head.derived)
     }
 
     private static func parseHead(_ buffer: ByteBuffer) throws -> (Head, Range<Int>) {
@@ -124,16 +137,27 @@ enum CacheEntryFile {
         var r = Reader(bytes: buffer.getSlice(at: buffer.readerIndex + range.lowerBound, length: range.count) ?? ByteBuffer())
         let head = try Head(
             key: r.string(), status: r.int(), reason: r.string(), requestTime: r.double(), responseTime: r.double(),
-            stale: r.int() != 0, selecting: r.pairs(), fields: r.pairs(), bodyLength: Int(bodyLength))
+            stale: r.int() != 0, fields: r.pairs(), derived: r.derived(), bodyLength: Int(bodyLength))
         return (head, range)
     }
 
     // MARK: - Files
 
-    private static func readFile(_ path: String) throws -> ByteBuffer {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Corrupt("\(path): cannot open") }
-        defer { close(fd) }
+    /// The file's bytes, up to `limit` (one more than expected tells a longer file).
+    private static func readUpTo(_ fd: Int32, _ limit: Int, path: String) throws -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: limit)
+        while buffer.readableBytes < limit {
+            let offset = buffer.writerIndex
+            let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: limit - offset) { raw in
+                pread(fd, raw.baseAddress, limit - offset, off_t(offset))
+            }
+            guard n >= 0 else { throw Corrupt("\(path): cannot read") }
+            if n == 0 { break }
+        }
+        return buffer
+    }
+
+    private static func readFile(_ fd: Int32, path: String) throws -> ByteBuffer {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw Corrupt("\(path): cannot stat") }
         var buffer = ByteBufferAllocator().buffer(capacity: Int(st.st_size))
@@ -180,6 +204,16 @@ enum CacheEntryFile {
             bytes += utf8
         }
 
+        mutating func strings(_ list: [String]) {
+            Self.append(UInt32(list.count), to: &bytes)
+            for v in list { string(v) }
+        }
+
+        mutating func buffer(_ b: ByteBuffer) {
+            Self.append(UInt32(b.readableBytes), to: &bytes)
+            b.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
+        }
+
         mutating func pairs(_ list: [(String, String)]) {
             Self.append(UInt32(list.count), to: &bytes)
             for (n, v) in list {
@@ -207,6 +241,39 @@ enum CacheEntryFile {
                 throw Corrupt("short head")
             }
             return s
+        }
+
+        mutating func count() throws -> Int {
+            guard let n = bytes.readInteger(endianness: .little, as: UInt32.self), Int(n) <= bytes.readableBytes / 4 else {
+                throw Corrupt("short head")
+            }
+            return Int(n)
+        }
+
+        mutating func buffer() throws -> ByteBuffer {
+            guard let n = bytes.readInteger(endianness: .little, as: UInt32.self), let b = bytes.readSlice(length: Int(n)) else {
+                throw Corrupt("short head")
+            }
+            return b
+        }
+
+        mutating func derived() throws -> StoredResponse.Derived {
+            let names = try (0..<count()).map { _ in try string() }
+            let n = try int()
+            guard n == names.count else { throw Corrupt("vary values") }
+            let values: [String?] = try (0..<n).map { _ in
+                let present = try int() != 0
+                let v = try string()
+                return present ? v : nil
+            }
+            let lifetime = try double()
+            let initialAge = try double()
+            let head = try buffer()
+            let has304 = try int() != 0
+            let notModified = try buffer()
+            return StoredResponse.Derived(
+                varyNames: names, varyValues: values, lifetime: lifetime, initialAge: initialAge, preparedHead: head,
+                prepared304: has304 ? notModified : nil)
         }
 
         mutating func pairs() throws -> [(String, String)] {

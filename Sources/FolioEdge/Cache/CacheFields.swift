@@ -12,7 +12,7 @@ enum CacheFields {
     /// The field names a `Vary` lists, lowercased; `["*"]` when it varies on everything.
     static func vary(_ headers: HTTPHeaders) -> [String] {
         headers["vary"].flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .map { HeaderText.trimmed($0).lowercased() }
             .filter { !$0.isEmpty }
     }
 
@@ -20,7 +20,7 @@ enum CacheFields {
     /// asctime; seconds since 1970, or nil.
     static func date(_ text: String?) -> Int64? {
         guard let text else { return nil }
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = HeaderText.trimmed(text)
         if let d = HTTPDate.parse(HeaderValue(t)) { return d }
         // An IMF-fixdate in the wrong case (`thu, 18 AUG 2050 … gmt`) is still unambiguous.
         if t.utf8.count == 29 {
@@ -71,7 +71,7 @@ enum CacheFields {
     static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
         var named = hopByHop
         for line in headers["connection"] {
-            for n in line.split(separator: ",") { named.insert(n.trimmingCharacters(in: .whitespaces).lowercased()) }
+            for n in line.split(separator: ",") { named.insert(HeaderText.trimmed(n).lowercased()) }
         }
         var out = HTTPHeaders()
         for (name, value) in headers where !named.contains(name.lowercased()) { out.add(name: name, value: value) }

@@ -29,12 +29,19 @@ final class CacheStore: Sendable {
     let diskReads = Atomic<Int>(0)
     let diskFailures = Atomic<Int>(0)
     private let disk = DispatchQueue(label: "folio-edge.cache-disk")
+    /// The directory, open, for reads relative to it (-1 until `open`).
+    private let directoryFD = Atomic<Int32>(-1)
     private let indexing = DispatchGroup()
 
     /// A cache of `memoryLimit` bytes in memory and, with a directory, `diskLimit` on disk.
     init(memoryLimit: Int, directory: String? = nil, diskLimit: Int = 0) {
         self.directory = directory
         state = Mutex(State(memory: MemoryTier(capacity: memoryLimit), disk: directory.map { _ in DiskTier(capacity: diskLimit) }))
+    }
+
+    deinit {
+        let fd = directoryFD.load(ordering: .relaxed)
+        if fd >= 0 { close(fd) }
     }
 
     /// Bytes and entries in memory.
@@ -143,6 +150,7 @@ final class CacheStore: Sendable {
         guard let directory else { return }
         try FileIO.makeDirectory(directory)
         guard access(directory, W_OK) == 0 else { throw FileError("write to", directory) }
+        directoryFD.store(Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ordering: .relaxed)
         indexing.enter()
         DispatchQueue(label: "folio-edge.cache-index").async { [self] in
             rebuildIndex(directory)
@@ -160,7 +168,7 @@ final class CacheStore: Sendable {
         for (record, queued) in items {
             if let queued {
                 list.append(queued)
-            } else if let (r, _) = Self.readEntry(directory, record.name, key: key) {
+            } else if let (r, _) = readEntry(directory, record.name, key: key, size: record.size) {
                 list.append(r)
             } else {
                 failed.append(record)
@@ -186,18 +194,34 @@ final class CacheStore: Sendable {
         let names = (try? FileIO.list(directory + "/" + shard, prefix: hash)) ?? []
         let found = names.filter { $0.hasSuffix(".entry") }.compactMap { name -> (DiskRecord, StoredResponse)? in
             let full = shard + "/" + name
-            guard let (r, size) = Self.readEntry(directory, full, key: key) else { return nil }
+            guard let (r, size) = readEntry(directory, full, key: key, size: nil) else { return nil }
             return (DiskRecord(name: full, size: size, responseTime: r.responseTime), r)
         }
         guard !found.isEmpty else { return [] }
-        let evicted = state.withLock { s in found.flatMap { s.disk?.adopt(key, $0.0) ?? [] } }
-        delete(evicted)
-        return readBack(key, found.map { ($0.0, $0.1) })
+        var deletes: [String] = []
+        let kept = state.withLock { s in
+            found.filter { record, _ in
+                switch s.disk?.adopt(key, record) {
+                case .adopted(let evicted)?:
+                    deletes += evicted
+                    return true
+                case .removed?:
+                    deletes.append(record.name)
+                    return false
+                case .known?, nil: return true
+                }
+            }
+        }
+        delete(deletes)
+        return kept.isEmpty ? [] : readBack(key, kept.map { ($0.0, $0.1) })
     }
 
-    /// The entry in file `name` if it is whole, for `key`, and named as its contents say.
-    private static func readEntry(_ directory: String, _ name: String, key: String) -> (StoredResponse, size: Int)? {
-        guard let (r, size) = try? CacheEntryFile.read(directory + "/" + name), r.key == key, DiskTier.name(r) == name else { return nil }
+    /// The entry in file `name` if it is whole and for `key`. (Its variant is not checked
+    /// against the name: the request's fields select among variants whatever the file is called.)
+    private func readEntry(_ directory: String, _ name: String, key: String, size: Int?) -> (StoredResponse, size: Int)? {
+        let fd = directoryFD.load(ordering: .relaxed)
+        guard let (r, size) = try? CacheEntryFile.read(directory + "/" + name, relative: name, in: fd, expectedSize: size), r.key == key
+        else { return nil }
         return (r, size)
     }
 
@@ -206,7 +230,13 @@ final class CacheStore: Sendable {
     private func rebuildIndex(_ directory: String) {
         DiskIndexScan.run(
             directory,
-            found: { key, record in delete(state.withLock { $0.disk?.adopt(key, record) ?? [] }) },
+            found: { key, record in
+                switch state.withLock({ $0.disk?.adopt(key, record) }) {
+                case .adopted(let evicted)?: delete(evicted)
+                case .removed?: delete([record.name])
+                case .known?, nil: break
+                }
+            },
             discard: { names in
                 guard !names.isEmpty else { return }
                 disk.async { [self] in

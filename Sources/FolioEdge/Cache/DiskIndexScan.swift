@@ -1,6 +1,5 @@
 import FolioSupport
 import Foundation
-import NIOCore
 
 /// Rebuilds the disk tier's index from a cache directory's files, reading each entry's head
 /// only. Runs in the background at start; what it cannot use it hands back for deletion.
@@ -33,8 +32,7 @@ enum DiskIndexScan {
     /// The key and record of the entry at `relative`, when its head reads and names it so.
     private static func entry(_ directory: String, _ relative: String) -> (String, DiskRecord)? {
         guard let (head, size) = try? CacheEntryFile.readHead(directory + "/" + relative) else { return nil }
-        let r = CacheEntryFile.response(head, body: ByteBuffer())
-        guard DiskTier.name(r) == relative else { return nil }
+        guard DiskTier.name(key: head.key, varyNames: head.derived.varyNames, varyValues: head.derived.varyValues) == relative else { return nil }
         return (head.key, DiskRecord(name: relative, size: size, responseTime: head.responseTime))
     }
 }

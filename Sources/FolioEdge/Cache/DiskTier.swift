@@ -16,9 +16,20 @@ struct DiskTier {
     private var policy: S3FIFO<String>
     /// Responses queued for writing, by file name: read from here until their file is there.
     private(set) var pending: [String: StoredResponse] = [:]
-    /// While the index is rebuilt at start (nil after): names removed since, which the rebuild
-    /// must not bring back.
+    /// While the index is rebuilt at start (nil after): names and keys removed since, which the
+    /// rebuild must not bring back.
     private var removedWhileIndexing: Set<String>? = []
+    private var keysRemovedWhileIndexing: Set<String> = []
+
+    /// What became of a file the rebuild found.
+    enum Adoption {
+        /// Recorded; the files of the keys evicted for it.
+        case adopted(evicted: [String])
+        /// Already recorded (written or found since).
+        case known
+        /// Removed since the start: its file is to be deleted.
+        case removed
+    }
     private(set) var count = 0
 
     init(capacity: Int) { policy = S3FIFO(capacity: capacity) }
@@ -32,10 +43,12 @@ struct DiskTier {
     /// A key's file names start with its hash; each variant adds the hash of its selecting values.
     static func keyHash(_ key: String) -> String { String(ContentHash.sha256Hex(Array(key.utf8)).prefix(32)) }
 
-    static func name(_ r: StoredResponse) -> String {
+    static func name(_ r: StoredResponse) -> String { name(key: r.key, varyNames: r.varyNames, varyValues: r.varyValues) }
+
+    static func name(key: String, varyNames: [String], varyValues: [String?]) -> String {
         var id = ""
-        for (n, v) in zip(r.varyNames, r.varyValues) { id += "\(n): \(v ?? "\u{0}")\n" }
-        let keyHash = keyHash(r.key)
+        for (n, v) in zip(varyNames, varyValues) { id += "\(n): \(v ?? "\u{0}")\n" }
+        let keyHash = keyHash(key)
         return "\(keyHash.prefix(2))/\(keyHash).\(ContentHash.sha256Hex(Array(id.utf8)).prefix(16)).entry"
     }
 
@@ -54,6 +67,7 @@ struct DiskTier {
         let record = DiskRecord(name: Self.name(r), size: size, responseTime: r.responseTime)
         pending[record.name] = r
         removedWhileIndexing?.remove(record.name)
+        keysRemovedWhileIndexing.remove(r.key)
         return put(r.key, record)
     }
 
@@ -64,16 +78,16 @@ struct DiskTier {
         if !ok { _ = remove(r.key, name: name, responseTime: r.responseTime) }
     }
 
-    /// A file found by the index rebuild (or a probe): recorded unless known or removed since;
-    /// returns the files evicted, or nil when it was skipped.
-    mutating func adopt(_ key: String, _ record: DiskRecord) -> [String]? {
-        if removedWhileIndexing?.contains(record.name) == true { return nil }
-        if variants[key]?.contains(where: { $0.name == record.name }) == true { return nil }
-        return put(key, record)
+    /// A file found by the index rebuild (or a probe): recorded unless known or removed since.
+    mutating func adopt(_ key: String, _ record: DiskRecord) -> Adoption {
+        if removedWhileIndexing?.contains(record.name) == true || keysRemovedWhileIndexing.contains(key) { return .removed }
+        if variants[key]?.contains(where: { $0.name == record.name }) == true { return .known }
+        return .adopted(evicted: put(key, record))
     }
 
     /// Removes every variant of `key`; returns their files.
     mutating func remove(_ key: String) -> [String] {
+        if isIndexing, pending.values.allSatisfy({ $0.key != key }) { keysRemovedWhileIndexing.insert(key) }
         guard let list = variants.removeValue(forKey: key) else { return [] }
         policy.remove(key)
         count -= list.count
@@ -84,7 +98,10 @@ struct DiskTier {
 
     /// Removes the variant `name` of `key` if it is the one received at `responseTime` (nil: any).
     mutating func remove(_ key: String, name: String, responseTime: Double?) -> Bool {
-        guard var list = variants[key], let i = list.firstIndex(where: { $0.name == name }) else { return false }
+        guard var list = variants[key], let i = list.firstIndex(where: { $0.name == name }) else {
+            forget(name)
+            return false
+        }
         if let responseTime, list[i].responseTime != responseTime { return false }
         list.remove(at: i)
         forget(name)
@@ -92,7 +109,10 @@ struct DiskTier {
         return true
     }
 
-    mutating func finishIndexing() { removedWhileIndexing = nil }
+    mutating func finishIndexing() {
+        removedWhileIndexing = nil
+        keysRemovedWhileIndexing = []
+    }
 
     func isKnown(_ name: String) -> Bool { pending[name] != nil || variants.values.contains { $0.contains { $0.name == name } } }
 

@@ -40,11 +40,35 @@ final class StoredResponse: Sendable {
     /// Set by a soft purge: stale from then on, whatever its directives say.
     let markedStale: Bool
 
-    init(
+    /// What a response's fields decide once, kept with an entry on disk so that reading it back
+    /// parses nothing but its `Cache-Control`.
+    struct Derived {
+        var varyNames: [String]
+        var varyValues: [String?]
+        var lifetime: Double
+        var initialAge: Double
+        var preparedHead: ByteBuffer
+        var prepared304: ByteBuffer?
+    }
+
+    convenience init(
         key: String, status: Int, reason: String, headers: HTTPHeaders, body: ByteBuffer,
         requestTime: Double, responseTime: Double, requestHeaders: HTTPHeaders, markedStale: Bool = false
     ) {
-        self.markedStale = markedStale
+        let control = CachePolicy.control(headers)
+        let derived = Self.derive(
+            status: status, reason: reason, headers: headers, bodyLength: body.readableBytes, responseTime: responseTime,
+            requestTime: requestTime, requestHeaders: requestHeaders, control: control, markedStale: markedStale)
+        self.init(
+            key: key, status: status, reason: reason, headers: headers, body: body, requestTime: requestTime,
+            responseTime: responseTime, markedStale: markedStale, control: control, derived: derived)
+    }
+
+    /// An entry read back from disk with what was derived when it was stored.
+    init(
+        key: String, status: Int, reason: String, headers: HTTPHeaders, body: ByteBuffer, requestTime: Double,
+        responseTime: Double, markedStale: Bool, control: CacheControl? = nil, derived: Derived
+    ) {
         self.key = key
         self.status = status
         self.reason = reason
@@ -52,17 +76,14 @@ final class StoredResponse: Sendable {
         self.body = body
         self.requestTime = requestTime
         self.responseTime = responseTime
-        varyNames = CacheFields.vary(headers)
-        varyValues = varyNames.map { CacheFields.combined(requestHeaders, $0).map(Self.normalize) }
-        control = CachePolicy.control(headers)
-        lifetime = markedStale ? 0 : CachePolicy.freshnessLifetime(status: status, headers: headers, control: control, received: responseTime)
-        // Dates have whole seconds: the apparent age is counted in whole seconds too, or a
-        // response received 0.9 s into the second of its Date would start 0.9 s old.
-        let dateValue = CacheFields.date(headers.first(name: "date")).map(Double.init) ?? responseTime
-        let apparentAge = max(0, responseTime.rounded(.down) - dateValue)
-        let responseDelay = max(0, responseTime - requestTime)
-        let correctedAgeValue = Double(CacheControl.age(headers) ?? 0) + responseDelay
-        initialAge = max(apparentAge, correctedAgeValue)
+        self.markedStale = markedStale
+        self.control = control ?? CachePolicy.control(headers)
+        varyNames = derived.varyNames
+        varyValues = derived.varyValues
+        lifetime = derived.lifetime
+        initialAge = derived.initialAge
+        preparedHead = derived.preparedHead
+        prepared304 = derived.prepared304
         etag = headers.first(name: "etag")
         lastModified = headers.first(name: "last-modified")
         var served = HTTPHeaders()
@@ -70,25 +91,49 @@ final class StoredResponse: Sendable {
             served.add(name: name, value: value)
         }
         servedHeaders = served
+    }
+
+    var derived: Derived {
+        Derived(varyNames: varyNames, varyValues: varyValues, lifetime: lifetime, initialAge: initialAge, preparedHead: preparedHead, prepared304: prepared304)
+    }
+
+    private static func derive(
+        status: Int, reason: String, headers: HTTPHeaders, bodyLength: Int, responseTime: Double, requestTime: Double,
+        requestHeaders: HTTPHeaders, control: CacheControl, markedStale: Bool
+    ) -> Derived {
+        let varyNames = CacheFields.vary(headers)
+        let varyValues = varyNames.map { CacheFields.combined(requestHeaders, $0).map(Self.normalize) }
+        let lifetime = markedStale ? 0 : CachePolicy.freshnessLifetime(status: status, headers: headers, control: control, received: responseTime)
+        // Dates have whole seconds: the apparent age is counted in whole seconds too, or a
+        // response received 0.9 s into the second of its Date would start 0.9 s old.
+        let dateValue = CacheFields.date(headers.first(name: "date")).map(Double.init) ?? responseTime
+        let apparentAge = max(0, responseTime.rounded(.down) - dateValue)
+        let responseDelay = max(0, responseTime - requestTime)
+        let correctedAgeValue = Double(CacheControl.age(headers) ?? 0) + responseDelay
+        let (head, notModified) = prepared(status: status, reason: reason, headers: headers, bodyLength: bodyLength)
+        return Derived(
+            varyNames: varyNames, varyValues: varyValues, lifetime: lifetime, initialAge: max(apparentAge, correctedAgeValue),
+            preparedHead: head, prepared304: notModified)
+    }
+
+    /// A plain hit's head up to `Age`, and the same for a 304 when it is a 200 with an ETag.
+    private static func prepared(status: Int, reason: String, headers: HTTPHeaders, bodyLength: Int) -> (ByteBuffer, ByteBuffer?) {
+        let served = headers.filter { !($0.name.lowercased() == "age" || $0.name.lowercased() == "content-length") }
         var prepared = ByteBuffer()
         prepared.writeString("HTTP/1.1 \(status) \(reason)\r\n")
         for (name, value) in served where name.lowercased() != "connection" {
             prepared.writeString("\(name): \(value)\r\n")
         }
-        if status != 204, status != 304, status >= 200 { prepared.writeString("Content-Length: \(body.readableBytes)\r\n") }
+        if status != 204, status != 304, status >= 200 { prepared.writeString("Content-Length: \(bodyLength)\r\n") }
         prepared.writeString("Cache-Status: folio-edge; hit\r\n")
-        preparedHead = prepared
-        if status == 200, etag != nil {
-            var notModified = ByteBuffer()
-            notModified.writeString("HTTP/1.1 304 Not Modified\r\n")
-            for (name, value) in served where !CachePolicy.omittedFrom304.contains(name.lowercased()) {
-                notModified.writeString("\(name): \(value)\r\n")
-            }
-            notModified.writeString("Cache-Status: folio-edge; hit\r\n")
-            prepared304 = notModified
-        } else {
-            prepared304 = nil
+        guard status == 200, headers.first(name: "etag") != nil else { return (prepared, nil) }
+        var notModified = ByteBuffer()
+        notModified.writeString("HTTP/1.1 304 Not Modified\r\n")
+        for (name, value) in served where !CachePolicy.omittedFrom304.contains(name.lowercased()) {
+            notModified.writeString("\(name): \(value)\r\n")
         }
+        notModified.writeString("Cache-Status: folio-edge; hit\r\n")
+        return (prepared, notModified)
     }
 
     /// The same response, stale from now on (a soft purge).
