@@ -126,6 +126,8 @@ bench: bench-deps build publish
 	@python3 Benchmarks/delta-bench.py $(CONTENT) $(RELEASE)
 	@echo "== content kinds: folio-build vs Hugo on 10,000 Markdown posts and 10,000 JSON files =="
 	@python3 Benchmarks/content-bench.py $(RELEASE)
+	@echo "== scale: 100,000 objects and 5 GB of assets; a tier's disk (Benchmarks/scale-bench.py) =="
+	@python3 Benchmarks/scale-bench.py $(RELEASE)
 
 demo: publish
 	@BIN=$(RELEASE) PUBLIC=$(PUBLIC) scripts/demo.sh

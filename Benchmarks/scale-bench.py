@@ -6,7 +6,8 @@ Environment: SCALE_OBJECTS (objects in all, default 100000), SCALE_ASSET_BYTES (
              default 5G; suffixes K M G), SCALE_ASSET_SIZE (bytes per asset, default 2.5M),
              SCALE_SECONDS (each wrk run, default 10), SCALE_BENCH_DIR (default /tmp; the data,
              a published copy and a tier's cache need about 3x the asset bytes),
-             SCALE_BENCH_KEEP=1 keeps the directory.
+             SCALE_BENCH_KEEP=1 keeps the directory, SCALE_ROWS (default "s3,tier,disk": which
+             rows to run after the publish).
 
 Rows:
   1. publish: folio-build of the generated content (JSON records plus .jpg assets of random
@@ -39,6 +40,7 @@ OBJECTS = int(os.environ.get("SCALE_OBJECTS", "100000"))
 ASSET_BYTES = size(os.environ.get("SCALE_ASSET_BYTES", "5G"))
 ASSET_SIZE = size(os.environ.get("SCALE_ASSET_SIZE", "2.5M"))
 SECONDS = int(os.environ.get("SCALE_SECONDS", "10"))
+ROWS = set(os.environ.get("SCALE_ROWS", "s3,tier,disk").split(","))
 CPU = ["taskset", "-c", "0"] if os.cpu_count() and os.cpu_count() >= 2 and shutil.which("taskset") else []
 CLIENT_CPU = ["taskset", "-c", "1"] if CPU else []
 
@@ -199,7 +201,8 @@ def publish_rows(content, public, work):
     data = sum(s for _, s in objects)
     print(f"1. publish {len(objects)} objects ({records} records, {assets} assets), {data / 2**30:.2f} GiB: "
           f"folio-build {t:.1f} s, peak RSS {rss:.0f} MB")
-    s3_row(public, work)
+    if "s3" in ROWS:
+        s3_row(public, work)
     return objects, data
 
 
@@ -235,6 +238,10 @@ def s3_row(public, work):
 
 def tier_rows(public, objects, data, work):
     origin_port, tier_port = free_port(), free_port()
+    if "tier" not in ROWS:
+        if "disk" in ROWS:
+            disk_hits_row(public, objects, origin_port, work)
+        return
     edge = Server([RELEASE + "/folio-edge", "--root", public, "--port", str(origin_port), "--threads", "1", "--no-access-log"], origin_port, "origin")
     try:
         start_rss = edge.rss_mb()
@@ -252,7 +259,8 @@ def tier_rows(public, objects, data, work):
         startup_row(tier_args, tier_port, objects)
     finally:
         edge.stop()
-    disk_hits_row(public, objects, origin_port, work)
+    if "disk" in ROWS:
+        disk_hits_row(public, objects, origin_port, work)
 
 
 def zipf_row(tier, objects, memory, work):
