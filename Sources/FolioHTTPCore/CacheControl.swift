@@ -102,44 +102,60 @@ package struct CacheControl: Sendable, Equatable {
         }
     }
 
-    /// Splits `a, b=1, c="x, y"` into (name, value) pairs; quoted values are unquoted.
+    /// Splits `a, b=1, c="x, y"` into (name, value) pairs; quoted values are unquoted. (Over
+    /// UTF-8 bytes: every delimiter is ASCII.)
     package static func directives(_ text: String) -> [(String, String?)] {
-        var out: [(String, String?)] = []
-        var chars = Substring(text)
-        while !chars.isEmpty {
-            chars = chars.drop { $0 == " " || $0 == "\t" || $0 == "," }
-            guard !chars.isEmpty else { break }
-            let name = chars.prefix { $0 != "=" && $0 != "," && $0 != " " && $0 != "\t" }
-            chars = chars.dropFirst(name.count)
-            var value: String?
-            var valid = true
-            if chars.first == "=" {
-                // No whitespace around "=" (RFC 9111 §5.2): `max-age = 5` is not a max-age.
-                chars = chars.dropFirst()
-                if chars.first == " " || chars.first == "\t" { valid = false }
-                if chars.first == "\"" {
-                    var v = ""
-                    var i = chars.index(after: chars.startIndex)
-                    while i < chars.endIndex, chars[i] != "\"" {
-                        if chars[i] == "\\", chars.index(after: i) < chars.endIndex { i = chars.index(after: i) }
-                        v.append(chars[i])
-                        i = chars.index(after: i)
-                    }
-                    value = v
-                    chars = i < chars.endIndex ? chars[chars.index(after: i)...] : ""
-                } else {
-                    let token = chars.prefix { $0 != "," }
-                    value = HeaderText.trimmed(token)
-                    chars = chars.dropFirst(token.count)
+        var text = text
+        return text.withUTF8 { b in
+            var out: [(String, String?)] = []
+            var i = 0
+            while i < b.count {
+                while i < b.count, HeaderText.isSpace(b[i]) || b[i] == comma { i += 1 }
+                guard i < b.count else { break }
+                let nameStart = i
+                while i < b.count, b[i] != equals, b[i] != comma, !HeaderText.isSpace(b[i]) { i += 1 }
+                let nameEnd = i
+                var value: String?
+                var valid = true
+                if i < b.count, b[i] == equals {
+                    // No whitespace around "=" (RFC 9111 §5.2): `max-age = 5` is not a max-age.
+                    i += 1
+                    if i < b.count, HeaderText.isSpace(b[i]) { valid = false }
+                    value = i < b.count && b[i] == quote ? quoted(b, &i) : token(b, &i)
                 }
+                // Anything else up to the next comma makes the directive invalid: skip it.
+                let restStart = i
+                while i < b.count, b[i] != comma { i += 1 }
+                if !b[restStart..<i].allSatisfy(HeaderText.isSpace) { valid = false }
+                if nameEnd > nameStart, valid { out.append((String(decoding: b[nameStart..<nameEnd], as: UTF8.self), value)) }
             }
-            // Anything else up to the next comma makes the directive invalid: skip it.
-            let rest = chars.prefix { $0 != "," }
-            if !rest.allSatisfy({ $0 == " " || $0 == "\t" }) { valid = false }
-            chars = chars.dropFirst(rest.count)
-            if !name.isEmpty, valid { out.append((String(name), value)) }
+            return out
         }
-        return out
+    }
+
+    private static let comma = UInt8(ascii: ","), equals = UInt8(ascii: "="), quote = UInt8(ascii: "\"")
+
+    /// A quoted string from its opening quote at `i`, unescaped; `i` ends past the closing one.
+    private static func quoted(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> String {
+        var v: [UInt8] = []
+        i += 1
+        while i < b.count, b[i] != quote {
+            if b[i] == UInt8(ascii: "\\"), i + 1 < b.count { i += 1 }
+            v.append(b[i])
+            i += 1
+        }
+        if i < b.count { i += 1 }
+        return String(decoding: v, as: UTF8.self)
+    }
+
+    /// A token value up to the next comma, without surrounding whitespace.
+    private static func token(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> String {
+        var start = i
+        while i < b.count, b[i] != comma { i += 1 }
+        var end = i
+        while start < end, HeaderText.isSpace(b[start]) { start += 1 }
+        while end > start, HeaderText.isSpace(b[end - 1]) { end -= 1 }
+        return String(decoding: b[start..<end], as: UTF8.self)
     }
 
     /// The `Age` value: a non-negative integer (the first of several); nil when absent or invalid.
