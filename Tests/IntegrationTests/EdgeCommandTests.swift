@@ -19,6 +19,9 @@ struct EdgeCommandTests {
         (["--purge-origin"], "--purge-origin is for a cache tier"),
         (["--cache-size", "2G"], "--cache-size is for a cache tier"),
         (["--maintenance-file", "/tmp/m"], "--maintenance-file is for a cache tier"),
+        (["--memory-size", "64M"], "--memory-size is for a cache tier"),
+        (["--origin", "http://127.0.0.1:1", "--memory-size", "64M"], "--memory-size bounds the hot set of a cache on disk: add --cache-dir DIR"),
+        (["--origin", "http://127.0.0.1:1", "--cache-dir", "/tmp/x", "--memory-size", "lots"], "--memory-size must be a byte count like 512M or 4G, got 'lots'"),
     ])
     func refusesTheOtherModesOptions(args: [String], message: String) throws {
         let r = try Self.start(args)
