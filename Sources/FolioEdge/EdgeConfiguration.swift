@@ -74,9 +74,18 @@ package struct OriginMode: Sendable {
     }
 }
 
-/// A pull-through RFC 9111 cache in front of an origin.
+/// A pull-through RFC 9111 cache in front of one or more origins.
 package struct CacheTierMode: Sendable {
-    package var origin: String
+    /// The origins, the primary first (`--origin`, repeatable).
+    package var origins: [String]
+    /// The primary, or the first of those taken in turn.
+    package var origin: String { origins[0] }
+    /// All requests to the first origin up, or to each in turn (`--origin-policy`).
+    package var originPolicy = OriginPolicy.primary
+    /// How often each origin's manifest is checked, with several origins (`--health-interval-ms`).
+    package var healthInterval: Duration = .seconds(1)
+    /// How long one origin request may take before the next origin is tried (`--origin-timeout`).
+    package var originTimeout: Duration = .seconds(30)
     /// Where the cache keeps its entries across restarts (nil: memory only), and its size.
     package var cacheDirectory: String?
     package var cacheSize: Int
@@ -91,8 +100,9 @@ package struct CacheTierMode: Sendable {
     /// Root keys a manifest must verify under before it is stored or forwarded (nil: any).
     package var trust: Trust?
 
-    package init(origin: String, cacheDirectory: String? = nil, cacheSize: Int = 1 << 30) {
-        self.origin = origin
+    package init(origins: [String], cacheDirectory: String? = nil, cacheSize: Int = 1 << 30) {
+        precondition(!origins.isEmpty, "a cache tier needs an origin")
+        self.origins = origins
         self.cacheDirectory = cacheDirectory
         self.cacheSize = cacheSize
     }

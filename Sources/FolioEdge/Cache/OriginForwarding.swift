@@ -1,0 +1,161 @@
+import AsyncHTTPClient
+import FolioPublished
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Requests to the origins, through the pool: every origin-facing path of the cache (misses,
+/// revalidations, background refreshes, a manifest's objects, notify, purges) goes here.
+extension HTTPCache {
+    /// Sends the request to the origins in the pool's order until one answers (hop-by-hop fields
+    /// removed, redirects not followed, nothing decompressed), as nginx's `proxy_next_upstream
+    /// error timeout invalid_header http_502 http_503 http_504`: a GET or HEAD whose origin
+    /// fails (connection refused or reset, TLS, timeout, an answer that is not HTTP, an
+    /// untrusted manifest) or answers 502, 503 or 504 goes to the next origin; other methods
+    /// go to the first only. An answer `accepting` refuses (an older manifest) also moves on,
+    /// without counting against the origin. When every origin failed, the last answer (or the
+    /// last error) is the result. The answer carries the index of the origin that gave it.
+    func forward(
+        _ request: ProxyRequest, on loop: any EventLoop, preferring: Int? = nil,
+        accepting: (@Sendable (ProxyResponse) -> Bool)? = nil
+    ) -> EventLoopFuture<ProxyResponse> {
+        let order = pool.candidates(preferring: preferring)
+        let idempotent = request.method == .GET || request.method == .HEAD
+        return attempt(request, idempotent ? order[...] : order.prefix(1), on: loop, accepting: accepting, refused: nil)
+    }
+
+    /// Tries `order`'s first origin, then the rest as `forward` says.
+    private func attempt(
+        _ request: ProxyRequest, _ order: ArraySlice<Int>, on loop: any EventLoop,
+        accepting: (@Sendable (ProxyResponse) -> Bool)?, refused: ProxyResponse?
+    ) -> EventLoopFuture<ProxyResponse> {
+        guard let index = order.first else {
+            return refused.map { loop.makeSucceededFuture($0) } ?? loop.makeFailedFuture(HTTPClientError.connectTimeout)
+        }
+        let rest = order.dropFirst()
+        return forward(request, to: index, on: loop).flatMap { response in
+            if Self.nextUpstreamStatuses.contains(response.status.code) {
+                self.pool.failed(index)
+                guard !rest.isEmpty else { return loop.makeSucceededFuture(response) }
+                return self.attempt(request, rest, on: loop, accepting: accepting, refused: response)
+            }
+            if let accepting, !accepting(response), !rest.isEmpty {
+                return self.attempt(request, rest, on: loop, accepting: accepting, refused: refused ?? response)
+            }
+            return loop.makeSucceededFuture(response)
+        }.flatMapError { error in
+            self.pool.failed(index)
+            guard !rest.isEmpty else {
+                return refused.map { loop.makeSucceededFuture($0) } ?? loop.makeFailedFuture(error)
+            }
+            return self.attempt(request, rest, on: loop, accepting: accepting, refused: refused)
+        }
+    }
+
+    /// Answers that send a request on to the next origin (and count as failures).
+    static let nextUpstreamStatuses: Set<UInt> = [502, 503, 504]
+
+    /// Sends the request to one origin. A kept-alive origin connection can fail under a
+    /// request: the origin closed it as the request went out, or an earlier response left
+    /// bytes on it that this response's parse trips over. A GET or HEAD that fails so is sent
+    /// once more (on another connection) before the origin counts as failed.
+    func forward(_ request: ProxyRequest, to index: Int, on loop: any EventLoop) -> EventLoopFuture<ProxyResponse> {
+        let first = forwardOnce(request, to: index, on: loop)
+        guard request.method == .GET || request.method == .HEAD else { return first }
+        return first.flatMapError { error in
+            guard Self.isConnectionFailure(error) else { return loop.makeFailedFuture(error) }
+            return self.forwardOnce(request, to: index, on: loop)
+        }
+    }
+
+    static func isConnectionFailure(_ error: any Error) -> Bool {
+        if let e = error as? HTTPClientError, e == .remoteConnectionClosed { return true }
+        return error is HTTPParserError
+    }
+
+    private func forwardOnce(_ request: ProxyRequest, to index: Int, on loop: any EventLoop) -> EventLoopFuture<ProxyResponse> {
+        var headers = CacheFields.endToEnd(request.headers)
+        headers.remove(name: "host")
+        headers.remove(name: "content-length")
+        // NIOHTTP1 writes its .MSEARCH case as "MSEARCH" (swift-nio 2.8x): send the real name.
+        let method = request.method == .MSEARCH ? .RAW(value: "M-SEARCH") : request.method
+        let outgoing: HTTPClient.Request
+        do {
+            outgoing = try HTTPClient.Request(
+                url: pool.origins[index].base + request.target, method: method, headers: headers,
+                body: request.body.map { .byteBuffer($0) })
+        } catch {
+            return loop.makeFailedFuture(error)
+        }
+        pool.sent(index)
+        return client.execute(request: outgoing, eventLoop: .delegate(on: loop), deadline: .now() + timeout).flatMapThrowing { r in
+            var response = ProxyResponse(status: r.status, headers: CacheFields.endToEnd(r.headers), body: r.body)
+            response.origin = index
+            try self.checkTrust(response, request)
+            return response
+        }
+    }
+
+    /// An authorized purge, sent to every origin (each may be a tier holding its own copy, and
+    /// a backup that kept one would hand it back after a failover): each origin's status, or
+    /// nil for one that could not be reached, in the order of `--origin`.
+    func purgeOrigins(_ request: ProxyRequest, on loop: any EventLoop) -> EventLoopFuture<[UInt?]> {
+        let answers = pool.origins.indices.map { index in
+            forward(request, to: index, on: loop).map { Optional($0.status.code) }.recover { _ in nil }
+        }
+        return EventLoopFuture.whenAllSucceed(answers, on: loop)
+    }
+
+    /// With `--trust`, an origin's manifest (a 200 for `…/manifest.plist`) must verify before it
+    /// is stored or forwarded; one that does not fails like an origin error (a stale verified
+    /// copy may stand in, else 502).
+    func checkTrust(_ response: ProxyResponse, _ request: ProxyRequest) throws {
+        guard let trust, request.method == .GET, response.status == .ok else { return }
+        guard Self.isManifest(request.target) else { return }
+        let coding = response.headers.first(name: "content-encoding")
+        guard let bytes = Self.decoded(response.body.map { Array($0.readableBytesView) } ?? [], coding) else {
+            throw UntrustedOriginManifest(description: "a body in content coding \(coding ?? "identity") that does not decode")
+        }
+        do { _ = try trust.verify(bytes, now: Date(timeIntervalSince1970: clock())) } catch {
+            throw UntrustedOriginManifest(description: error.description)
+        }
+    }
+
+    /// Whether a request target names a Folio manifest (`…/manifest.plist`, any query).
+    static func isManifest(_ target: String) -> Bool {
+        let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
+        return path.hasSuffix("/" + PublishedLayout.manifest)
+    }
+}
+
+// MARK: - Origins at different versions
+
+extension HTTPCache {
+    /// The newest manifest version stored for `target` (any variant); nil when it is not a
+    /// manifest's URL or none is stored. After a failover, a backup that is behind must not
+    /// replace it with an older one.
+    func storedManifestVersion(_ target: String) -> Int? {
+        guard Self.isManifest(target) else { return nil }
+        return store.variants(target).compactMap { Self.manifestVersion(status: $0.status, headers: $0.headers, body: $0.body) }.max()
+    }
+
+    /// The version of the manifest a 200 carries; nil for anything else.
+    static func manifestVersion(status: Int, headers: HTTPHeaders, body: ByteBuffer?) -> Int? {
+        guard status == 200, let body else { return nil }
+        let bytes = decoded(Array(body.readableBytesView), headers.first(name: "content-encoding"))
+        return bytes.flatMap { try? Manifest(bytes: $0) }?.version
+    }
+
+    /// Whether `response` is a manifest older than version `floor`.
+    static func isOlder(_ response: ProxyResponse, than floor: Int?) -> Bool {
+        guard let floor, let version = manifestVersion(status: Int(response.status.code), headers: response.headers, body: response.body)
+        else { return false }
+        return version < floor
+    }
+
+    /// For `forward`: refuse a manifest older than the one stored (nil when none is).
+    func notOlder(than floor: Int?) -> (@Sendable (ProxyResponse) -> Bool)? {
+        guard let floor else { return nil }
+        return { !Self.isOlder($0, than: floor) }
+    }
+}
