@@ -14,15 +14,16 @@ wait_listening() { # file -> port
     sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$1"
 }
 
-start_origin() { # name -> port (its pid appended to pids)
+start_origin() { # name: a folio-edge on PUBLIC_DIR, its pid appended to pids
     "$edge" --root "$root" --port 0 --threads 1 --no-access-log > "$work/$1.out" 2> "$work/$1.err" &
     pids+=($!)
-    wait_listening "$work/$1.out"
 }
 
-primary_port=$(start_origin primary)
+start_origin primary
 primary_pid=${pids[-1]}
-backup_port=$(start_origin backup)
+start_origin backup
+primary_port=$(wait_listening "$work/primary.out")
+backup_port=$(wait_listening "$work/backup.out")
 "${server_cpu[@]}" "$edge" --origin "http://127.0.0.1:$primary_port" --origin "http://127.0.0.1:$backup_port" \
     --port 0 --threads 1 --no-access-log > "$work/tier.out" 2> "$work/tier.err" &
 pids+=($!)
@@ -41,7 +42,7 @@ LUA
 half=$(python3 -c "import re,sys; d=sys.argv[1]; v=float(re.sub('[a-z]+$','',d)); print(v*60/2 if d.endswith('m') else v/2)" "$duration")
 (sleep "$half"; kill -9 "$primary_pid") &
 out=$("${client_cpu[@]}" wrk -t1 -c"$conns" -d"$duration" --latency -s "$work/miss.lua" "http://127.0.0.1:$tier_port/")
-wait "$primary_pid" 2>/dev/null || true
+{ wait "$primary_pid"; } 2>/dev/null || true
 metrics=$(curl -s "http://127.0.0.1:$tier_port/.folio/metrics")
 
 requests=$(echo "$out" | awk '/requests in/ {print $1}')
