@@ -88,6 +88,10 @@ extension EdgeIntegration {
             let r = try RawHTTPConnection.fetch(port: tier.port, "/head.plist")
             #expect(try r.status == 200 && r.body == (try fixture.bytes("head.plist")), "\(r.status) \(r.headers)")
             #expect(Self.cacheStatus(r).contains(Self.named(origin.port)), "\(r.headers)")
+            // A POST goes on to the next origin only when it was never sent: here the first
+            // refused the connection, so the static host answers it (501, it takes no POST).
+            let post = try RawHTTPConnection.fetch(port: tier.port, "POST", "/head.plist")
+            #expect(post.status == 501 && Self.origin(post) == "127.0.0.1:\(origin.port)", "\(post.status) \(post.headers)")
         }
 
         /// What a bounded load through the tier saw: every status (0: no answer) and the origin

@@ -3,6 +3,7 @@ import FolioPublished
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// Requests to the origins, through the pool: every origin-facing path of the cache (misses,
 /// revalidations, background refreshes, a manifest's objects, notify, purges) goes here.
@@ -11,17 +12,17 @@ extension HTTPCache {
     /// removed, redirects not followed, nothing decompressed), as nginx's `proxy_next_upstream
     /// error timeout invalid_header http_502 http_503 http_504`: a GET or HEAD whose origin
     /// fails (connection refused or reset, TLS, timeout, an answer that is not HTTP, an
-    /// untrusted manifest) or answers 502, 503 or 504 goes to the next origin; other methods
-    /// go to the first only. An answer `accepting` refuses (an older manifest) also moves on,
-    /// without counting against the origin. When every origin failed, the last answer (or the
-    /// last error) is the result. The answer carries the index of the origin that gave it.
+    /// untrusted manifest) or answers 502, 503 or 504 goes to the next origin; another method
+    /// only when the request was never sent (the connection could not be made). A failure marks
+    /// the origin down; a 5xx answer does not (the origin is up and answering: for one URL, or
+    /// for a while, which its health checks tell). An answer `accepting` refuses (an older
+    /// manifest) also moves on. When every origin failed, the first 5xx answer, or else the
+    /// last error, is the result. The answer carries the index of the origin that gave it.
     func forward(
         _ request: ProxyRequest, on loop: any EventLoop, preferring: Int? = nil,
         accepting: (@Sendable (ProxyResponse) -> Bool)? = nil
     ) -> EventLoopFuture<ProxyResponse> {
-        let order = pool.candidates(preferring: preferring)
-        let idempotent = request.method == .GET || request.method == .HEAD
-        return attempt(request, idempotent ? order[...] : order.prefix(1), on: loop, accepting: accepting, refused: nil)
+        return attempt(request, pool.candidates(preferring: preferring)[...], on: loop, accepting: accepting, refused: nil)
     }
 
     /// Tries `order`'s first origin, then the rest as `forward` says.
@@ -32,12 +33,13 @@ extension HTTPCache {
         guard let index = order.first else {
             return refused.map { loop.makeSucceededFuture($0) } ?? loop.makeFailedFuture(HTTPClientError.connectTimeout)
         }
+        let idempotent = request.method == .GET || request.method == .HEAD
         let rest = order.dropFirst()
         return forward(request, to: index, on: loop).flatMap { response in
-            if Self.nextUpstreamStatuses.contains(response.status.code) {
-                self.pool.failed(index)
-                guard !rest.isEmpty else { return loop.makeSucceededFuture(response) }
-                return self.attempt(request, rest, on: loop, accepting: accepting, refused: response)
+            self.pool.answered(index)
+            if idempotent, Self.nextUpstreamStatuses.contains(response.status.code) {
+                guard !rest.isEmpty else { return loop.makeSucceededFuture(refused ?? response) }
+                return self.attempt(request, rest, on: loop, accepting: accepting, refused: refused ?? response)
             }
             if let accepting, !accepting(response), !rest.isEmpty {
                 return self.attempt(request, rest, on: loop, accepting: accepting, refused: refused ?? response)
@@ -45,7 +47,7 @@ extension HTTPCache {
             return loop.makeSucceededFuture(response)
         }.flatMapError { error in
             self.pool.failed(index)
-            guard !rest.isEmpty else {
+            guard !rest.isEmpty, idempotent || Self.isNotSent(error) else {
                 return refused.map { loop.makeSucceededFuture($0) } ?? loop.makeFailedFuture(error)
             }
             return self.attempt(request, rest, on: loop, accepting: accepting, refused: refused)
@@ -65,6 +67,18 @@ extension HTTPCache {
         return first.flatMapError { error in
             guard Self.isConnectionFailure(error) else { return loop.makeFailedFuture(error) }
             return self.forwardOnce(request, to: index, on: loop)
+        }
+    }
+
+    /// Whether the request never left: the connection to the origin could not be made.
+    static func isNotSent(_ error: any Error) -> Bool {
+        switch error {
+        case is NIOConnectionError: true
+        case let e as IOError: e.errnoCode == ECONNREFUSED
+        case let e as HTTPClientError: e == .connectTimeout
+        case let e as ChannelError:
+            if case .connectTimeout = e { true } else { false }
+        default: false
         }
     }
 

@@ -34,6 +34,8 @@ final class OriginPool: Sendable {
         /// The ETag and version of the origin's manifest at the last check that read one.
         var etag: String?
         var version: Int?
+        /// When it last answered a request or a check (seconds of uptime).
+        var lastGood: Double = 0
     }
     private let health: Mutex<[Health]>
     private let turn = Atomic<Int>(0)
@@ -57,16 +59,19 @@ final class OriginPool: Sendable {
     }
 
     /// The origins to try for one request, in order: those up (first in the list first, or
-    /// starting at the next in turn), `preferring` first when it is up, then those down.
+    /// starting at the next in turn), `preferring` first when it is up, then those down, the
+    /// one that answered last first.
     func candidates(preferring: Int? = nil) -> [Int] {
-        let up = health.withLock { h in h.indices.filter { h[$0].up } }
+        let (up, down) = health.withLock { h in
+            (h.indices.filter { h[$0].up }, h.indices.filter { !h[$0].up }.sorted { h[$0].lastGood > h[$1].lastGood })
+        }
         var order = up
         if policy == .roundRobin, up.count > 1 {
             let start = turn.wrappingAdd(1, ordering: .relaxed).oldValue % up.count
             order = Array(up[start...] + up[..<start])
         }
         if let preferring, let i = order.firstIndex(of: preferring) { order.insert(order.remove(at: i), at: 0) }
-        return order + origins.indices.filter { !up.contains($0) }
+        return order + down
     }
 
     func isUp(_ index: Int) -> Bool { health.withLock { $0[index].up } }
@@ -79,7 +84,16 @@ final class OriginPool: Sendable {
     /// A request was sent to the origin.
     func sent(_ index: Int) { counters[index].requests.increment() }
 
-    /// A request to the origin failed (connection, timeout, garbage, 502/503/504): it is down.
+    /// The origin answered a request (with any status).
+    func answered(_ index: Int) {
+        guard isFailover else { return }
+        let now = Self.uptime()
+        health.withLock { $0[index].lastGood = now }
+    }
+
+    static func uptime() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    /// A request to the origin failed (connection, timeout, garbage): it is down.
     func failed(_ index: Int) {
         counters[index].failures.increment()
         guard isFailover else { return }
@@ -97,6 +111,7 @@ final class OriginPool: Sendable {
         }
         let up = health.withLock { h in
             h[index].goodInRow += 1
+            h[index].lastGood = Self.uptime()
             if let etag { h[index].etag = etag }
             if let version { h[index].version = version }
             return h[index].up || h[index].goodInRow >= rise
