@@ -281,5 +281,55 @@ extension EdgeIntegration {
             let plain = try RawHTTPConnection.fetch(port: tier.port, "/manifest.plist")
             #expect((try? Manifest(bytes: plain.body).version) == newer, "\(plain.headers)")
         }
+
+        /// A static host of the directory in argv[1] whose objects come back with one byte changed.
+        static let corrupting = """
+            import http.server, os, sys
+            root = sys.argv[1]
+            class Handler(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    path = os.path.join(root, self.path.split("?")[0].lstrip("/"))
+                    if not os.path.isfile(path):
+                        self.send_error(404)
+                        return
+                    body = bytearray(open(path, "rb").read())
+                    if "/objects/" in self.path and body:
+                        body[-1] ^= 1
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.send_header("Cache-Control", "max-age=60")
+                    self.end_headers()
+                    self.wfile.write(bytes(body))
+                def log_message(self, *args):
+                    pass
+            serve(Handler)
+            """
+
+        @Test("an origin whose objects do not match their sha256: the next origin's are served; alone, 502")
+        func corruptObjects() async throws {
+            let fixture = try EdgeFixture.make("pool-corrupt")
+            defer { fixture.cleanup() }
+            let corrupt = try PythonServer.start(Self.corrupting, args: [fixture.root])
+            defer { corrupt.stop() }
+            let good = try EdgeProcess.start(root: fixture.root)
+            defer { good.stop() }
+            let ca = TestStack.current.isTLS ? ["--origin-ca", TestStack.pki.pki.ca] : []
+            let tier = try EdgeProcess.start(root: fixture.root, args: ["--origin", corrupt.url, "--origin", good.baseURL] + ca)
+            defer { tier.stop() }
+            let entry = try #require(try fixture.manifest().entry("sonnets/018.plist"))
+            // The manifest is no object: the first origin serves it as it is.
+            let manifest = try RawHTTPConnection.fetch(port: tier.port, "/manifest.plist")
+            #expect(try manifest.status == 200 && manifest.body == fixture.bytes("manifest.plist"))
+            #expect(Self.origin(manifest) == "127.0.0.1:\(corrupt.port)")
+            let object = try RawHTTPConnection.fetch(port: tier.port, "/\(entry.objectPath)?fresh")
+            #expect(try object.status == 200 && object.body == fixture.bytes(entry.objectPath), "\(object.headers)")
+            #expect(Self.origin(object) == "127.0.0.1:\(good.port)", "\(object.headers)")
+            #expect(try Self.originMetric(tier, "folio_edge_origin_failures_total", corrupt.port) ?? 0 >= 1)
+
+            let alone = try EdgeProcess.start(root: fixture.root, args: ["--origin", corrupt.url])
+            defer { alone.stop() }
+            let refused = try RawHTTPConnection.fetch(port: alone.port, "/\(entry.objectPath)")
+            #expect(refused.status == 502 && Self.cacheStatus(refused).contains("detail=corrupt-object"), "\(refused.headers)")
+        }
     }
 }

@@ -667,6 +667,13 @@ final class HTTPCache: Sendable {
             headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=untrusted-manifest")
             return ProxyResponse(status: .badGateway, headers: headers, body: ByteBuffer(string: "the origin's manifest does not verify: \(refused.description)\n"))
         }
+        if let corrupt = error as? CorruptOriginObject {
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+            headers.add(name: "Cache-Control", value: "no-store")
+            headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=corrupt-object")
+            return ProxyResponse(status: .badGateway, headers: headers, body: ByteBuffer(string: "\(corrupt.description)\n"))
+        }
         let timedOut = Self.isTimeout(error)
         let text = timedOut ? "the origin did not answer in time\n" : "the origin could not be reached\n"
         var headers = HTTPHeaders()

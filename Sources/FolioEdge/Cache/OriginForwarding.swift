@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FolioPublished
+import FolioSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -106,6 +107,7 @@ extension HTTPCache {
             var response = ProxyResponse(status: r.status, headers: CacheFields.endToEnd(r.headers), body: r.body)
             response.origin = index
             try self.checkTrust(response, request)
+            try Self.checkObject(response, request)
             return response
         }
     }
@@ -139,6 +141,38 @@ extension HTTPCache {
     static func isManifest(_ target: String) -> Bool {
         let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
         return path.hasSuffix("/" + PublishedLayout.manifest)
+    }
+}
+
+// MARK: - Objects that are not what their name says
+
+/// An origin's object (`…/objects/<sha256>.<ext>`) whose bytes do not have the hash it is named by.
+struct CorruptOriginObject: Error, CustomStringConvertible {
+    var description: String
+}
+
+extension HTTPCache {
+    /// A published object is named by the sha256 of its bytes: a 200 for one whose bytes (its
+    /// content coding decoded) hash otherwise fails like an origin error, so the next origin is
+    /// asked and nothing corrupt is stored or served.
+    static func checkObject(_ response: ProxyResponse, _ request: ProxyRequest) throws {
+        guard request.method == .GET, response.status == .ok, let expected = objectHash(request.target) else { return }
+        let coding = response.headers.first(name: "content-encoding")
+        let bytes = decoded(response.body.map { Array($0.readableBytesView) } ?? [], coding)
+        guard let bytes, ContentHash.sha256Hex(bytes) == expected else {
+            throw CorruptOriginObject(description: "\(request.target): the origin's bytes do not have the sha256 the name says")
+        }
+    }
+
+    /// The hash in a target `…/objects/<64 hex>.<ext>` (no `.gz`/`.br` file, any query); nil otherwise.
+    static func objectHash(_ target: String) -> String? {
+        let path = target.split(separator: "?", maxSplits: 1).first ?? Substring(target)
+        let parts = path.split(separator: "/")
+        guard parts.count >= 2, parts[parts.count - 2] == "objects" else { return nil }
+        let name = parts[parts.count - 1].split(separator: ".")
+        guard name.count == 2, name[0].utf8.count == 64, name[0].utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
+        else { return nil }
+        return String(name[0])
     }
 }
 
