@@ -266,6 +266,13 @@ extension EdgeIntegration {
             defer { backup.stop() }
             let tier = try EdgeProcess.start(root: fixture.root, args: ["--origin", primary.baseURL, "--origin", backup.baseURL])
             defer { tier.stop() }
+            // The checks read each origin's version.
+            for _ in 0..<100 {
+                if try Self.originMetric(tier, "folio_edge_origin_manifest_version", backup.port) == Double(older) { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(try Self.originMetric(tier, "folio_edge_origin_manifest_version", backup.port) == Double(older))
+            #expect(try Self.originMetric(tier, "folio_edge_origin_manifest_version", primary.port) == Double(newer))
             let first = try RawHTTPConnection.fetch(port: tier.port, "/manifest.plist")
             #expect(try Manifest(bytes: first.body).version == newer)
             #expect(Self.origin(first) == "127.0.0.1:\(primary.port)")

@@ -113,7 +113,10 @@ final class OriginPool: Sendable {
             h[index].goodInRow += 1
             h[index].lastGood = Self.uptime()
             if let etag { h[index].etag = etag }
-            if let version { h[index].version = version }
+            if let version {
+                h[index].version = version
+                counters[index].version.record(version)
+            }
             return h[index].up || h[index].goodInRow >= rise
         }
         setUp(index, up) { _ in }
@@ -135,9 +138,11 @@ package enum OriginPolicy: String, Sendable, CaseIterable {
     case roundRobin = "round-robin"
 }
 
-/// The metrics of one origin: `folio_edge_origin_up`, requests sent, failures, health checks.
+/// The metrics of one origin: `folio_edge_origin_up`, requests sent, failures, health checks,
+/// and the manifest version its last check read (a backup that is behind shows here).
 struct OriginCounters: Sendable {
     let up: Metrics.Gauge
+    let version: Metrics.Gauge
     let requests: Metrics.Counter
     let failures: Metrics.Counter
     let checks: Metrics.Counter
@@ -148,6 +153,7 @@ struct OriginCounters: Sendable {
         requests = Metrics.Counter(label: "folio_edge_origin_requests_total", dimensions: origin)
         failures = Metrics.Counter(label: "folio_edge_origin_failures_total", dimensions: origin)
         checks = Metrics.Counter(label: "folio_edge_origin_checks_total", dimensions: origin)
+        version = Metrics.Gauge(label: "folio_edge_origin_manifest_version", dimensions: origin)
         up.record(1)
     }
 }
