@@ -69,7 +69,9 @@ CONF
 }
 
 # One uncompressed object (requests carry no Accept-Encoding), a new query each time.
-object=objects/$(cd "$root/objects" && ls | grep -v '\.\(gz\|br\)$' | head -1)
+for f in "$root"/objects/*; do
+    case $f in *.gz | *.br) ;; *) object=objects/${f##*/} && break ;; esac
+done
 cat > "$work/miss.lua" <<LUA
 local n = 0
 request = function()
