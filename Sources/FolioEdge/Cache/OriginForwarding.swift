@@ -55,7 +55,7 @@ extension HTTPCache {
         }
     }
 
-    /// Answers that send a request on to the next origin (and count as failures).
+    /// Answers that send a GET or HEAD on to the next origin (they do not mark it down).
     static let nextUpstreamStatuses: Set<UInt> = [502, 503, 504]
 
     /// Sends the request to one origin. A kept-alive origin connection can fail under a

@@ -31,9 +31,8 @@ final class OriginPool: Sendable {
     private struct Health {
         var up = true
         var goodInRow = 0
-        /// The ETag and version of the origin's manifest at the last check that read one.
+        /// The ETag of the origin's manifest at the last check that read one.
         var etag: String?
-        var version: Int?
         /// When it last answered a request or a check (seconds of uptime).
         var lastGood: Double = 0
     }
@@ -74,8 +73,6 @@ final class OriginPool: Sendable {
         return order + down
     }
 
-    func isUp(_ index: Int) -> Bool { health.withLock { $0[index].up } }
-
     /// The manifest ETag of the last good check (sent as If-None-Match by the next).
     func checkedETag(_ index: Int) -> String? { health.withLock { $0[index].etag } }
 
@@ -113,13 +110,11 @@ final class OriginPool: Sendable {
             h[index].goodInRow += 1
             h[index].lastGood = Self.uptime()
             if let etag { h[index].etag = etag }
-            if let version {
-                h[index].version = version
-                counters[index].version.record(version)
-            }
-            return h[index].up || h[index].goodInRow >= rise
+            h[index].up = h[index].up || h[index].goodInRow >= rise
+            return h[index].up
         }
-        setUp(index, up) { _ in }
+        if let version { counters[index].version.record(version) }
+        counters[index].up.record(up ? 1 : 0)
     }
 
     private func setUp(_ index: Int, _ up: Bool, _ change: (inout Health) -> Void) {
