@@ -338,5 +338,52 @@ extension EdgeIntegration {
             let refused = try RawHTTPConnection.fetch(port: alone.port, "/\(entry.objectPath)")
             #expect(refused.status == 502 && Self.cacheStatus(refused).contains("detail=corrupt-object"), "\(refused.headers)")
         }
+
+        /// A static host of the directory in argv[1] that answers every other request with 503,
+        /// and every fourth with its connection closed before any answer.
+        static let flapping = """
+            import functools, http.server, itertools, sys
+            counter = itertools.count()
+            class Handler(http.server.SimpleHTTPRequestHandler):
+                def do_GET(self):
+                    n = next(counter)
+                    if n % 4 == 1:
+                        self.close_connection = True
+                        return
+                    if n % 2 == 1:
+                        self.send_error(503)
+                        return
+                    super().do_GET()
+                def log_message(self, *args):
+                    pass
+            serve(functools.partial(Handler, directory=sys.argv[1]))
+            """
+
+        @Test("an origin that flaps (503s, dropped connections): every answer is right, from it or the other")
+        func flapping() async throws {
+            let fixture = try EdgeFixture.make("pool-flap")
+            defer { fixture.cleanup() }
+            let flappy = try PythonServer.start(Self.flapping, args: [fixture.root])
+            defer { flappy.stop() }
+            let good = try EdgeProcess.start(root: fixture.root)
+            defer { good.stop() }
+            let ca = TestStack.current.isTLS ? ["--origin-ca", TestStack.pki.pki.ca] : []
+            let tier = try EdgeProcess.start(
+                root: fixture.root, args: ["--origin", flappy.url, "--origin", good.baseURL, "--health-interval-ms", "200"] + ca)
+            defer { tier.stop() }
+            let entries = try fixture.manifest().allEntries.prefix(30)
+            var named: Set<String> = []
+            for (n, entry) in entries.enumerated() {
+                let r = try RawHTTPConnection.fetch(port: tier.port, "/\(entry.objectPath)?flap=\(n)")
+                #expect(try r.status == 200 && r.body == fixture.bytes(entry.objectPath), "\(entry.objectPath): \(r.status) \(r.headers)")
+                named.insert(Self.origin(r))
+            }
+            #expect(named.isSubset(of: ["127.0.0.1:\(flappy.port)", "127.0.0.1:\(good.port)"]), "\(named)")
+            let sent = try Self.originMetric(tier, "folio_edge_origin_requests_total", flappy.port) ?? 0
+            let checks = try Self.originMetric(tier, "folio_edge_origin_checks_total", flappy.port) ?? 0
+            #expect(sent + checks >= 4, "the flapping origin saw \(sent) requests and \(checks) checks")
+            let manifest = try RawHTTPConnection.fetch(port: tier.port, "/manifest.plist", headers: [("Cache-Control", "no-cache")])
+            #expect(try manifest.status == 200 && manifest.body == fixture.bytes("manifest.plist"))
+        }
     }
 }
