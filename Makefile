@@ -117,6 +117,8 @@ bench: bench-deps build publish
 	@Benchmarks/tls-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 	@echo "== cache tier: folio-edge --origin vs nginx proxy_cache and Varnish, hits (wrk) =="
 	@Benchmarks/cache-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
+	@echo "== cache tier with two origins: the primary killed under load (wrk) =="
+	@Benchmarks/failover-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 	@echo "== client: folio sync vs curl (hyperfine) =="
 	@python3 Benchmarks/client-bench.py $(PUBLIC) $(RELEASE)
 	@python3 Benchmarks/catalog-bench.py $(PUBLIC) $(RELEASE)

@@ -26,13 +26,20 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "stale-if-error for the manifest (default: the manifest's hint).") var staleIfError: Int?
     @Option(help: "How often to check manifest.plist for a new version, in milliseconds.") var watchIntervalMs = 250
     @Flag(inversion: .prefixedNo, help: "Log every request (swift-log, to stderr).") var accessLog = true
-    @Option(help: "Pull from this origin (http or https URL) through a cache instead of serving --root.") var origin: String?
+    @Option(help: "Pull from this origin (http or https URL) through a cache instead of serving --root; repeatable: the first is the primary, the others its backups.")
+    var origin: [String] = []
+    @Option(help: ArgumentHelp("With several origins: send every request to the first one up (primary), or to each one up in turn (round-robin).", valueName: "primary|round-robin"))
+    var originPolicy: String?
+    @Option(help: "With several origins: how often to check each one's manifest.plist, in milliseconds (default: 1000).")
+    var healthIntervalMs: Int?
+    @Option(help: "Seconds one origin request may take before it fails (with several origins: goes to the next one) (default: 30).")
+    var originTimeout: Int?
     @Option(help: "Keep the cache's entries on disk in this directory: a cache larger than memory, kept across restarts.") var cacheDir: String?
     @Option(help: "Bytes the cache may hold: on disk with --cache-dir, else in memory (suffixes K, M, G; default: 1G).") var cacheSize: String?
     @Option(help: "Bytes of the hot set kept in memory with --cache-dir (default: 256M, at most the cache size).") var memorySize: String?
     @Option(help: "A file holding the bearer token for PURGE and /.folio/ requests (without it they are disabled).") var purgeTokenFile: String?
     @Option(help: "A PEM file of certificate authorities to trust for an https origin (default: the system's).") var originCa: String?
-    @Flag(help: "Send each authorized purge to the origin first: for a chain of tiers sharing one purge token.") var purgeOrigin = false
+    @Flag(help: "Send each authorized purge to every origin first: for a chain of tiers sharing one purge token.") var purgeOrigin = false
     @Option(help: "A root public key (.pub): serve or forward only manifests signed under a key list it signed; repeatable.")
     var trust: [String] = []
     @Option(help: "While this file exists, serve from the cache only (stale included) and answer misses 503.") var maintenanceFile: String?
@@ -65,11 +72,8 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         try validateTLS()
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard requestTimeout >= 1 else { throw ValidationError("--request-timeout must be at least 1 second") }
-        if let origin {
-            guard let url = URL(string: origin), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw ValidationError("--origin must be an http:// or https:// URL, got '\(origin)'")
-            }
-            guard url.query == nil, url.fragment == nil else { throw ValidationError("--origin takes no query or fragment: '\(origin)'") }
+        if !origin.isEmpty {
+            try validateOrigins()
             if let originCa, !FileIO.exists(originCa) { throw ValidationError("--origin-ca \(originCa) does not exist") }
             for (name, value) in [("--cache-size", cacheSize), ("--memory-size", memorySize)] {
                 if let value, Self.bytes(value) == nil { throw ValidationError("\(name) must be a byte count like 512M or 4G, got '\(value)'") }
@@ -86,6 +90,21 @@ struct FolioEdgeCommand: AsyncParsableCommand {
 
     var publishedRoot: String { root ?? "public" }
 
+    /// Each `--origin` an http(s) URL without query; the pool's options in range.
+    func validateOrigins() throws {
+        for origin in origin {
+            guard let url = URL(string: origin), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--origin must be an http:// or https:// URL, got '\(origin)'")
+            }
+            guard url.query == nil, url.fragment == nil else { throw ValidationError("--origin takes no query or fragment: '\(origin)'") }
+        }
+        if let originPolicy, OriginPolicy(rawValue: originPolicy) == nil {
+            throw ValidationError("--origin-policy is primary or round-robin, got '\(originPolicy)'")
+        }
+        if let healthIntervalMs, healthIntervalMs < 100 { throw ValidationError("--health-interval-ms must be at least 100") }
+        if let originTimeout, originTimeout < 1 { throw ValidationError("--origin-timeout must be at least 1 second") }
+    }
+
     /// Each mode's own options are refused in the other, by name.
     func validateMode() throws {
         let site: [(String, Bool)] = [
@@ -96,11 +115,12 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             ("--cache-dir", cacheDir != nil), ("--cache-size", cacheSize != nil), ("--memory-size", memorySize != nil),
             ("--purge-token-file", purgeTokenFile != nil),
             ("--purge-origin", purgeOrigin), ("--origin-ca", originCa != nil), ("--maintenance-file", maintenanceFile != nil),
+            ("--origin-policy", originPolicy != nil), ("--health-interval-ms", healthIntervalMs != nil), ("--origin-timeout", originTimeout != nil),
         ]
-        if origin != nil, let (name, _) = site.first(where: \.1) {
+        if !origin.isEmpty, let (name, _) = site.first(where: \.1) {
             throw ValidationError("\(name) is for serving a published directory; a cache tier (--origin) takes its content and lifetimes from the origin: remove \(name)")
         }
-        if origin == nil, let (name, _) = tier.first(where: \.1) {
+        if origin.isEmpty, let (name, _) = tier.first(where: \.1) {
             throw ValidationError("\(name) is for a cache tier: add --origin URL, or remove \(name)")
         }
     }
@@ -153,17 +173,20 @@ struct FolioEdgeCommand: AsyncParsableCommand {
 
     /// The mode the options ask for: a cache tier with `--origin`, else the published directory.
     func mode(trust: Trust?) -> EdgeMode {
-        guard let origin else {
+        guard !origin.isEmpty else {
             let hints = CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
             return .origin(OriginMode(root: publishedRoot, memoryBudget: memoryBudget ?? 256 << 20, manifestHintOverride: hints, trust: trust))
         }
-        var tier = CacheTierMode(origin: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize ?? "1G") ?? 1 << 30)
+        var tier = CacheTierMode(origins: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize ?? "1G") ?? 1 << 30)
         tier.memorySize = memorySize.flatMap(Self.bytes)
         tier.purgeTokenFile = purgeTokenFile
         tier.maintenanceFile = maintenanceFile
         tier.purgeOrigin = purgeOrigin
         tier.originCA = originCa
         tier.trust = trust
+        tier.originPolicy = originPolicy.flatMap(OriginPolicy.init(rawValue:)) ?? .primary
+        tier.healthInterval = .milliseconds(healthIntervalMs ?? 1000)
+        tier.originTimeout = .seconds(originTimeout ?? 30)
         return .cacheTier(tier)
     }
 

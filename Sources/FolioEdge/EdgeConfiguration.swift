@@ -74,9 +74,18 @@ package struct OriginMode: Sendable {
     }
 }
 
-/// A pull-through RFC 9111 cache in front of an origin.
+/// A pull-through RFC 9111 cache in front of one or more origins.
 package struct CacheTierMode: Sendable {
-    package var origin: String
+    /// The origins, the primary first (`--origin`, repeatable).
+    package var origins: [String]
+    /// The primary, or the first of those taken in turn.
+    package var origin: String { origins[0] }
+    /// All requests to the first origin up, or to each in turn (`--origin-policy`).
+    package var originPolicy = OriginPolicy.primary
+    /// How often each origin's manifest is checked, with several origins (`--health-interval-ms`).
+    package var healthInterval: Duration = .seconds(1)
+    /// How long one origin request may take before the next origin is tried (`--origin-timeout`).
+    package var originTimeout: Duration = .seconds(30)
     /// Where the cache keeps its entries on disk (nil: memory only), and its size: of the disk
     /// with a directory, else of memory.
     package var cacheDirectory: String?
@@ -97,8 +106,9 @@ package struct CacheTierMode: Sendable {
     /// Bytes in memory: the whole cache without a directory, else the hot set.
     package var memoryLimit: Int { cacheDirectory == nil ? cacheSize : memorySize ?? min(cacheSize, 256 << 20) }
 
-    package init(origin: String, cacheDirectory: String? = nil, cacheSize: Int = 1 << 30) {
-        self.origin = origin
+    package init(origins: [String], cacheDirectory: String? = nil, cacheSize: Int = 1 << 30) {
+        precondition(!origins.isEmpty, "a cache tier needs an origin")
+        self.origins = origins
         self.cacheDirectory = cacheDirectory
         self.cacheSize = cacheSize
     }

@@ -85,7 +85,7 @@ struct EdgeService: Service {
                 "serving", metadata: ["root": "\(store.root)", "version": "\(site.manifest.version)", "channels": "\(site.channelVersions)", "port": "\(port)"])
         case .cache(let cache):
             let usage = cache.store.usage
-            logger.info("caching", metadata: ["origin": "\(cache.origin)", "entries": "\(usage.entries)", "bytes": "\(usage.bytes)", "port": "\(port)"])
+            logger.info("caching", metadata: ["origins": "\(cache.pool.origins.map(\.base))", "entries": "\(usage.entries)", "bytes": "\(usage.bytes)", "port": "\(port)"])
         }
 
         await withGracefulShutdownHandler {
@@ -276,8 +276,10 @@ package enum Edge {
             let admin = CacheAdmin(token: token, maintenanceFile: mode.maintenanceFile)
             let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
             let cache = HTTPCache(
-                origin: mode.origin, store: store, admin: admin, metrics: metrics, group: group, purgeOrigin: mode.purgeOrigin,
-                originCA: mode.originCA, trust: mode.trust)
+                pool: OriginPool(mode.origins, policy: mode.originPolicy), store: store, admin: admin, metrics: metrics, group: group,
+                purgeOrigin: mode.purgeOrigin, originCA: mode.originCA, trust: mode.trust, timeout: TimeAmount(mode.originTimeout),
+                healthInterval: TimeAmount(mode.healthInterval))
+            cache.health.start(on: group.next())
             let watcher = certificates.map { WatchService(reloader: nil, certificates: $0, interval: config.watchInterval, logger: logger) }
             try await run(.cache(cache), metrics: metrics, watcher: watcher)
             store.flush()

@@ -22,6 +22,11 @@ struct EdgeCommandTests {
         (["--memory-size", "64M"], "--memory-size is for a cache tier"),
         (["--origin", "http://127.0.0.1:1", "--memory-size", "64M"], "--memory-size bounds the hot set of a cache on disk: add --cache-dir DIR"),
         (["--origin", "http://127.0.0.1:1", "--cache-dir", "/tmp/x", "--memory-size", "lots"], "--memory-size must be a byte count like 512M or 4G, got 'lots'"),
+        (["--origin-policy", "round-robin"], "--origin-policy is for a cache tier"),
+        (["--health-interval-ms", "500"], "--health-interval-ms is for a cache tier"),
+        (["--origin", "http://127.0.0.1:1", "--origin", "ftp://127.0.0.1:2"], "--origin must be an http:// or https:// URL, got 'ftp://127.0.0.1:2'"),
+        (["--origin", "http://127.0.0.1:1", "--origin-policy", "random"], "--origin-policy is primary or round-robin, got 'random'"),
+        (["--origin", "http://127.0.0.1:1", "--origin-timeout", "0"], "--origin-timeout must be at least 1 second"),
     ])
     func refusesTheOtherModesOptions(args: [String], message: String) throws {
         let r = try Self.start(args)

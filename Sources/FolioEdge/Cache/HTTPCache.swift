@@ -22,13 +22,17 @@ struct ProxyResponse: Sendable {
     var body: ByteBuffer?
     /// `headers` already carry the right Content-Length (answers from the store).
     var lengthSet = false
+    /// The index in the pool of the origin that sent it (nil: made here).
+    var origin: Int? = nil
 }
 
-/// A shared HTTP cache (RFC 9111) in front of one origin: answers from its store what it may,
-/// validates what is stale, forwards the rest, stores what the origin allows, and says what it
-/// did in `Cache-Status` (RFC 9211).
+/// A shared HTTP cache (RFC 9111) in front of one or more origins: answers from its store what
+/// it may, validates what is stale, forwards the rest (see `OriginForwarding.swift`), stores
+/// what the origin allows, and says what it did, and which origin answered, in `Cache-Status`
+/// (RFC 9211).
 final class HTTPCache: Sendable {
-    let origin: String
+    let pool: OriginPool
+    let health: OriginHealthChecker
     let store: CacheStore
     let admin: CacheAdmin
     let metrics: EdgeMetrics
@@ -51,17 +55,17 @@ final class HTTPCache: Sendable {
     let coalesceWait: TimeAmount = .seconds(10)
     /// Seconds a key whose response could not be stored is not waited on.
     let passTime: Double = 30
-    private let clock: @Sendable () -> Double
+    let clock: @Sendable () -> Double
     /// Root keys an origin's manifest must verify under to be stored or forwarded (nil: any).
     let trust: Trust?
 
     init(
-        origin: String, store: CacheStore, admin: CacheAdmin, metrics: EdgeMetrics, group: any EventLoopGroup,
+        pool: OriginPool, store: CacheStore, admin: CacheAdmin, metrics: EdgeMetrics, group: any EventLoopGroup,
         purgeOrigin: Bool = false, originCA: String? = nil, trust: Trust? = nil, timeout: TimeAmount = .seconds(30),
-        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        healthInterval: TimeAmount = .seconds(1), clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.trust = trust
-        self.origin = origin.hasSuffix("/") ? String(origin.dropLast()) : origin
+        self.pool = pool
         self.store = store
         self.admin = admin
         self.metrics = metrics
@@ -77,7 +81,7 @@ final class HTTPCache: Sendable {
             tls.trustRoots = .file(originCA)
             config.tlsConfiguration = tls
         }
-        config.timeout = .init(connect: .seconds(5), read: timeout)
+        config.timeout = .init(connect: min(.seconds(5), timeout), read: timeout)
         // Idle origin connections are closed after 2 s, before the origin's own keep-alive timeout
         // (5 s in Node and Apache httpd) can close one just as a request is sent on it.
         config.connectionPool = .init(idleTimeout: .seconds(2), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
@@ -85,9 +89,13 @@ final class HTTPCache: Sendable {
         // copy or 502 now), not something to retry until the request's deadline.
         config.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: config)
+        health = OriginHealthChecker(pool: pool, client: client, interval: healthInterval)
     }
 
-    func shutdown() async { try? await client.shutdown() }
+    func shutdown() async {
+        health.stop()
+        try? await client.shutdown()
+    }
 
     // MARK: - Answering a request
 
@@ -171,9 +179,10 @@ final class HTTPCache: Sendable {
             // With --purge-origin, an authorized purge goes down the chain of tiers first, so
             // that this tier does not fetch the purged content again from the next one.
             if purgeOrigin, CacheAdmin.isPurge(request), admin.isAuthorized(request) {
-                return forward(request, on: loop).map { Optional($0.status.code) }.recover { _ in nil }.map { upstream in
+                return purgeOrigins(request, on: loop).map { upstream in
                     var r = self.admin.handle(request, store: self.store)
-                    r.headers.add(name: "Folio-Purge-Origin", value: upstream.map { String($0) } ?? "unreachable")
+                    let each = upstream.map { $0.map { String($0) } ?? "unreachable" }
+                    r.headers.add(name: "Folio-Purge-Origin", value: each.joined(separator: ", "))
                     return r
                 }
             }
@@ -288,13 +297,18 @@ final class HTTPCache: Sendable {
     /// Forwards a miss; stores the response when allowed.
     private func fetchAndStore(_ request: ProxyRequest, requestControl: CacheControl, on loop: any EventLoop, reason: String) -> EventLoopFuture<ProxyResponse> {
         let sent = clock()
-        return forward(request, on: loop).flatMap { fetched in
+        let floor = request.method == .GET ? storedManifestVersion(request.target) : nil
+        return forward(request, on: loop, accepting: notOlder(than: floor)).flatMap { fetched in
             self.prefetchObjects(of: fetched, request, on: loop).map { fetched }
         }.map { fetched in
             var status = "fwd=\(reason)"
+            if Self.isOlder(fetched, than: floor) {
+                // Every origin is behind the stored version: passed on, not stored.
+                return self.respond(fetched, cacheStatus: status + "; detail=older-manifest")
+            }
             if request.method == .GET {
                 if let stored = self.storeIfAllowed(fetched, request, requestControl: requestControl, requestTime: sent) {
-                    status += "; stored"
+                    status += "; stored" + self.pool.parameter(fetched.origin)
                     return self.serve(stored, to: request, now: self.clock(), cacheStatus: status)
                 }
             } else {
@@ -317,10 +331,16 @@ final class HTTPCache: Sendable {
         if let etag = stored.etag { conditional.headers.add(name: "If-None-Match", value: etag) }
         if let lm = stored.lastModified { conditional.headers.add(name: "If-Modified-Since", value: lm) }
         let sent = clock()
-        return forward(conditional, on: loop).flatMap { fetched in
+        let floor = storedManifestVersion(request.target)
+        return forward(conditional, on: loop, accepting: notOlder(than: floor)).flatMap { fetched in
             self.prefetchObjects(of: fetched, request, on: loop).map { fetched }
         }.map { fetched in
             let now = self.clock()
+            let via = self.pool.parameter(fetched.origin)
+            if Self.isOlder(fetched, than: floor) {
+                // Every origin is behind: the stored, newer manifest stays and is served.
+                return self.serve(stored, to: request, now: now, cacheStatus: "fwd=\(reason); fwd-status=200; detail=older-manifest\(via)")
+            }
             if fetched.status == .notModified {
                 let updated = self.updated(stored, with: fetched.headers, request: request, requestTime: sent, responseTime: now)
                 if CachePolicy.whyNotStorable(
@@ -331,13 +351,13 @@ final class HTTPCache: Sendable {
                 } else {
                     self.store.remove(stored)
                 }
-                return self.serve(updated, to: request, now: now, cacheStatus: "fwd=\(reason); fwd-status=304")
+                return self.serve(updated, to: request, now: now, cacheStatus: "fwd=\(reason); fwd-status=304\(via)")
             }
             if fetched.status.code >= 500, CachePolicy.allowsStaleIfError(stored, requestControl: requestControl, now: now) {
-                return self.serve(stored, to: request, now: now, cacheStatus: "fwd=\(reason); fwd-status=\(fetched.status.code); detail=stale-if-error")
+                return self.serve(stored, to: request, now: now, cacheStatus: "fwd=\(reason); fwd-status=\(fetched.status.code); detail=stale-if-error\(via)")
             }
             if let fresh = self.storeIfAllowed(fetched, request, requestControl: requestControl, requestTime: sent) {
-                return self.serve(fresh, to: request, now: now, cacheStatus: "fwd=\(reason); fwd-status=\(fetched.status.code); stored")
+                return self.serve(fresh, to: request, now: now, cacheStatus: "fwd=\(reason); fwd-status=\(fetched.status.code); stored\(via)")
             }
             if fetched.status.code < 500 { self.store.remove(stored) }
             return self.respond(fetched, cacheStatus: "fwd=\(reason); fwd-status=\(fetched.status.code)", conditionsFrom: request)
@@ -471,7 +491,7 @@ final class HTTPCache: Sendable {
             let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
             guard i < missing.count else { return }
             let sent = clock()
-            forward(missing[i], on: loop).whenComplete { result in
+            forward(missing[i], on: loop, preferring: fetched.origin).whenComplete { result in
                 if case .success(let object) = result {
                     _ = self.storeIfAllowed(object, missing[i], requestControl: CacheControl(), requestTime: sent)
                 }
@@ -539,7 +559,9 @@ final class HTTPCache: Sendable {
     /// The request target a URI reference names on this cache's origin; nil for another origin.
     private func sameOriginTarget(_ reference: String) -> String? {
         if reference.hasPrefix("/") { return reference }
-        if reference.lowercased().hasPrefix(origin.lowercased() + "/") { return String(reference.dropFirst(origin.count)) }
+        for origin in pool.origins where reference.lowercased().hasPrefix(origin.base.lowercased() + "/") {
+            return String(reference.dropFirst(origin.base.count))
+        }
         return nil
     }
 
@@ -572,7 +594,7 @@ final class HTTPCache: Sendable {
     private func respond(_ fetched: ProxyResponse, cacheStatus: String, conditionsFrom request: ProxyRequest? = nil) -> ProxyResponse {
         var response = fetched
         response.headers = Self.withDate(response.headers, now: clock())
-        response.headers.add(name: "Cache-Status", value: "\(name); \(cacheStatus)")
+        response.headers.add(name: "Cache-Status", value: "\(name); \(cacheStatus)\(pool.parameter(fetched.origin))")
         if let request, let notModified = Self.conditionalAnswer(request, response) { response = notModified }
         return response
     }
@@ -655,6 +677,13 @@ final class HTTPCache: Sendable {
             headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=untrusted-manifest")
             return ProxyResponse(status: .badGateway, headers: headers, body: ByteBuffer(string: "the origin's manifest does not verify: \(refused.description)\n"))
         }
+        if let corrupt = error as? CorruptOriginObject {
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+            headers.add(name: "Cache-Control", value: "no-store")
+            headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=corrupt-object")
+            return ProxyResponse(status: .badGateway, headers: headers, body: ByteBuffer(string: "\(corrupt.description)\n"))
+        }
         let timedOut = Self.isTimeout(error)
         let text = timedOut ? "the origin did not answer in time\n" : "the origin could not be reached\n"
         var headers = HTTPHeaders()
@@ -691,64 +720,6 @@ final class HTTPCache: Sendable {
         var h = headers
         h.add(name: "Date", value: HTTPDate.format(Int64(now)))
         return h
-    }
-
-    // MARK: - The origin
-
-    /// Sends the request to the origin (hop-by-hop fields removed, redirects not followed,
-    /// nothing decompressed); fails on transport errors.
-    /// A kept-alive origin connection can fail under a request: the origin closed it as the
-    /// request went out, or an earlier response left bytes on it that this response's parse
-    /// trips over. A GET or HEAD that fails so is sent once more (on another connection).
-    private func forward(_ request: ProxyRequest, on loop: any EventLoop) -> EventLoopFuture<ProxyResponse> {
-        let first = forwardOnce(request, on: loop)
-        guard request.method == .GET || request.method == .HEAD else { return first }
-        return first.flatMapError { error in
-            guard Self.isConnectionFailure(error) else { return loop.makeFailedFuture(error) }
-            return self.forwardOnce(request, on: loop)
-        }
-    }
-
-    static func isConnectionFailure(_ error: any Error) -> Bool {
-        if let e = error as? HTTPClientError, e == .remoteConnectionClosed { return true }
-        return error is HTTPParserError
-    }
-
-    private func forwardOnce(_ request: ProxyRequest, on loop: any EventLoop) -> EventLoopFuture<ProxyResponse> {
-        var headers = CacheFields.endToEnd(request.headers)
-        headers.remove(name: "host")
-        headers.remove(name: "content-length")
-        // NIOHTTP1 writes its .MSEARCH case as "MSEARCH" (swift-nio 2.8x): send the real name.
-        let method = request.method == .MSEARCH ? .RAW(value: "M-SEARCH") : request.method
-        let outgoing: HTTPClient.Request
-        do {
-            outgoing = try HTTPClient.Request(
-                url: origin + request.target, method: method, headers: headers,
-                body: request.body.map { .byteBuffer($0) })
-        } catch {
-            return loop.makeFailedFuture(error)
-        }
-        return client.execute(request: outgoing, eventLoop: .delegate(on: loop), deadline: .now() + timeout).flatMapThrowing { r in
-            let response = ProxyResponse(status: r.status, headers: CacheFields.endToEnd(r.headers), body: r.body)
-            try self.checkTrust(response, request)
-            return response
-        }
-    }
-
-    /// With `--trust`, an origin's manifest (a 200 for `…/manifest.plist`) must verify before it
-    /// is stored or forwarded; one that does not fails like an origin error (a stale verified
-    /// copy may stand in, else 502).
-    private func checkTrust(_ response: ProxyResponse, _ request: ProxyRequest) throws {
-        guard let trust, request.method == .GET, response.status == .ok else { return }
-        let path = request.target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.target
-        guard path.hasSuffix("/" + PublishedLayout.manifest) else { return }
-        let coding = response.headers.first(name: "content-encoding")
-        guard let bytes = Self.decoded(response.body.map { Array($0.readableBytesView) } ?? [], coding) else {
-            throw UntrustedOriginManifest(description: "a body in content coding \(coding ?? "identity") that does not decode")
-        }
-        do { _ = try trust.verify(bytes, now: Date(timeIntervalSince1970: clock())) } catch {
-            throw UntrustedOriginManifest(description: error.description)
-        }
     }
 }
 
