@@ -671,26 +671,23 @@ final class HTTPCache: Sendable {
 
     private func gatewayError(_ error: any Error) -> ProxyResponse {
         if let refused = error as? UntrustedOriginManifest {
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-            headers.add(name: "Cache-Control", value: "no-store")
-            headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=untrusted-manifest")
-            return ProxyResponse(status: .badGateway, headers: headers, body: ByteBuffer(string: "the origin's manifest does not verify: \(refused.description)\n"))
+            return gatewayAnswer(.badGateway, detail: "untrusted-manifest", "the origin's manifest does not verify: \(refused.description)\n")
         }
         if let corrupt = error as? CorruptOriginObject {
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-            headers.add(name: "Cache-Control", value: "no-store")
-            headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=corrupt-object")
-            return ProxyResponse(status: .badGateway, headers: headers, body: ByteBuffer(string: "\(corrupt.description)\n"))
+            return gatewayAnswer(.badGateway, detail: "corrupt-object", "\(corrupt.description)\n")
         }
-        let timedOut = Self.isTimeout(error)
-        let text = timedOut ? "the origin did not answer in time\n" : "the origin could not be reached\n"
+        return Self.isTimeout(error)
+            ? gatewayAnswer(.gatewayTimeout, detail: "origin-timeout", "the origin did not answer in time\n")
+            : gatewayAnswer(.badGateway, detail: "origin-unreachable", "the origin could not be reached\n")
+    }
+
+    /// A 502 or 504 that is never stored, saying why in its text and its `Cache-Status`.
+    private func gatewayAnswer(_ status: HTTPResponseStatus, detail: String, _ text: String) -> ProxyResponse {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         headers.add(name: "Cache-Control", value: "no-store")
-        headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=\(timedOut ? "origin-timeout" : "origin-unreachable")")
-        return ProxyResponse(status: timedOut ? .gatewayTimeout : .badGateway, headers: headers, body: ByteBuffer(string: text))
+        headers.add(name: "Cache-Status", value: "\(name); fwd=miss; detail=\(detail)")
+        return ProxyResponse(status: status, headers: headers, body: ByteBuffer(string: text))
     }
 
     /// Whether a failed origin request ran out of time (504) rather than failed (502), by its type.
