@@ -87,6 +87,7 @@ final class CacheStore: Sendable {
     /// both is not stored.
     func store(_ response: StoredResponse) {
         let encoded = directory != nil ? CacheEntryFile.encode(response) : nil
+        var staleFiles: [String] = []
         let deletes: [String]? = state.withLock { s in
             let onDisk = encoded.map { $0.count <= s.disk!.capacity } ?? false
             if response.cost <= s.memory.capacity {
@@ -94,8 +95,13 @@ final class CacheStore: Sendable {
             } else {
                 _ = s.memory.remove(response.key) { $0.varyNames == response.varyNames && $0.varyValues == response.varyValues }
             }
-            return onDisk ? s.disk!.insert(response, size: encoded!.count) : nil
+            if onDisk { return s.disk!.insert(response, size: encoded!.count) }
+            // Too large for the disk: the variant it replaces must not come back from there.
+            let name = DiskTier.name(response)
+            if s.disk?.remove(response.key, name: name, responseTime: nil) == true { staleFiles = [name] }
+            return nil
         }
+        delete(staleFiles)
         guard let directory, let deletes, let encoded else { return }
         let name = DiskTier.name(response)
         disk.async { [self] in
@@ -128,11 +134,13 @@ final class CacheStore: Sendable {
     /// Removes (hard) or marks stale (soft) every variant of `key`; returns how many.
     @discardableResult
     func purge(_ key: String, soft: Bool) -> Int {
-        let list = variants(key)
         guard soft else {
+            // Counted from the index: a purge of everything reads no files.
+            let count = state.withLock { s in max(s.memory.entries[key]?.count ?? 0, s.disk?.variants[key]?.count ?? 0) }
             remove(key)
-            return list.count
+            return count
         }
+        let list = variants(key)
         for r in list where !r.markedStale { store(r.markingStale()) }
         return list.count
     }
