@@ -7,13 +7,13 @@ import FolioSupport
 import Foundation
 
 @main
-struct FolioBuild: ParsableCommand {
+struct FolioBuild: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio-build",
         abstract: "Compile content/ into versioned, content-addressed binary plists in public/, and manage its releases.",
         discussion: "Without a subcommand, folio-build builds: 'folio-build build --help' lists the build's options.",
         version: "folio-build \(folioVersion) (CLDR \(CLDRData.version), plist schema \(Manifest.currentSchemaVersion))",
-        subcommands: [Build.self, ReleaseCommand.self], defaultSubcommand: Build.self)
+        subcommands: [Build.self, ReleaseCommand.self, PublishCommand.self], defaultSubcommand: Build.self)
 }
 
 /// `folio-build [build]`: one publish of the content folder.
