@@ -69,11 +69,21 @@ package final class S3Client: Sendable {
                 return response
             } catch let error as CancellationError {
                 throw error
+            } catch let error as ObjectStoreError {
+                throw error
             } catch {
-                if attempt >= retry.attempts { throw error }
+                if attempt >= retry.attempts { throw unreachable(error, tries: attempt) }
                 try await retry.pause(after: attempt)
             }
         }
+    }
+
+    /// A connection failure in words.
+    private func unreachable(_ error: Error, tries: Int) -> ObjectStoreError {
+        let text = "\(error)".lowercased()
+        let why = text.contains("refused") ? "connection refused" : text.contains("timeout") || text.contains("timed out") ? "timed out"
+            : text.contains("resolve") || text.contains("lookup") ? "the host name does not resolve" : "the connection failed"
+        return ObjectStoreError(.store, "could not reach the store at \(configuration.endpoint.absoluteString): \(why) (\(tries) tries)")
     }
 
     private static func isRetryable(_ r: S3Response) -> Bool {

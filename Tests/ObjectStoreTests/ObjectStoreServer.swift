@@ -67,7 +67,8 @@ final class ObjectStoreServer: @unchecked Sendable {
         if requireSignature {
             let config = """
                 {"identities": [{"name": "folio", "credentials": [{"accessKey": "\(creds.accessKeyID)", "secretKey": "\(creds.secretAccessKey)"}],
-                  "actions": ["Admin", "Read", "List", "Tagging", "Write"]}]}
+                  "actions": ["Admin", "Read", "List", "Tagging", "Write"]},
+                 {"name": "anonymous", "actions": ["Read"]}]}
                 """
             try FileIO.writeAtomically(Array(config.utf8), to: dir + "/s3.json")
             args.append("-s3.config=\(dir)/s3.json")
@@ -102,7 +103,9 @@ final class ObjectStoreServer: @unchecked Sendable {
         throw HarnessError("\(name) did not start on port \(port): \(log.suffix(2000))")
     }
 
-    /// Creates `bucket`, retrying while the store is still coming up (SeaweedFS's filer).
+    /// Creates `bucket`, retrying while the store is still coming up (SeaweedFS's filer), and
+    /// lets anyone read its objects (as a bucket behind a CDN or a tier is), by a bucket policy
+    /// on moto (SeaweedFS: the `anonymous` identity, or no identities at all).
     func createBucket(_ bucket: String) async throws {
         let client = client(bucket, retry: RetryPolicy(attempts: 2))
         defer { Task { await client.shutdown() } }
@@ -110,6 +113,10 @@ final class ObjectStoreServer: @unchecked Sendable {
         for _ in 0..<40 {
             do {
                 try await client.createBucket()
+                if name == "moto" {
+                    let answer = try await client.send(Self.publicRead(bucket))
+                    try client.check(answer, "set the bucket policy")
+                }
                 return
             } catch {
                 lastError = error
@@ -119,9 +126,18 @@ final class ObjectStoreServer: @unchecked Sendable {
         throw lastError!
     }
 
-    /// SIGTERM to `timeout`, which passes it on to the store; then waits. Safe to call twice.
+    /// `PUT ?policy`: GetObject for everyone.
+    static func publicRead(_ bucket: String) -> S3Request {
+        let policy = """
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::\(bucket)/*"}]}
+            """
+        return S3Request(method: "PUT", key: "", query: [("policy", "")], body: Array(policy.utf8))
+    }
+
+    /// SIGKILL to the process group `timeout` leads (it and the store; a child of the test
+    /// runner may have SIGTERM ignored), then waits. Safe to call twice.
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        if process.isRunning { kill(-process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         Harness.cleanup(dir)
     }

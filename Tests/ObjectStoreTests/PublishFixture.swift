@@ -41,6 +41,11 @@ struct PublishFixture {
             Harness.binary("folio-build"), ["publish", root, destination] + args, env: server.environment().merging(env) { $1 })
     }
 
+    /// The files of a published directory a publish uploads (without the builder's dot files).
+    static func published(_ root: String) -> [String: [UInt8]] {
+        Harness.snapshot(root).filter { !FileIO.lastComponent(of: $0.key).hasPrefix(".") }
+    }
+
     /// Bytes that do not compress (a seeded generator, so runs repeat).
     static func noise(_ count: Int, seed: UInt64) -> [UInt8] {
         var rng = SplitMix64(seed: seed)
