@@ -3,6 +3,7 @@ import FolioPublished
 import FolioSupport
 import FolioTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// What keeps a bucket's published version whole: the upload order under a polling reader,
@@ -41,17 +42,22 @@ struct PublishSafetyTests {
             try #require(try fixture.publish(server, "s3://\(Self.bucket)/poll").status == 0)
             for i in 0..<300 { try fixture.write("images/many/\(i).bin", PublishFixture.noise(1500, seed: UInt64(i))) }
             let v2 = try fixture.build()
-            let publish = Task.detached { try fixture.publish(server, "s3://\(Self.bucket)/poll", ["--concurrency", "2"]) }
-            var checked: [Int: Int] = [:]  // version -> times checked
+            // Objects are immutable: one seen present stays present, and is not asked for again.
+            var present = Set<String>()
+            #expect(try await Self.missingObjects(client, try #require(try await Self.currentManifest(client, "poll")), known: &present).isEmpty)
+            let finished = DoneFlag()
+            let publish = Task.detached {
+                defer { finished.value.store(true, ordering: .releasing) }
+                return try fixture.publish(server, "s3://\(Self.bucket)/poll", ["--concurrency", "1"])
+            }
+            var checked: [Int: Int] = [:]  // version -> times seen
             var polls = 0
             while true {
-                let done = await Self.isDone(publish)
+                let done = finished.value.load(ordering: .acquiring)
                 let manifest = try #require(try await Self.currentManifest(client, "poll"))
                 polls += 1
-                if checked[manifest.version] == nil || done {
-                    let missing = try await Self.missingObjects(client, manifest)
-                    #expect(missing.isEmpty, "version \(manifest.version) names missing objects: \(missing.prefix(5))")
-                }
+                let missing = try await Self.missingObjects(client, manifest, known: &present)
+                #expect(missing.isEmpty, "version \(manifest.version) names missing objects: \(missing.prefix(5))")
                 checked[manifest.version, default: 0] += 1
                 if done { break }
             }
@@ -62,22 +68,17 @@ struct PublishSafetyTests {
         }
     }
 
-    static func isDone(_ task: Task<Harness.Output, Error>) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask { _ = try? await task.value; return true }
-            group.addTask { try? await Task.sleep(for: .milliseconds(50)); return false }
-            let first = await group.next()!
-            group.cancelAll()
-            return first
-        }
+    /// Set by the publishing task when it ends.
+    final class DoneFlag: Sendable {
+        let value = Atomic<Bool>(false)
     }
 
     /// The objects (and variants) a manifest names that the bucket lacks (HEAD each).
-    static func missingObjects(_ client: S3Client, _ manifest: Manifest) async throws -> [String] {
+    static func missingObjects(_ client: S3Client, _ manifest: Manifest, known: inout Set<String>) async throws -> [String] {
         var missing: [String] = []
         for entry in manifest.entries {
-            for path in [entry.objectPath, entry.gzipObjectPath, entry.brotliObjectPath].compactMap({ $0 }) {
-                if try await !client.exists("poll/" + path) { missing.append(path) }
+            for path in [entry.objectPath, entry.gzipObjectPath, entry.brotliObjectPath].compactMap({ $0 }) where !known.contains(path) {
+                if try await client.exists("poll/" + path) { known.insert(path) } else { missing.append(path) }
             }
         }
         return missing
