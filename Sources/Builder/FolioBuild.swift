@@ -7,7 +7,7 @@ import FolioSupport
 import Foundation
 
 @main
-struct FolioBuild: AsyncParsableCommand {
+struct FolioBuild: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio-build",
         abstract: "Compile content/ into versioned, content-addressed binary plists in public/, and manage its releases.",

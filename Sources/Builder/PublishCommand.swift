@@ -2,10 +2,11 @@ import ArgumentParser
 import FolioObjectStore
 import FolioSupport
 import Foundation
+import Synchronization
 
 /// `folio-build publish DIR s3://BUCKET/PREFIX`: uploads a built published directory to
 /// S3-compatible object storage, manifest.plist last.
-struct PublishCommand: AsyncParsableCommand {
+struct PublishCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "publish",
         abstract: "Upload a published directory to S3-compatible object storage, manifest.plist last.",
@@ -40,26 +41,18 @@ struct PublishCommand: AsyncParsableCommand {
         if lockTimeout < 0 { throw ValidationError("--lock-timeout must be 0 or more seconds") }
     }
 
-    func run() async throws {
-        let started = Date()
-        let client: S3Client
-        let options: PublishOptions
+    /// Runs the publish on the concurrency runtime's threads and waits for it here: the root
+    /// command stays synchronous, so a build keeps its allocator set up on the main thread
+    /// (BatchMemory).
+    func run() throws {
+        let job: PublishJob
         do {
             let location = try S3Location(parsing: destination)
             let config = try S3Configuration.load(environment: ProcessInfo.processInfo.environment, addressing: addressing)
-            client = S3Client(configuration: config, bucket: location.bucket)
-            options = makeOptions(location)
-        } catch { fail(error) }
-        let quiet = self.quiet
-        let publisher = ObjectStorePublisher(client: client, options: options) { line in if !quiet { print(line) } }
-        do {
-            let summary = try await publisher.run()
-            await client.shutdown()
-            print(Self.summaryLine(summary, destination: destination, seconds: Date().timeIntervalSince(started)))
-        } catch {
-            await client.shutdown()
-            fail(error)
-        }
+            job = PublishJob(configuration: config, options: makeOptions(location), destination: destination, quiet: quiet)
+        } catch { throw ExitCode(PublishJob.report(error)) }
+        let code = job.runBlocking()
+        if code != 0 { throw ExitCode(code) }
     }
 
     private func makeOptions(_ location: S3Location) -> PublishOptions {
@@ -73,6 +66,45 @@ struct PublishCommand: AsyncParsableCommand {
         return options
     }
 
+}
+
+/// One publish, with everything it needs decided (Sendable, so it can run in a task).
+struct PublishJob: Sendable {
+    let configuration: S3Configuration
+    let options: PublishOptions
+    let destination: String
+    let quiet: Bool
+
+    /// The exit code, after the publish has run in a task and ended.
+    func runBlocking() -> Int32 {
+        final class Outcome: Sendable { let code = Atomic<Int32>(1) }
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            outcome.code.store(await run(), ordering: .releasing)
+            done.signal()
+        }
+        done.wait()
+        return outcome.code.load(ordering: .acquiring)
+    }
+
+    /// Publishes, prints the summary line or the error; the exit code.
+    func run() async -> Int32 {
+        let started = Date()
+        let client = S3Client(configuration: configuration, bucket: options.location.bucket)
+        let quiet = self.quiet
+        let publisher = ObjectStorePublisher(client: client, options: options) { line in if !quiet { print(line) } }
+        do {
+            let summary = try await publisher.run()
+            await client.shutdown()
+            print(Self.summaryLine(summary, destination: destination, seconds: Date().timeIntervalSince(started)))
+            return 0
+        } catch {
+            await client.shutdown()
+            return Self.report(error)
+        }
+    }
+
     /// `published version 3 to s3://b/p: 12 files uploaded (40 KB), 300 already there, in 1.2 s`.
     static func summaryLine(_ s: PublishSummary, destination: String, seconds: Double) -> String {
         let kb = (s.uploadedBytes + 1023) / 1024
@@ -80,17 +112,15 @@ struct PublishCommand: AsyncParsableCommand {
             + String(format: "%.2f s", seconds)
     }
 
-    /// Prints `folio-build: error: MESSAGE` and exits with the error's code.
-    private func fail(_ error: Error) -> Never {
+    /// Prints `folio-build: error: MESSAGE`; the error's exit code.
+    static func report(_ error: Error) -> Int32 {
         let message = (error as? ObjectStoreError)?.message ?? "\(error)"
         FileHandle.standardError.write(Data("folio-build: error: \(message)\n".utf8))
-        let code: Int32 =
-            switch (error as? ObjectStoreError)?.kind {
-            case .locked: Self.lockedExitCode
-            case .rollback: Self.rollbackExitCode
-            default: 1
-            }
-        Foundation.exit(code)
+        switch (error as? ObjectStoreError)?.kind {
+        case .locked: return PublishCommand.lockedExitCode
+        case .rollback: return PublishCommand.rollbackExitCode
+        default: return 1
+        }
     }
 }
 

@@ -3,10 +3,11 @@ import Foundation
 
 /// `PREFIX/.folio-publish-lock`: one publisher at a time.
 ///
-/// Taken with a conditional write (`PUT` with `If-None-Match: *`, which fails with 412 when the
-/// key exists), then read back: the lock is ours only when it holds our random owner token, so a
-/// store that ignores the condition (the last writer wins) still lets only one publisher on. It
-/// records owner, host, pid and time; one older than the stale age may be broken on request.
+/// Looked at first, then taken with a conditional write (`PUT` with `If-None-Match: *`, which
+/// fails with 412 when the key exists), then read back: the lock is ours only when it holds our
+/// random owner token. On a store that ignores the condition a held lock is still never
+/// overwritten, but two publishers starting within one request of each other could both go on.
+/// It records owner, host, pid and time; one older than the stale age may be broken on request.
 package struct PublishLock: Sendable {
     /// What a lock file holds.
     package struct Holder: Sendable, Equatable {
@@ -71,13 +72,14 @@ package struct PublishLock: Sendable {
     /// Takes the lock, breaking one older than `staleAfter` seconds when `breakStale`; throws a
     /// `.locked` error naming the holder otherwise.
     package func acquire(staleAfter: Int, breakStale: Bool) async throws {
-        if try await client.putIfAbsent(key, body: holder.bytes, headers: [("Content-Type", "application/json")]) {
-            if try await readHolder()?.token == holder.token { return }
+        // Looked at first, so that a store ignoring If-None-Match does not let us overwrite a held lock.
+        if try await readHolder() == nil, try await client.putIfAbsent(key, body: holder.bytes, headers: [("Content-Type", "application/json")]),
+            try await readHolder()?.token == holder.token
+        {
+            return
         }
         guard let current = try await readHolder() else {
-            // Released between our write and our read: try once more.
-            if try await client.putIfAbsent(key, body: holder.bytes), try await readHolder()?.token == holder.token { return }
-            throw ObjectStoreError(.locked, "could not take the publish lock s3://\(client.bucket)/\(key): another publisher is starting")
+            throw ObjectStoreError(.locked, "could not take the publish lock s3://\(client.bucket)/\(key): another publisher took it and let it go just now; run again")
         }
         let age = Int(Date().timeIntervalSince(current.since))
         if breakStale && age > staleAfter {

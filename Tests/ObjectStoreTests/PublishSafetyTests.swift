@@ -139,6 +139,27 @@ struct PublishSafetyTests {
         }
     }
 
+    @Test("through a store that ignores If-None-Match, a held lock is still refused and left as it was")
+    func lockWithoutConditionalWrites() async throws {
+        try await withStore("s3-lock-noinm") { server, fixture, client in
+            try fixture.build()
+            let script = String(decoding: try FileIO.read(Harness.repoRoot + "/Tests/ObjectStoreTests/fault_proxy.py"), as: UTF8.self)
+            let proxy = try PythonServer.start(script, args: ["\(server.port)", "no-conditions", "0"], lifetime: 600)
+            defer { proxy.stop() }
+            let held = PublishLock.Holder(token: "t2", owner: "bob", host: "ci-3", pid: 77, since: Date())
+            try await client.put("site/.folio-publish-lock", body: held.bytes)
+            let out = try fixture.publish(server, "s3://\(Self.bucket)/site", env: ["AWS_ENDPOINT_URL": proxy.url])
+            #expect(out.status == 2)
+            #expect(out.stderr.contains("held by bob (pid 77 on ci-3)"), "\(out.stderr)")
+            #expect(try await client.get("site/.folio-publish-lock").flatMap(PublishLock.Holder.init(bytes:))?.token == held.token)
+            // Free, it is taken, read back, and released.
+            try await client.delete("site/.folio-publish-lock")
+            let ok = try fixture.publish(server, "s3://\(Self.bucket)/site", env: ["AWS_ENDPOINT_URL": proxy.url])
+            #expect(ok.status == 0, "\(ok.stderr)")
+            #expect(try await client.get("site/.folio-publish-lock") == nil)
+        }
+    }
+
     @Test("a directory older than the bucket is refused (exit 3) unless --force")
     func rollback() async throws {
         try await withStore("s3-rollback") { server, fixture, client in

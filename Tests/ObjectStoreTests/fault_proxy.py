@@ -2,6 +2,7 @@
 # PythonServer, which defines serve()). Usage: fault_proxy.py UPSTREAM_PORT MODE N
 #   flaky N:      the first attempt of every Nth distinct PUT key gets a 503 SlowDown (a retry succeeds)
 #   fail-after N: every PUT after the Nth content PUT gets a 500 InternalError
+#   no-conditions N: no faults; If-None-Match is dropped (a store without conditional writes)
 # The lock key (.folio-publish-lock) is never faulted. GET /__stats answers the counts as JSON.
 import http.client, http.server, json, sys, threading
 
@@ -54,7 +55,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 xml = "<?xml version=\"1.0\"?><Error><Code>%s</Code><Message>%s</Message></Error>" % (name, message)
                 return self.answer(code, xml.encode())
         conn = http.client.HTTPConnection("127.0.0.1", upstream, timeout=60)
-        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("connection", "content-length")}
+        dropped = ("connection", "content-length") + (("if-none-match",) if mode == "no-conditions" else ())
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in dropped}
         conn.request(self.command, self.path, body=body, headers=headers)
         r = conn.getresponse()
         data = r.read()
