@@ -44,7 +44,7 @@ package final class S3Client: Sendable {
         self.bucket = bucket
         self.retry = retry
         var config = HTTPClient.Configuration()
-        config.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        config.timeout = .init(connect: .seconds(3), read: .seconds(60))
         config.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 32)
         config.decompression = .disabled
         self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
