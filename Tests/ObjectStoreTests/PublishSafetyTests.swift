@@ -119,6 +119,26 @@ struct PublishSafetyTests {
         }
     }
 
+    @Test("a multipart upload whose part fails is aborted: no upload is left open, nothing is published")
+    func multipartAbort() async throws {
+        try await withStore("s3-multipart") { server, fixture, client in
+            try fixture.write("images/large.bin", PublishFixture.noise(11 << 20, seed: 3))
+            try fixture.build()
+            let script = String(decoding: try FileIO.read(Harness.repoRoot + "/Tests/ObjectStoreTests/fault_proxy.py"), as: UTF8.self)
+            let proxy = try PythonServer.start(script, args: ["\(server.port)", "fail-part", "2"], lifetime: 600)
+            defer { proxy.stop() }
+            let out = try fixture.publish(
+                server, "s3://\(Self.bucket)/site", ["--multipart-threshold", "5M", "--part-size", "5M"], env: ["AWS_ENDPOINT_URL": proxy.url])
+            #expect(out.status == 1)
+            #expect(out.stderr.contains("could not upload part 2 of") && out.stderr.contains("nothing was published there before"), "\(out.stderr)")
+            let uploads = try await client.send(S3Request(method: "GET", key: "", query: [("uploads", "")]))
+            #expect(uploads.status == 200)
+            #expect(XMLText.all("UploadId", in: String(decoding: uploads.body, as: UTF8.self)).isEmpty, "\(String(decoding: uploads.body, as: UTF8.self))")
+            #expect(try await Self.currentManifest(client, "site") == nil)
+            #expect(try await client.get("site/.folio-publish-lock") == nil)
+        }
+    }
+
     @Test("a held lock names its holder and refuses; a stale one is broken with --break-lock; the lock is released after")
     func lock() async throws {
         try await withStore("s3-lock") { server, fixture, client in

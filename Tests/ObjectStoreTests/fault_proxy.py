@@ -2,6 +2,7 @@
 # PythonServer, which defines serve()). Usage: fault_proxy.py UPSTREAM_PORT MODE N
 #   flaky N:      the first attempt of every Nth distinct PUT key gets a 503 SlowDown (a retry succeeds)
 #   fail-after N: every PUT after the Nth content PUT gets a 500 InternalError
+#   fail-part N:  every PUT of part N of a multipart upload gets a 500 InternalError
 #   no-conditions N: no faults; If-None-Match is dropped (a store without conditional writes)
 # The lock key (.folio-publish-lock) is never faulted. GET /__stats answers the counts as JSON.
 import http.client, http.server, json, sys, threading
@@ -24,7 +25,8 @@ def fault_for(path):
         if mode == "flaky" and first and stats["keys"] % n == 0:
             stats["faults"] += 1
             return (503, "SlowDown", "Please reduce your request rate.")
-        if mode == "fail-after" and stats["puts"] > n:
+        failing_part = mode == "fail-part" and ("partNumber=%d&" % n in path + "&")
+        if (mode == "fail-after" and stats["puts"] > n) or failing_part:
             stats["faults"] += 1
             return (500, "InternalError", "We encountered an internal error. Please try again.")
     return None
