@@ -35,8 +35,7 @@ struct PublishCommand: ParsableCommand {
 
     func validate() throws {
         if !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1 to 256, got \(concurrency)") }
-        guard let part = Build.byteCount(partSize), part >= 5 << 20 else { throw ValidationError("--part-size must be at least 5M, got '\(partSize)'") }
-        _ = part
+        if (Build.byteCount(partSize) ?? 0) < 5 << 20 { throw ValidationError("--part-size must be at least 5M, got '\(partSize)'") }
         if Build.byteCount(multipartThreshold) == nil { throw ValidationError("--multipart-threshold takes a size like 8M, got '\(multipartThreshold)'") }
         if lockTimeout < 0 { throw ValidationError("--lock-timeout must be 0 or more seconds") }
     }
@@ -65,7 +64,6 @@ struct PublishCommand: ParsableCommand {
         options.force = force
         return options
     }
-
 }
 
 /// One publish, with everything it needs decided (Sendable, so it can run in a task).

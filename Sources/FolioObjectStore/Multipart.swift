@@ -26,7 +26,9 @@ extension S3Client {
     }
 
     private func uploadParts(_ key: String, body: [UInt8], partSize: Int, uploadID: String, concurrency: Int) async throws -> [String] {
-        let ranges = stride(from: 0, to: body.count, by: partSize).map { $0..<min($0 + partSize, body.count) }
+        // S3 takes at most 10,000 parts: larger parts for a file that would need more.
+        let size = max(partSize, (body.count + 9_999) / 10_000)
+        let ranges = stride(from: 0, to: body.count, by: size).map { $0..<min($0 + size, body.count) }
         var etags = [String](repeating: "", count: ranges.count)
         try await withThrowingTaskGroup(of: (Int, String).self) { group in
             var next = 0
