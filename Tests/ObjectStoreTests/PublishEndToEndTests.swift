@@ -32,6 +32,30 @@ struct PublishEndToEndTests {
         #expect(out.stderr.contains("signature does not match") || out.stderr.contains("access denied"), "\(out.stderr)")
     }
 
+    @Test("SeaweedFS without identities: a re-publish skips every immutable file; its conditional write keeps a held lock")
+    func seaweedAnonymous() async throws {
+        let server = try ObjectStoreServer.seaweed(requireSignature: false)
+        defer { server.stop() }
+        let fixture = PublishFixture("s3-weed-anon")
+        defer { fixture.cleanup() }
+        try fixture.build()
+        try await server.createBucket("folio-anon")
+        let files = PublishFixture.published(fixture.root)
+        let mutable = files.keys.filter { PublishedHeaders.kind(of: $0) == .mutable }.count
+        let first = try fixture.publish(server, "s3://folio-anon")
+        #expect(first.status == 0 && PublishFixture.counts(first)! == (files.count, 0), "\(first.stdout) \(first.stderr)")
+        let again = try fixture.publish(server, "s3://folio-anon")
+        #expect(again.status == 0 && PublishFixture.counts(again)! == (mutable, files.count - mutable), "\(again.stdout) \(again.stderr)")
+        // If-None-Match: * on an existing key: 412 from SeaweedFS too.
+        let client = server.client("folio-anon")
+        let held = PublishLock.Holder(token: "t3", owner: "carol", host: "w-1", pid: 9, since: Date())
+        #expect(try await client.putIfAbsent(".folio-publish-lock", body: held.bytes))
+        #expect(try await !client.putIfAbsent(".folio-publish-lock", body: Array("other".utf8)))
+        await client.shutdown()
+        let locked = try fixture.publish(server, "s3://folio-anon")
+        #expect(locked.status == 2 && locked.stderr.contains("held by carol (pid 9 on w-1)"), "\(locked.stderr)")
+    }
+
     private func endToEnd(_ server: ObjectStoreServer) async throws {
         let fixture = PublishFixture("s3-e2e-\(server.name)")
         defer { fixture.cleanup() }
