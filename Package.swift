@@ -74,10 +74,21 @@ let package = Package(
                 "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "CCmarkGFM",
                 .product(name: "Yams", package: "Yams"), .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
+        // Internal: publishing a published directory to S3-compatible object storage (SigV4,
+        // the AWS credentials and config files, the upload plan, the lock), under folio-build publish.
+        .target(
+            name: "FolioObjectStore",
+            dependencies: [
+                "FolioPublished", "FolioPlist", "FolioSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
         .executableTarget(
             name: "Builder",
             dependencies: [
-                "FolioBuilder", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                "FolioBuilder", "FolioObjectStore", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: positionDependent),
@@ -192,6 +203,13 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        .testTarget(
+            name: "ObjectStoreTests",
+            dependencies: [
+                "FolioObjectStore", "FolioTestSupport", "FolioPublished", "FolioSupport",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            exclude: ["fault_proxy.py"]),
         .testTarget(name: "FuzzTargetTests", dependencies: ["FolioFuzzTargets", "FolioHTTPCore", "FolioBuilder"]),
     ],
     swiftLanguageModes: [.v6]

@@ -19,8 +19,8 @@ struct SiteLoader {
     /// Root keys every channel's manifest must verify under (`--trust`); nil serves unsigned ones too.
     var trust: Trust?
 
-    static let plistType = "application/x-plist"
-    static let jsonType = "application/json; charset=utf-8"
+    static let plistType = PublishedHeaders.plistType
+    static let jsonType = PublishedHeaders.jsonType
 
     /// Loads the version each channel's `manifest.plist` names, reusing what `previous` already verified.
     func load(previous: Site?) throws -> Site {
@@ -66,7 +66,7 @@ struct SiteLoader {
     /// The channel's routes with its own cache hints (and the command line's manifest override).
     private func channelRoutes(_ channel: ChannelManifest, previous: LoadedChannel?) throws -> LoadedChannel {
         let manifestCC = manifestHintOverride.applied(to: channel.manifest.cacheHint("manifest")).cacheControl
-        let immutableCC = channel.manifest.cacheHint("object").cacheControl
+        let immutableCC = PublishedHeaders.cacheControl(.immutable, manifest: channel.manifest)
         return try ChannelRoutes(channel: channel, previous: previous, manifestCC: manifestCC, immutableCC: immutableCC).load()
     }
 
@@ -77,7 +77,7 @@ struct SiteLoader {
         var routes: [String: Resource] = [:]
         for channel in channels.values { routes.merge(channel.routes) { a, _ in a } }
         let dates = LastModifiedText(created: production.created)
-        let objectCC = production.manifest.cacheHint("object").cacheControl
+        let objectCC = PublishedHeaders.cacheControl(.object, manifest: production.manifest)
         for (path, obj, type) in objectRoutes(channels, previous: previous, objects: objects.objects) {
             routes[path] = Self.objectResource(obj, cacheControl: objectCC, lastModified: dates.text(obj.lastModified), contentType: type)
         }
