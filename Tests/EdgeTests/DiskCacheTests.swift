@@ -34,6 +34,8 @@ struct DiskCacheTests {
 
     static func same(_ a: StoredResponse, _ b: StoredResponse) -> Bool {
         a.key == b.key && a.body == b.body && a.headers == b.headers && a.varyValues == b.varyValues && a.responseTime == b.responseTime
+            && a.control == b.control && a.lifetime == b.lifetime && a.initialAge == b.initialAge && a.servedHeaders == b.servedHeaders
+            && a.preparedHead == b.preparedHead && a.prepared304 == b.prepared304
     }
 
     static func entryFiles(_ dir: String) -> [String] {
@@ -84,6 +86,33 @@ struct DiskCacheTests {
         for r in stored { #expect(second.variants(r.key).first.map { Self.same($0, r) } == true) }
         #expect(!FileIO.exists(dir + "/ab/.tmp-999-x.entry"))
         #expect(!FileIO.exists(dir + "/" + String(repeating: "0", count: 64) + ".entry"))
+    }
+
+    @Test("a round trip keeps what the fields decided: directives, lifetime, age, selecting values, prepared heads")
+    func roundTrip() throws {
+        let dir = try Self.directory("trip")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var headers = HTTPHeaders()
+        headers.add(name: "Cache-Control", value: "no-cache, private=\"Set-Cookie\", s-maxage=60, stale-while-revalidate=30, must-understand")
+        headers.add(name: "CDN-Cache-Control", value: "max-age=90, stale-if-error=600")
+        headers.add(name: "Date", value: "Tue, 14 Nov 2023 22:13:10 GMT")
+        headers.add(name: "Age", value: "7")
+        headers.add(name: "Vary", value: "Accept-Encoding, Accept-Language")
+        headers.add(name: "Content-Length", value: "3")
+        var request = HTTPHeaders()
+        request.add(name: "Accept-Language", value: "fr,  en")
+        let r = StoredResponse(
+            key: "/t", status: 203, reason: "Non-Authoritative", headers: headers, body: ByteBuffer(bytes: [1, 2, 3]),
+            requestTime: 1_700_000_000, responseTime: 1_700_000_001.5, requestHeaders: request, markedStale: true)
+        let first = CacheStore(memoryLimit: 1 << 20, directory: dir, diskLimit: 1 << 20)
+        try first.open()
+        first.store(r)
+        first.flush()
+        let second = CacheStore(memoryLimit: 1 << 20, directory: dir, diskLimit: 1 << 20)
+        try second.open()
+        let back = try #require(second.variants("/t").first)
+        #expect(Self.same(back, r) && back.markedStale && back.status == 203 && back.reason == "Non-Authoritative")
+        #expect(back.control.maxAge == 90 && back.control.staleIfError == 600, "CDN-Cache-Control decides: \(back.control)")
     }
 
     @Test("a damaged file is never an answer: a flipped body byte, a truncation, another key's entry under its name")

@@ -1,3 +1,4 @@
+import FolioHTTPCore
 import FolioSupport
 import Foundation
 import NIOCore
@@ -33,6 +34,7 @@ enum CacheEntryFile {
         var stale: Bool
         var fields: [(String, String)]
         var derived: StoredResponse.Derived
+        var control: CacheControl
         var bodyLength: Int
     }
 
@@ -63,6 +65,7 @@ enum CacheEntryFile {
         head.buffer(r.preparedHead)
         head.int(r.prepared304 == nil ? 0 : 1)
         head.buffer(r.prepared304 ?? ByteBuffer())
+        head.control(r.control)
         let bodyLength = r.body.readableBytes
         var out = magic
         out.reserveCapacity(headerSize + head.bytes.count + bodyLength)
@@ -123,7 +126,7 @@ enum CacheEntryFile {
         for (n, v) in head.fields { headers.add(name: n, value: v) }
         return StoredResponse(
             key: head.key, status: head.status, reason: head.reason, headers: headers, body: body, requestTime: head.requestTime,
-            responseTime: head.responseTime, markedStale: head.stale, derived: head.derived)
+            responseTime: head.responseTime, markedStale: head.stale, control: head.control, derived: head.derived)
     }
 
     private static func parseHead(_ buffer: ByteBuffer) throws -> (Head, Range<Int>) {
@@ -137,7 +140,7 @@ enum CacheEntryFile {
         var r = Reader(bytes: buffer.getSlice(at: buffer.readerIndex + range.lowerBound, length: range.count) ?? ByteBuffer())
         let head = try Head(
             key: r.string(), status: r.int(), reason: r.string(), requestTime: r.double(), responseTime: r.double(),
-            stale: r.int() != 0, fields: r.pairs(), derived: r.derived(), bodyLength: Int(bodyLength))
+            stale: r.int() != 0, fields: r.pairs(), derived: r.derived(), control: r.control(), bodyLength: Int(bodyLength))
         return (head, range)
     }
 
@@ -204,6 +207,14 @@ enum CacheEntryFile {
             bytes += utf8
         }
 
+        /// The directives that decide freshness, so that reading an entry parses none.
+        mutating func control(_ c: CacheControl) {
+            for v in [c.maxAge, c.sMaxAge, c.maxStale, c.minFresh, c.staleWhileRevalidate, c.staleIfError] { int(v ?? -1) }
+            let flags = [c.noStore, c.noCache, c.isPrivate, c.isPublic, c.mustRevalidate, c.proxyRevalidate, c.mustUnderstand, c.immutable, c.onlyIfCached, c.isEmpty]
+            int(flags.enumerated().reduce(0) { $0 | ($1.element ? 1 << $1.offset : 0) })
+            strings(c.privateFields)
+        }
+
         mutating func strings(_ list: [String]) {
             Self.append(UInt32(list.count), to: &bytes)
             for v in list { string(v) }
@@ -255,6 +266,18 @@ enum CacheEntryFile {
                 throw Corrupt("short head")
             }
             return b
+        }
+
+        mutating func control() throws -> CacheControl {
+            var c = CacheControl()
+            let values = try (0..<6).map { _ in try int() }.map { $0 < 0 ? nil : $0 }
+            (c.maxAge, c.sMaxAge, c.maxStale, c.minFresh, c.staleWhileRevalidate, c.staleIfError) = (values[0], values[1], values[2], values[3], values[4], values[5])
+            let flags = try int()
+            let bit = { (i: Int) in flags & (1 << i) != 0 }
+            (c.noStore, c.noCache, c.isPrivate, c.isPublic, c.mustRevalidate) = (bit(0), bit(1), bit(2), bit(3), bit(4))
+            (c.proxyRevalidate, c.mustUnderstand, c.immutable, c.onlyIfCached, c.isEmpty) = (bit(5), bit(6), bit(7), bit(8), bit(9))
+            c.privateFields = try (0..<count()).map { _ in try string() }
+            return c
         }
 
         mutating func derived() throws -> StoredResponse.Derived {

@@ -86,10 +86,9 @@ final class StoredResponse: Sendable {
         prepared304 = derived.prepared304
         etag = headers.first(name: "etag")
         lastModified = headers.first(name: "last-modified")
-        var served = HTTPHeaders()
-        for (name, value) in headers where !(name.lowercased() == "age" || name.lowercased() == "content-length") {
-            served.add(name: name, value: value)
-        }
+        var served = headers
+        served.remove(name: "age")
+        served.remove(name: "content-length")
         servedHeaders = served
     }
 
