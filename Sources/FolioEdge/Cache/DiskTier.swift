@@ -67,7 +67,6 @@ struct DiskTier {
         let record = DiskRecord(name: Self.name(r), size: size, responseTime: r.responseTime)
         pending[record.name] = r
         removedWhileIndexing?.remove(record.name)
-        keysRemovedWhileIndexing.remove(r.key)
         return put(r.key, record)
     }
 
@@ -80,14 +79,17 @@ struct DiskTier {
 
     /// A file found by the index rebuild (or a probe): recorded unless known or removed since.
     mutating func adopt(_ key: String, _ record: DiskRecord) -> Adoption {
-        if removedWhileIndexing?.contains(record.name) == true || keysRemovedWhileIndexing.contains(key) { return .removed }
+        // Known first: a key purged and stored again keeps its new file, not the others.
         if variants[key]?.contains(where: { $0.name == record.name }) == true { return .known }
+        if removedWhileIndexing?.contains(record.name) == true || keysRemovedWhileIndexing.contains(key) { return .removed }
         return .adopted(evicted: put(key, record))
     }
 
     /// Removes every variant of `key`; returns their files.
     mutating func remove(_ key: String) -> [String] {
-        if isIndexing, pending.values.allSatisfy({ $0.key != key }) { keysRemovedWhileIndexing.insert(key) }
+        // Files of the key the rebuild has not reached (or that a queued write is still to
+        // make) must not come back.
+        if isIndexing { keysRemovedWhileIndexing.insert(key) }
         guard let list = variants.removeValue(forKey: key) else { return [] }
         policy.remove(key)
         count -= list.count
