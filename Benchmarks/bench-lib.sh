@@ -40,6 +40,20 @@ events { worker_connections 4096; }
 CONF
 }
 
+nginx_proxy_cache_http() { # work_dir: nginx's http-level settings for a proxy_cache in work_dir/ncache
+    # nginx's worker runs as another user: it must be able to write its cache and temp files.
+    mkdir -p "$1/nginx" "$1/ncache"
+    chmod 755 "$1"
+    chmod 777 "$1/nginx" "$1/ncache"
+    cat <<CONF
+    access_log off;
+    keepalive_requests 1000000;
+    proxy_cache_path $1/ncache levels=1:2 keys_zone=folio:10m max_size=1g inactive=60m use_temp_path=off;
+    client_body_temp_path $1/nginx; proxy_temp_path $1/nginx; fastcgi_temp_path $1/nginx;
+    uwsgi_temp_path $1/nginx; scgi_temp_path $1/nginx;
+CONF
+}
+
 nginx_static_http() { # work_dir: nginx's http-level settings for serving a published directory as files
     cat <<CONF
     access_log off;

@@ -23,17 +23,7 @@ pids+=($!)
 tier_port=$(wait_listening "$work/tier.out")
 
 nginx_port=$(free_port)
-mkdir -p "$work/nginx" "$work/ncache"
-# nginx's worker runs as another user: it must be able to write its cache and temp files.
-chmod 755 "$work"
-chmod 777 "$work/nginx" "$work/ncache"
-{ nginx_main_conf "$work"; cat <<CONF; } > "$work/nginx.conf"
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    proxy_cache_path $work/ncache levels=1:2 keys_zone=folio:10m max_size=1g inactive=60m use_temp_path=off;
-    client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
-    uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+{ nginx_main_conf "$work"; echo "http {"; nginx_proxy_cache_http "$work"; cat <<CONF; } > "$work/nginx.conf"
     upstream origin { server 127.0.0.1:$origin_port; keepalive 16; }
     server {
         listen 127.0.0.1:$nginx_port;

@@ -36,16 +36,7 @@ start_folio() { # -> cache_port
 
 start_nginx() { # -> cache_port
     cache_port=$(free_port)
-    mkdir -p "$work/nginx" "$work/ncache"
-    chmod 755 "$work"
-    chmod 777 "$work/nginx" "$work/ncache"
-    { nginx_main_conf "$work"; cat <<CONF; } > "$work/nginx.conf"
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    proxy_cache_path $work/ncache levels=1:2 keys_zone=folio:10m max_size=1g inactive=60m use_temp_path=off;
-    client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
-    uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+    { nginx_main_conf "$work"; echo "http {"; nginx_proxy_cache_http "$work"; cat <<CONF; } > "$work/nginx.conf"
     upstream origins {
         server 127.0.0.1:$primary_port max_fails=1 fail_timeout=10s;
         server 127.0.0.1:$backup_port backup;

@@ -87,6 +87,7 @@ final class CacheStore: Sendable {
     /// both is not stored.
     func store(_ response: StoredResponse) {
         let encoded = directory != nil ? CacheEntryFile.encode(response) : nil
+        let name = directory != nil ? DiskTier.name(response) : ""
         var staleFiles: [String] = []
         let deletes: [String]? = state.withLock { s in
             let onDisk = encoded.map { $0.count <= s.disk!.capacity } ?? false
@@ -95,15 +96,13 @@ final class CacheStore: Sendable {
             } else {
                 _ = s.memory.remove(response.key) { $0.varyNames == response.varyNames && $0.varyValues == response.varyValues }
             }
-            if onDisk { return s.disk!.insert(response, size: encoded!.count) }
+            if onDisk { return s.disk!.insert(response, name: name, size: encoded!.count) }
             // Too large for the disk: the variant it replaces must not come back from there.
-            let name = DiskTier.name(response)
             if s.disk?.remove(response.key, name: name, responseTime: nil) == true { staleFiles = [name] }
             return nil
         }
         delete(staleFiles)
         guard let directory, let deletes, let encoded else { return }
-        let name = DiskTier.name(response)
         disk.async { [self] in
             for n in deletes { unlink(directory + "/" + n) }
             let ok = write(encoded, name: name, in: directory)

@@ -62,9 +62,10 @@ struct DiskTier {
 
     mutating func hit(_ key: String) { policy.hit(key) }
 
-    /// Records `r`, about to be written as `size` bytes; returns the files of the keys evicted.
-    mutating func insert(_ r: StoredResponse, size: Int) -> [String] {
-        let record = DiskRecord(name: Self.name(r), size: size, responseTime: r.responseTime)
+    /// Records `r`, about to be written as file `name` of `size` bytes; returns the files of the
+    /// keys evicted.
+    mutating func insert(_ r: StoredResponse, name: String, size: Int) -> [String] {
+        let record = DiskRecord(name: name, size: size, responseTime: r.responseTime)
         pending[record.name] = r
         removedWhileIndexing?.remove(record.name)
         return put(r.key, record)
