@@ -54,6 +54,7 @@ struct ConnectionPipeline: Sendable {
     private func configureHTTP2(_ channel: Channel, extraLines: String, role: ListenerRole) throws {
         let sync = channel.pipeline.syncOperations
         let connection = HTTP2Limits.connection(maxHeaderBytes: limits.maxHeaderBytes)
+        try sync.addHandler(LingeringClose())
         if case .site(let store) = content {
             try sync.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connection, streamConfiguration: HTTP2Limits.stream()))
             try sync.addHandler(

@@ -31,7 +31,8 @@ package enum HTTP2Limits {
 /// After the HTTP/2 handler of a connection: counts its open streams; closes it when no stream
 /// has been open for the request timeout (an idle client, or one that never sends a request);
 /// on drain (`ChannelShouldQuiesceEvent`) sends GOAWAY naming the last stream it will answer,
-/// and closes once those are answered; closes at once after a connection error.
+/// and closes once those are answered; after a connection error, closes by `LingeringClose`
+/// (at once when the pipeline has none).
 package final class HTTP2ConnectionGuard: ChannelDuplexHandler {
     package typealias InboundIn = Never
     package typealias OutboundIn = Never
@@ -61,11 +62,13 @@ package final class HTTP2ConnectionGuard: ChannelDuplexHandler {
     }
 
     /// A connection error (a flood, a malformed frame): swift-nio-http2 has sent GOAWAY with
-    /// its code; the connection ends here rather than at the idle timeout. A stream's error
-    /// has reset that stream only, and the others go on.
+    /// its code; the connection ends here rather than at the idle timeout, once the client has
+    /// stopped sending. A stream's error has reset that stream only, and the others go on.
     package func errorCaught(context: ChannelHandlerContext, error: Error) {
         if error is NIOHTTP2Errors.StreamError { return }
-        context.close(promise: nil)
+        let linger = context.eventLoop.makePromise(of: Void.self)
+        linger.futureResult.assumeIsolated().whenFailure { _ in context.close(promise: nil) }
+        context.triggerUserOutboundEvent(LingeringClose.Begin(), promise: linger)
     }
 
     package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
