@@ -141,7 +141,7 @@ bench: bench-deps build publish
 	@python3 Benchmarks/scale-bench.py $(RELEASE)
 
 demo: publish
-	@BIN=$(RELEASE) PUBLIC=$(PUBLIC) scripts/demo.sh
+	@BIN=$(RELEASE) PUBLIC=$(PUBLIC) CONTENT=$(CONTENT) scripts/demo.sh
 
 clean:
 	rm -rf .build $(PUBLIC)

@@ -2,7 +2,8 @@
 # The end-to-end demo behind `make demo`: publish, serve, fetch and revalidate with curl,
 # sync and read with the client, localized strings and negotiation, read again offline, diff
 # two versions and take the second as a delta, then a signed release: keys, a signed publish, a verified sync and a refusal;
-# last, release channels: a beta channel promoted as a signed 10% rollout, and a halt.
+# then release channels: a beta channel promoted as a signed 10% rollout, and a halt; last, the
+# strict build CI runs on content/.
 set -euo pipefail
 bin=${BIN:-.build/release}
 public=${PUBLIC:-public}
@@ -172,3 +173,6 @@ if [ -n "$inside" ]; then
 fi
 stop_edge
 "$bin/folio-build" release list --output "$rel"
+
+step "folio-build --strict on content/: what CI runs (partial translations are declared in folio.toml)"
+"$bin/folio-build" --content "${CONTENT:-content}" --output "$work/public-strict" --strict --quiet

@@ -12,7 +12,8 @@ package struct CatalogKind: ContentKind {
 
     package func parse(_ files: [SourceFile], _ project: BuildProject, into diags: inout Diagnostics) throws -> any ParsedContent {
         let sources = try CatalogSources.load(files, contentDir: project.config.contentDir, into: &diags)
-        let output = CatalogSources.compile(sources, developmentLanguage: project.config.developmentLanguage, into: &diags)
+        let output = CatalogSources.compile(
+            sources, developmentLanguage: project.config.developmentLanguage, partial: project.file.partialCatalogs, into: &diags)
         return ParsedCatalogs(output: output, kind: name, sources: sources.map(\.path))
     }
 }

@@ -164,7 +164,9 @@ package enum CatalogSources {
     /// Parses, merges and compiles, reporting what the files and their coverage show; the format
     /// and plural checks are left to ``CatalogOutput/check(parallel:)``. nil when there are no
     /// catalogs; the output is only to be published when no error was reported.
-    package static func compile(_ files: [CatalogSourceFile], developmentLanguage devText: String, into diags: inout Diagnostics) -> CatalogOutput? {
+    package static func compile(
+        _ files: [CatalogSourceFile], developmentLanguage devText: String, partial: PartialCatalogs = PartialCatalogs(), into diags: inout Diagnostics
+    ) -> CatalogOutput? {
         guard !files.isEmpty else { return nil }
         guard let dev = LocaleTag(devText) else {
             diags.error(files[0].path, 1, 1, "the development language '\(devText)' is not a valid locale tag")
@@ -240,6 +242,7 @@ package enum CatalogSources {
         var catalogs: [CompiledCatalog] = []
         var checks: [CatalogCheck] = []
         var coverage: [String: [String: CatalogIndex.Coverage]] = [:]
+        var translatedKeys: [String: Set<String>] = [:]
         for key in tables.keys.sorted() {
             let table = tables[key]!
             let ref = reference[key.table]
@@ -283,19 +286,38 @@ package enum CatalogSources {
             if ref == nil { translated = strings.count }
             coverage[key.locale, default: [:]][key.table] = CatalogIndex.Coverage(translated: translated, total: total)
             if translated < total, let ref {
-                let missing = ref.messages.map(\.message).filter { $0.value != nil && strings[$0.key] == nil }.map(\.key).sorted()
-                let shown = missing.prefix(5).joined(separator: ", ") + (missing.count > 5 ? ", …" : "")
-                diags.warning(table.firstPath, 1, 1, "\(key.locale)/\(key.table): \(translated) of \(total) keys translated (\(coverage[key.locale]![key.table]!.percent)%); untranslated, falling back: \(shown)")
+                warnCoverage(table, key, ref: ref, strings: strings, coverage: coverage[key.locale]![key.table]!, partial: partial, into: &diags)
             }
+            translatedKeys[key.locale, default: []].formUnion(strings.keys)
             catalogs.append(CompiledCatalog(
                 table: key.table, locale: key.locale,
                 pluralForms: strings.values.contains(where: Validation.usesGettext) ? table.pluralForms?.text : nil,
                 strings: strings))
         }
+        let referenceKeys = Set(reference.values.flatMap { $0.messages.map(\.message.key) })
+        partial.checkStale(translated: translatedKeys, reference: referenceKeys, into: &diags)
         let index = CatalogIndex(
             developmentLanguage: dev.description, tables: tableNames,
             locales: Set(catalogs.map(\.locale)).sorted(), coverage: coverage)
         return CatalogOutput(catalogs: catalogs, index: index, checks: checks)
+    }
+
+    /// The coverage warning of a table that leaves keys out, naming those the project file's
+    /// `[catalogs.partial]` did not declare (none: no warning).
+    static func warnCoverage(
+        _ table: LocaleTable, _ key: TableKey, ref: LocaleTable, strings: [String: CatalogValue], coverage: CatalogIndex.Coverage,
+        partial: PartialCatalogs, into diags: inout Diagnostics
+    ) {
+        let missing = ref.messages.map(\.message).filter { $0.value != nil && strings[$0.key] == nil }.map(\.key).sorted()
+        let undeclared = partial.undeclared(missing, locale: key.locale)
+        guard !undeclared.isEmpty else { return }
+        let shown = undeclared.prefix(5).joined(separator: ", ") + (undeclared.count > 5 ? ", …" : "")
+        let hint = partial.locales[key.locale] == nil
+            ? "; translate them, or declare them in the project file's [catalogs.partial]"
+            : " (not declared in [catalogs.partial])"
+        diags.warning(
+            table.firstPath, 1, 1,
+            "\(key.locale)/\(key.table): \(coverage.translated) of \(coverage.total) keys translated (\(coverage.percent)%); untranslated, falling back: \(shown)\(hint)")
     }
 }
 

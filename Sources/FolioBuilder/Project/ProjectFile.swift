@@ -15,6 +15,9 @@ import FolioSupport
 /// match = "articles/*.md"
 /// html = true                               # also render the Markdown to `html`
 /// index = { path = "articles/index.plist", fields = ["title", "date", "image"], sortBy = "date", order = "descending" }
+///
+/// [catalogs.partial]                        # see `PartialCatalogs`
+/// es-419 = "*"
 /// ```
 package struct ProjectFile: Sendable {
     /// One `[[rules]]` table.
@@ -40,6 +43,8 @@ package struct ProjectFile: Sendable {
     }
 
     package var rules: [Rule] = []
+    /// `[catalogs.partial]`: locales whose partial coverage was decided.
+    package var partialCatalogs = PartialCatalogs()
     /// Schema files under the content folder: project files, not content.
     package var schemaFiles: Set<String> = []
     /// The SHA-256 of the project file and every schema file: a build cache made under other

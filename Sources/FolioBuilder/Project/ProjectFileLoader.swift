@@ -17,10 +17,11 @@ extension ProjectFile {
             return project
         }
         var reader = RuleReader(path: path, bytes: bytes, contentDir: contentDir)
-        let known: Set<String> = ["rules"]
+        let known: Set<String> = ["rules", "catalogs"]
         for key in (value.dictValue ?? [:]).keys.sorted() where !known.contains(key) {
-            reader.problem("/\(key)", "unknown setting '\(key)'; the project file has [[rules]] tables")
+            reader.problem("/\(key)", "unknown setting '\(key)'; the project file has [[rules]] tables and [catalogs]")
         }
+        if let catalogs = value["catalogs"] { project.partialCatalogs = readCatalogs(catalogs, path: path, bytes: bytes, into: &diags) }
         for (i, item) in (value["rules"]?.arrayValue ?? []).enumerated() {
             if let rule = reader.rule(item, at: "/rules/\(i)") { project.rules.append(rule) }
         }
