@@ -17,8 +17,11 @@ extension Steps {
             a.kind = item.kind
             a.locale = item.locale
             a.sources = item.sources
-            let source = item.sources.count == 1 ? IndexBuilder.relative(item.sources[0], contentDir) : item.path
-            a.cache = project.file.cache(for: source, item.path)
+            // A file's own entry matches by its source path too; an index (of however many
+            // files) by its own path, else its rule's policy.
+            let perFile = item.sources.count == 1 && item.kind != "index"
+            let source = perFile ? IndexBuilder.relative(item.sources[0], contentDir) : item.path
+            a.cache = project.file.cache(for: source, item.path) ?? item.ruleCache
             a.minimumAppVersion = project.file.minimumAppVersion(for: source, item.path)
             return a
         }

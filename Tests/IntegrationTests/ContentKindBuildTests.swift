@@ -53,6 +53,13 @@ struct ContentKindBuildTests {
             "path": .string("articles/welcome.plist"), "title": .string("Welcome to the sonnets"),
             "date": article["date"]!, "image": .string("images/quill.png"),
         ])])
+        // The index has its rule's cache policy, with one article as with several.
+        let articles = Manifest.CacheHint(maxAge: 3600, staleWhileRevalidate: 86_400, staleIfError: 0)
+        #expect(m.entry("articles/index.plist")?.cache == articles)
+        let content = Harness.copyContent(to: dir)
+        try FileManager.default.copyItem(atPath: content + "/articles/welcome.md", toPath: content + "/articles/again.md")
+        #expect(try Harness.run(build, ["--content", content, "--output", root], env: env).status == 0)
+        #expect(try Harness.verifyPublished(root).entry("articles/index.plist")?.cache == articles)
 
         let image = try #require(m.entry("images/quill.png"))
         #expect(image.kind == "asset" && image.contentType == "image/png" && image.gzipSize == nil)

@@ -51,6 +51,9 @@ package struct CompiledItem: Sendable {
     package var locale: String?
     /// The source files it came from (the build cache keys on them).
     package var sources: [String]
+    /// An index's cache policy when no rule matches its own path: the policy of the rule that
+    /// declares it, whatever the number of entries it lists.
+    package var ruleCache: Manifest.CacheHint?
 
     package init(path: String, plist: PlistValue, kind: String, locale: String? = nil, sources: [String]) {
         self.path = path

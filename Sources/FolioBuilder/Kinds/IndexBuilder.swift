@@ -33,7 +33,9 @@ package enum IndexBuilder {
             if let key = index.sortBy, rows.contains(where: { $0.value[key] == nil }) {
                 diags.warning(contentDir + "/" + ContentTree.projectFile, 1, 1, "index \(index.path): some items have no '\(key)' to sort by; they come last")
             }
-            out.append(CompiledItem(path: index.path, plist: .array(rows.map { .dict($0.value) }), kind: "index", sources: sources))
+            var item = CompiledItem(path: index.path, plist: .array(rows.map { .dict($0.value) }), kind: "index", sources: sources)
+            item.ruleCache = rule.cache
+            out.append(item)
         }
         return out
     }
