@@ -91,19 +91,17 @@ extension ArrayAlignment {
         return pairs
     }
 
-    /// A common subsequence in linear time: each old item matches the next equal new item.
+    /// A common subsequence in O(n log n) (patience): items unique on both sides, matched, and
+    /// the longest run of them in order on both.
     static func greedy(_ x: [PlistValue], _ y: [PlistValue]) -> [Pair] {
-        var positions: [PlistValue: [Int]] = [:]
-        for (j, v) in y.enumerated().reversed() { positions[v, default: []].append(j) }
+        var count: [PlistValue: (old: Int, new: Int, at: Int)] = [:]
+        for (i, v) in x.enumerated() { count[v, default: (0, 0, 0)].old += 1; count[v]!.at = i }
+        for v in y where count[v] != nil { count[v]!.new += 1 }
         var pairs: [Pair] = []
-        var last = -1
-        for (i, v) in x.enumerated() {
-            while let j = positions[v]?.last, j <= last { positions[v]?.removeLast() }
-            if let j = positions[v]?.popLast() {
-                pairs.append(Pair(i, j))
-                last = j
-            }
+        for (j, v) in y.enumerated() {
+            if let c = count[v], c.old == 1, c.new == 1 { pairs.append(Pair(c.at, j)) }
         }
-        return pairs
+        pairs.sort { $0.old < $1.old }
+        return longestIncreasingRun(pairs.map(\.new)).map { pairs[$0] }
     }
 }
