@@ -179,7 +179,7 @@ struct ContentKindClientTests {
 
         let text = try ClientTest.folio(["diff", old, new], cache: cache, edge: ClientTest.unreachableEdge)
         #expect(text.status == 1, "\(text.stderr)")
-        #expect(text.stdout.contains("0 added, 0 removed, 2 changed"), "\(text.stdout)")
+        #expect(text.stdout.contains("2 changed, 0 added, 0 removed"), "\(text.stdout)")
         #expect(text.stdout.contains("~ config/site.plist\n    ~ version: 3 → 4\n"), "\(text.stdout)")
         #expect(text.stdout.contains("~ images/hero.png (asset, image/png)\n"), "\(text.stdout)")
         #expect(text.stdout.contains("~ (size): \(KindFixture.png.count) → \(newPNG.count)"), "\(text.stdout)")
@@ -201,7 +201,8 @@ struct ContentKindClientTests {
         #expect(change["old"] == .int(3) && change["new"] == .int(4))
         let hero = try #require(changed.first { $0["path"] == .string("images/hero.png") })
         #expect(hero["asset"] == .bool(true))
-        #expect(hero["oldSize"] == .int(Int64(KindFixture.png.count)) && hero["newSize"] == .int(Int64(newPNG.count)))
+        let size = hero["metadata"]?.arrayValue?.first { $0["at"] == .string("size") }
+        #expect(size?["old"] == .int(Int64(KindFixture.png.count)) && size?["new"] == .int(Int64(newPNG.count)), "\(hero)")
         #expect(hero["oldSHA256"] == .string(oldSHA) && hero["newSHA256"] == .string(newSHA))
     }
 
