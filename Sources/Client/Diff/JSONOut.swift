@@ -20,12 +20,18 @@ indirect enum JSONOut {
         return out + "\n"
     }
 
+    /// `v` as JSON on one line, without the newline that ends a ``JSONPlist`` document.
+    static func inline(_ v: PlistValue) -> String {
+        let bytes = (try? JSONPlist.encode(v, pretty: false)) ?? Array("null".utf8)
+        return String(decoding: bytes.last == 0x0A ? bytes.dropLast() : bytes[...], as: UTF8.self)
+    }
+
     func write(into out: inout String, indent: Int) {
         let pad = String(repeating: "  ", count: indent + 1)
         let close = String(repeating: "  ", count: indent)
         switch self {
         case .null: out += "null"
-        case .value(let v): out += String(decoding: (try? JSONPlist.encode(v, pretty: false)) ?? Array("null".utf8), as: UTF8.self)
+        case .value(let v): out += Self.inline(v)
         case .array(let items) where items.isEmpty: out += "[]"
         case .object(let fields) where fields.isEmpty: out += "{}"
         case .array(let items):
