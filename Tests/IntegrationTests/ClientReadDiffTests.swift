@@ -8,6 +8,8 @@ import Testing
 struct ClientReadDiffTests {
     static let summerLine = "Shall I compare thee to a summer’s day?"
     static let winterLine = "Shall I compare thee to a winter’s night?"
+    /// How `folio diff` shows sonnet 18's first line changed.
+    static let lineChange = "~ lines[0]: \(String(reflecting: summerLine)) → \(String(reflecting: winterLine))"
 
     /// A published root, its edge, and a cache synced from it.
     func withSyncedCache(_ label: String, _ body: (ClientRoot, EdgeProcess, ClientCache) throws -> Void) throws {
@@ -208,29 +210,29 @@ struct ClientReadDiffTests {
         try FileManager.default.copyItem(atPath: a.root + "/manifest.plist", toPath: a.root + "/m")
         let m = try ClientTest.folio(["diff", "m", b.root + "/manifest.plist"], cache: cache, edge: ClientTest.unreachableEdge, cwd: a.root)
         #expect(m.status == 1, "\(m.stderr)")
-        #expect(m.stdout.contains("- " + Self.summerLine) && m.stdout.contains("+ " + Self.winterLine), "\(m.stdout)")
+        #expect(m.stdout.contains(Self.lineChange), "\(m.stdout)")
         #expect(text.stdout.contains("sonnets/018.plist"))
-        #expect(text.stdout.contains("- " + Self.summerLine), "\(text.stdout)")
-        #expect(text.stdout.contains("+ " + Self.winterLine), "\(text.stdout)")
+        #expect(text.stdout.contains(Self.lineChange), "\(text.stdout)")
         #expect(text.stdout.contains("3 changed"))
 
         let json = try diff([a.root, b.root, "--format", "json"])
         #expect(json.status == 1)
-        let value = try ClientTest.json(json)
+        let value = try DiffJSONReader.value(json)
         #expect(value["equal"]?.boolValue == false)
         #expect(value["added"]?.arrayValue?.isEmpty == true)
         #expect(value["removed"]?.arrayValue?.isEmpty == true)
         let changed = value["changed"]?.arrayValue ?? []
         #expect(Set(changed.compactMap { $0["path"]?.stringValue }) == ["sonnets/018.plist", "sonnets/index.plist", "sonnets/all.plist"])
         let sonnet = changed.first { $0["path"]?.stringValue == "sonnets/018.plist" }
-        let lineDiff = sonnet?["lineDiff"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        #expect(lineDiff.contains("- " + Self.summerLine) && lineDiff.contains("+ " + Self.winterLine), "\(lineDiff)")
+        let change = sonnet?["changes"]?.arrayValue?.first
+        #expect(change?["op"] == .string("change") && change?["at"] == .string("lines[0]"), "\(String(describing: change))")
+        #expect(change?["old"] == .string(Self.summerLine) && change?["new"] == .string(Self.winterLine))
 
         let md = try diff([a.root, b.root, "--format", "markdown"])
         #expect(md.status == 1)
         #expect(md.stdout.hasPrefix("#"), "\(md.stdout.prefix(200))")
         #expect(md.stdout.contains("|---"))
-        #expect(md.stdout.contains("| changed | 3 |"))
+        #expect(md.stdout.contains("**3 changed, 0 added, 0 removed"), "\(md.stdout.prefix(300))")
         #expect(md.stdout.contains("<details>"))
         #expect(md.stdout.contains("</details>"))
         #expect(md.stdout.contains("sonnets/018.plist"))
@@ -248,7 +250,7 @@ struct ClientReadDiffTests {
         #expect(file.stdout.contains("sonnets/018.plist"))
         let versioned = try diff([b.root, a.root + "/manifests/\(version).plist", "--format", "json"])
         #expect(versioned.status == 1, "\(versioned.stderr)")
-        #expect(try ClientTest.json(versioned)["changed"]?.arrayValue?.count == 3)
+        #expect(try DiffJSONReader.value(versioned)["changed"]?.arrayValue?.count == 3)
 
         let missing = try diff([a.dir + "/no-such-dir", b.root])
         #expect(missing.status == 2)
@@ -277,13 +279,13 @@ struct ClientReadDiffTests {
         let history = try ClientTest.folio(["diff", "@\(v1)", "@\(v2)"], cache: empty, edge: edge.baseURL)
         #expect(history.status == 1, "\(history.stderr)")
         #expect(history.stdout.contains("sonnets/018.plist"))
-        #expect(history.stdout.contains("+ " + Self.winterLine))
+        #expect(history.stdout.contains(Self.lineChange), "\(history.stdout)")
         #expect(history.stdout.contains(edge.baseURL))
 
         // An edge URL side (its current manifest), with and without /manifest.plist.
         let url = try ClientTest.folio(["diff", "@\(v1)", edge.baseURL, "--format", "json"], cache: empty, edge: edge.baseURL)
         #expect(url.status == 1, "\(url.stderr)")
-        #expect(try ClientTest.json(url)["to"]?["version"]?.intValue == v2)
+        #expect(try DiffJSONReader.value(url)["to"]?["version"]?.intValue == v2)
         let sameAsEdge = try ClientTest.folio(["diff", "@\(v2)", edge.baseURL + "/manifest.plist"], cache: empty, edge: edge.baseURL)
         #expect(sameAsEdge.status == 0, "\(sameAsEdge.stdout)\(sameAsEdge.stderr)")
 
@@ -291,14 +293,14 @@ struct ClientReadDiffTests {
         edge.stop()
         let cached = try ClientTest.folio(["diff", "@\(v1)", "@\(v2)", "--format", "json"], cache: cache, edge: edge.baseURL)
         #expect(cached.status == 1, "\(cached.stderr)")
-        let value = try ClientTest.json(cached)
+        let value = try DiffJSONReader.value(cached)
         #expect(value["from"]?["label"]?.stringValue?.contains("cache") == true)
         #expect(Set((value["changed"]?.arrayValue ?? []).compactMap { $0["path"]?.stringValue }) == ["sonnets/018.plist", "sonnets/index.plist", "sonnets/all.plist"])
 
         // A version neither in the cache nor reachable: exit 2 with a message.
         let gone = try ClientTest.folio(["diff", "@\(v2 + 50)", "@\(v2)"], cache: cache, edge: edge.baseURL)
         #expect(gone.status == 2)
-        #expect(!gone.stderr.isEmpty)
+        #expect(gone.stderr.contains("version \(v2 + 50) is not in the cache") && gone.stderr.contains("sync first"), "\(gone.stderr)")
         let badSpec = try ClientTest.folio(["diff", "@x", "@\(v2)"], cache: cache, edge: edge.baseURL)
         #expect(badSpec.status == 2)
         #expect(badSpec.stderr.contains("@x"), "\(badSpec.stderr)")

@@ -1,0 +1,52 @@
+import FolioKit
+import FolioPlist
+import FolioPublished
+import FolioSupport
+import Foundation
+
+/// One side of a diff: a manifest and a way to get its objects.
+struct DiffSide {
+    var label: String
+    var manifest: Manifest
+    /// Who signed it (``SignedManifest/summary``), when signed; not verified: diff compares.
+    var signing: PlistValue? = nil
+    /// The release applied (`+N`): the side is one install's view, with no releases to compare.
+    var appliedRelease: Int? = nil
+    var load: (Manifest.Entry) async throws -> [UInt8]
+
+    /// Resolves `spec`: a published directory, a manifest file (or its JSON mirror), an edge URL,
+    /// or `@N`, each optionally followed by `#CHANNEL` (a bare `#CHANNEL` is the edge's) and `+N`
+    /// (as the installs in release N of that manifest see it).
+    static func resolve(_ spec: String, options: ClientOptions) async throws -> DiffSide {
+        let target = try DiffTarget(spec, edge: options.edgeURL)
+        var side = try await resolve(target.base, channel: target.channel, options: options)
+        if target.channel != Channel.production { side.label += " channel \(target.channel)" }
+        guard let release = target.release else { return side }
+        guard side.manifest.release(release) != nil else {
+            let ids = side.manifest.releases.map { String($0.id) }
+            throw CLIError(
+                "'\(spec)': version \(side.manifest.version) has no release \(release)" + (ids.isEmpty ? " (it has none)" : "; it has \(ids.joined(separator: ", "))"),
+                exitCode: 2)
+        }
+        side.manifest = side.manifest.applying(release: release)
+        side.appliedRelease = release
+        side.label += " release \(release)"
+        return side
+    }
+
+    /// One side without its release: `spec` in `channel`.
+    static func resolve(_ spec: String, channel: String, options: ClientOptions) async throws -> DiffSide {
+        if spec.hasPrefix("@") { return try await version(spec, channel: channel, options: options) }
+        if spec.hasPrefix("http://") || spec.hasPrefix("https://") { return try await edge(spec, channel: channel) }
+        return try local(spec, channel: channel, options: options)
+    }
+
+    /// A manifest's bytes as a side: a binary/XML manifest, a signed one, or the JSON mirror.
+    static func parse(_ bytes: [UInt8], from: String) throws -> (Manifest, PlistValue?) {
+        if ManifestMirror.isJSON(bytes) { return try ManifestMirror.read(bytes, from: from) }
+        do {
+            let m = try Manifest(bytes: bytes)
+            return (m, (try? SignedManifest.decode(bytes, parsed: m))?.summary)
+        } catch { throw CLIError("\(from) is not a readable manifest: \(error)", exitCode: 2) }
+    }
+}

@@ -1,0 +1,55 @@
+import FolioPlist
+import FolioPublished
+
+/// An added or removed entry with its content: the first key paths and values of a property
+/// list, within ``maxLeaves`` and ``maxCharacters``; "… N more" counts the rest.
+struct EntryPreview {
+    struct Leaf {
+        var path: String
+        var value: PlistValue
+    }
+
+    var entry: Manifest.Entry
+    var leaves: [Leaf] = []
+    var more = 0
+    /// Why the content is not shown, when it is not.
+    var note: String?
+
+    static let maxLeaves = 20
+    static let maxCharacters = 2048
+
+    static func make(_ e: Manifest.Entry, _ side: DiffSide) async -> EntryPreview {
+        var p = EntryPreview(entry: e)
+        guard e.isPlist else { return p }
+        guard let bytes = try? await side.load(e) else {
+            p.note = "content not available"
+            return p
+        }
+        guard let value = try? PlistValue.decode(bytes) else {
+            p.note = "not a readable property list"
+            return p
+        }
+        var all: [Leaf] = []
+        flatten(value, [], into: &all)
+        var used = 0
+        for leaf in all {
+            used += leaf.path.count + ValueText.short(leaf.value).count
+            guard p.leaves.count < maxLeaves, used <= maxCharacters else { break }
+            p.leaves.append(leaf)
+        }
+        p.more = all.count - p.leaves.count
+        return p
+    }
+
+    /// Every scalar (and empty container) with its path.
+    static func flatten(_ v: PlistValue, _ path: [PlistPathComponent], into out: inout [Leaf]) {
+        switch v {
+        case .dict(let d) where !d.isEmpty:
+            for key in d.keys.sorted() { flatten(d[key]!, path + [.key(key)], into: &out) }
+        case .array(let a) where !a.isEmpty, .set(let a) where !a.isEmpty:
+            for (i, item) in a.enumerated() { flatten(item, path + [.index(i)], into: &out) }
+        default:
+            out.append(Leaf(path: PlistPathComponent.text(path), value: v))
+        }
+    }
+}
