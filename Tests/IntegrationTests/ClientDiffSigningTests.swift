@@ -47,6 +47,11 @@ struct ClientDiffSigningTests {
         #expect(signing?["new"]?["keyList"]?["keys"] == .array([.string(a), .string(b)]), "\(json.stdout)")
         #expect(signing?["new"]?["keyList"]?["threshold"] == .int(1) && signing?["new"]?["keyList"]?["root"] == .string(root))
         #expect(Self.prettyLines(json.stdout), "\(json.stdout)")
+        // Each format as a golden, paths and key ids named.
+        let names = [(v.root.root, "<published>"), (a, "<key a>"), (b, "<key b>"), (root, "<root key>")]
+        for (format, ext) in [("text", "text"), ("markdown", "md"), ("json", "json")] {
+            try GoldenTests.check("diff-signing.\(ext)", GoldenTests.normalize(try v.diff(1, 2, format).stdout, names))
+        }
     }
 
     @Test("signed by a → signed by b: 'signed by another key: key a → key b'")
