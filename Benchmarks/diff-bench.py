@@ -34,7 +34,7 @@ Environment: DIFF_EDITS (changed entries, default 100, at least 11), DIFF_REPS (
              DIFF_SEED (default 20261127), DIFF_BENCH_KEEP=1 keeps the work directory.
 Exit 0 whatever the figures (the 100x target is reported, not asserted); 1 when a build or a
 tool fails, or the changed entries are not the planned ones."""
-import base64, datetime, json, os, plistlib, random, re, shutil, statistics, subprocess, sys, tempfile, time
+import base64, datetime, json, os, plistlib, random, re, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 RELEASE = sys.argv[1] if len(sys.argv) > 1 else ".build/release"
 CONTENT = sys.argv[2] if len(sys.argv) > 2 else "content"
@@ -54,13 +54,17 @@ class BenchFailure(Exception):
 
 
 def run(argv, ok=(0,), timeout=None):
-    """Runs argv; returns (seconds, stdout); raises with its stderr when the exit code is not in ok."""
+    """Runs argv; returns ((wall seconds, CPU seconds: user + system), stdout); raises with its
+    stderr when the exit code is not in ok. CPU time is the reaped child's, from RUSAGE_CHILDREN."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     p = subprocess.run(argv, env=ENV, capture_output=True, text=True, timeout=timeout)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode not in ok:
         raise BenchFailure(f"{' '.join(argv[:4])} exited {p.returncode}: {p.stderr[-2000:]}")
-    return elapsed, p.stdout
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return (elapsed, cpu), p.stdout
 
 
 # Edits: each takes (rng, content dir) and returns the logical path of the entry it changes.
@@ -207,7 +211,7 @@ def folio_counts(report):
 # Timing.
 
 def time_folio(old, new, reps):
-    """Times `folio diff OLD NEW --format text` (exit 1: different) reps times; (seconds, last output)."""
+    """Times `folio diff OLD NEW --format text` (exit 1: different) reps times; ([(wall, CPU)], last output)."""
     argv = CPU + [os.path.join(RELEASE, "folio"), "diff", old, new, "--format", "text"]
     times, out = [], ""
     for _ in range(reps):
@@ -230,13 +234,13 @@ def graphtage_argv(mode, old_json, new_json):
 
 
 def time_graphtage(old_json, new_json, reps):
-    """Times graphtage --edit-digest; (seconds, last output, timed out?). Exit 0 or 1 with output."""
+    """Times graphtage --edit-digest; ([(wall, CPU)], last output, timed out?). Exit 0 or 1 with output."""
     times, out = [], ""
     for _ in range(reps):
         try:
             t, out = run(graphtage_argv(["--edit-digest"], old_json, new_json), ok=(0, 1), timeout=G_TIMEOUT)
         except subprocess.TimeoutExpired:
-            return [G_TIMEOUT], "", True
+            return [(G_TIMEOUT, G_TIMEOUT)], "", True
         if not out.strip():
             raise BenchFailure("graphtage printed nothing")
         times.append(t)
@@ -247,8 +251,13 @@ def lines(text):
     return len(text.splitlines())
 
 
-def ms(xs):
-    return statistics.median(xs) * 1000
+def ms(runs, which=0):
+    """Median of the runs' wall (which=0) or CPU (which=1) times, in milliseconds."""
+    return statistics.median(r[which] for r in runs) * 1000
+
+
+def best(runs):
+    return min(r[0] for r in runs) * 1000
 
 
 def prepare(work):
@@ -270,6 +279,34 @@ def prepare(work):
     return out, old, new, changed, counts is not None
 
 
+def measure(old, new, old_json, new_json):
+    """folio's runs split before and after graphtage's; returns (folio runs, folio output, graphtage
+    runs, graphtage output, timed out?, graphtage's whole-document diff or None)."""
+    time_folio(old, new, 2)  # warm-up: page cache, binary
+    f1, folio_out = time_folio(old, new, REPS // 2)
+    g, graph_out, timed_out = time_graphtage(old_json, new_json, G_REPS)
+    f2, _ = time_folio(old, new, REPS - REPS // 2)
+    full = None if timed_out else run(graphtage_argv([], old_json, new_json), ok=(0, 1), timeout=G_TIMEOUT)[1]
+    return f1 + f2, folio_out, g, graph_out, timed_out, full
+
+
+def report(folio_t, folio_out, g, graph_out, timed_out, full):
+    label = "graphtage " + ("" if not G_SETTINGS else "-k -ll ") + "--edit-digest"
+    bound = ">= " if timed_out else ""
+    print(f"  {'':34} {'median ms':>10} {'best ms':>9} {'CPU ms':>8} {'runs':>5} {'lines':>7}")
+    print(f"  {'folio diff --format text':34} {ms(folio_t):10.1f} {best(folio_t):9.1f} {ms(folio_t, 1):8.1f} "
+          f"{len(folio_t):5} {lines(folio_out):7}")
+    print(f"  {label:34} {bound + format(ms(g), '.0f'):>10} {best(g):9.0f} {ms(g, 1):8.0f} {len(g):5} "
+          f"{'-' if timed_out else lines(graph_out):>7}")
+    if full is not None:
+        print(f"  {'graphtage (whole document, untimed)':34} {'':>10} {'':>9} {'':>8} {'':>5} {lines(full):7}")
+    print(f"ratio graphtage / folio: {bound}{ms(g) / ms(folio_t):.0f}x median wall time, {bound}"
+          f"{ms(g, 1) / ms(folio_t, 1):.0f}x CPU time (target >= 100x), one core each (taskset -c 0)")
+    if not timed_out:
+        print(f"lines: folio {lines(folio_out)}, {label} {lines(graph_out)} "
+              f"({lines(folio_out) / lines(graph_out):.2f}x; target <= 1.0x), whole-document diff {lines(full)}")
+
+
 def main():
     for tool in (os.path.join(RELEASE, "folio"), os.path.join(RELEASE, "folio-build"), "graphtage"):
         if not shutil.which(tool):
@@ -284,29 +321,7 @@ def main():
         old_json, new_json = os.path.join(work, "old.json"), os.path.join(work, "new.json")
         sizes = export_json(out, old, changed, old_json), export_json(out, new, changed, new_json)
         print(f"exported for graphtage: {sizes[0]:,} / {sizes[1]:,} bytes of JSON (old / new)")
-
-        time_folio(old, new, 2)  # warm-up: page cache, binary
-        f1, folio_out = time_folio(old, new, REPS // 2)
-        g, graph_out, timed_out = time_graphtage(old_json, new_json, G_REPS)
-        f2, _ = time_folio(old, new, REPS - REPS // 2)
-        folio_t = f1 + f2
-        full = digest = None
-        if not timed_out:
-            _, full = run(graphtage_argv([], old_json, new_json), ok=(0, 1), timeout=G_TIMEOUT)
-
-        ratio = ms(g) / ms(folio_t)
-        label = "graphtage " + ("" if not G_SETTINGS else "-k -ll ") + "--edit-digest"
-        bound = ">= " if timed_out else ""
-        print(f"  {'':34} {'median ms':>10} {'best ms':>9} {'runs':>5} {'lines':>7}")
-        print(f"  {'folio diff --format text':34} {ms(folio_t):10.1f} {min(folio_t) * 1000:9.1f} {len(folio_t):5} {lines(folio_out):7}")
-        print(f"  {label:34} {bound + format(ms(g), '.0f'):>10} {min(g) * 1000:9.0f} {len(g):5} "
-              f"{'-' if timed_out else lines(graph_out):>7}")
-        if full is not None:
-            print(f"  {'graphtage (whole document, untimed)':34} {'':>10} {'':>9} {'':>5} {lines(full):7}")
-        print(f"ratio graphtage / folio: {bound}{ratio:.0f}x (target >= 100x), one core each (taskset -c 0)")
-        if not timed_out:
-            print(f"lines: folio {lines(folio_out)}, {label} {lines(graph_out)} "
-                  f"({lines(folio_out) / lines(graph_out):.2f}x; target <= 1.0x), whole-document diff {lines(full)}")
+        report(*measure(old, new, old_json, new_json))
         return 0
     except (BenchFailure, subprocess.TimeoutExpired) as e:
         print(f"diff-bench: {e}", file=sys.stderr)
