@@ -96,7 +96,7 @@ struct Build: ParsableCommand {
         config.channel = release.channel
         config.release = try release.audience()
         config.critical = release.critical
-        config.signing = try signing.load(forbidden: [content, output], output: output)
+        config.signing = try signing.load(forbidden: [content, output], output: output, strict: strict)
         let ok = Pipeline.make(config).run(config, keepUntilExit: true)
         if !ok { throw ExitCode(1) }
     }

@@ -22,9 +22,17 @@ struct SigningOptions: ParsableArguments {
         if DurationText.seconds(validFor) == nil { throw ValidationError(DurationText.problem("--valid-for", validFor)) }
     }
 
-    /// The signing configured, nil for none; a key that cannot be used ends the command.
-    func load(forbidden: [String], output: String) throws -> ReleaseSigning? {
+    /// The signing configured, nil for none; a key that cannot be used ends the command, and so
+    /// does (with `strict`) a validity shorter than clients' clock skew allowance.
+    func load(forbidden: [String], output: String, strict: Bool = false) throws -> ReleaseSigning? {
         guard let keyList else { return nil }
+        if let problem = ValidityCheck.problem(option: "--valid-for", validFor, what: "a signed manifest") {
+            printErr("folio-build: \(strict ? "error" : "warning"): \(problem)")
+            if strict {
+                printErr("folio-build: nothing was published (--strict); \(output)/ is unchanged")
+                throw ExitCode(1)
+            }
+        }
         do {
             // Signing time is the clock's, whole seconds: SOURCE_DATE_EPOCH dates the content.
             let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
