@@ -51,7 +51,7 @@ struct SigningOptions: ParsableArguments {
 
 /// A build's channel and the release it publishes.
 struct PublishReleaseOptions: ParsableArguments {
-    @Option(help: "The channel to publish into, like beta (default: production, at the output's root).")
+    @Option(help: "The channel to publish into, like beta; production is the output's root.")
     var channel = Channel.production
     @Option(help: "Publish the content as a staged release to this share of the channel's installs, like 10 or 2.5 (percent); the rest keep the current version.")
     var rollout: String?
@@ -98,7 +98,7 @@ struct ReleaseCommand: ParsableCommand {
 /// What every release command that publishes takes.
 struct ReleasePublishOptions: ParsableArguments {
     @Option(help: "The published directory.") var output = "public"
-    @Option(help: "Write deltas from each of this many earlier versions to the new one (0: none, and no head.plist).")
+    @Option(help: "Write deltas from each of this many earlier versions to the new one; 0 writes none, and no head.plist.")
     var deltaHistory = DeltaWriter.defaultHistory
     @Flag(name: .shortAndLong, help: "Print only the summary line.") var quiet = false
     @OptionGroup(title: "Signing") var signing: SigningOptions

@@ -14,7 +14,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
 
     @Option(help: "The published directory to serve (default: public; not with --origin).") var root: String?
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
-    @Option(help: "The port (0 picks a free one and prints it).") var port = 8080
+    @Option(help: "The port; 0 picks a free one and prints it.") var port = 8080
     @Option(help: "Event loop threads (default: one per core).") var threads: Int?
     @Option(help: "Bytes of objects to hold in memory; the rest is read from disk (default: 256 MiB; not with --origin).")
     var memoryBudget: Int?
@@ -25,7 +25,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "stale-while-revalidate for the manifest (default: the manifest's hint).") var staleWhileRevalidate: Int?
     @Option(help: "stale-if-error for the manifest (default: the manifest's hint).") var staleIfError: Int?
     @Option(help: "How often to check manifest.plist for a new version, in milliseconds.") var watchIntervalMs = 250
-    @Flag(inversion: .prefixedNo, help: "Log every request (swift-log, to stderr).") var accessLog = true
+    @Flag(inversion: .prefixedNo, help: "Log every request to stderr, with swift-log.") var accessLog = true
     @Option(help: "Pull from this origin (http or https URL) through a cache instead of serving --root; repeatable: the first is the primary, the others its backups.")
     var origin: [String] = []
     @Option(help: ArgumentHelp("With several origins: send every request to the first one up (primary), or to each one up in turn (round-robin).", valueName: "primary|round-robin"))

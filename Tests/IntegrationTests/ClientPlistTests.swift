@@ -40,7 +40,7 @@ struct ClientPlistTests {
             let out = try Harness.run(folio, args)
             #expect(out.status == 1, "\(args): \(out.status) \(out.stdout)")
             #expect(out.stderr.contains("big.json"), "\(out.stderr)")
-            #expect(out.stderr.contains("3:10"), "line:col: \(out.stderr)")
+            #expect(out.stderr.contains("at line 3, column 10"), "line:col: \(out.stderr)")
             #expect(out.stderr.contains("integer 12345678901234567890123 does not fit in 64 bits; write it as a string or a real"), "\(out.stderr)")
             #expect(out.stdout.isEmpty)
         }

@@ -19,7 +19,7 @@ struct HelpTextTests {
         var inSection = false
         for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("SUBCOMMANDS:") { inSection = true; continue }
-            if inSection, !line.isEmpty, !line.hasPrefix(" ") { break }
+            if inSection, line.isEmpty || !line.hasPrefix(" ") { break }
             // A subcommand's line: two spaces, then its name; its abstract follows after spaces.
             guard inSection, line.hasPrefix("  "), !line.hasPrefix("   ") else { continue }
             if let name = line.split(separator: " ").first, name != "help" { names.append(String(name)) }
