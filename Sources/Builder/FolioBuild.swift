@@ -34,7 +34,7 @@ struct Build: ParsableCommand {
     var seed: String?
     @Option(help: "Only entries whose logical paths match this glob carry their bytes in the seed (e.g. 'sonnets/**'); repeatable.")
     var seedInclude: [String] = []
-    @Option(help: "Refuse source files larger than this many bytes (suffixes K, M, G: 256M).")
+    @Option(help: "Refuse source files larger than this many bytes; suffixes K, M, G, like 64M.")
     var maxFileSize = "256M"
     @Option(help: "A message for the app's users, carried by this version's manifest (folio status and read show it).")
     var notice: String?
@@ -46,7 +46,7 @@ struct Build: ParsableCommand {
     var notify: [String] = []
     @OptionGroup(title: "Releases") var release: PublishReleaseOptions
     @OptionGroup(title: "Signing") var signing: SigningOptions
-    @Option(help: "Write deltas from each of this many earlier versions to the new one (0: none, and no head.plist).")
+    @Option(help: "Write deltas from each of this many earlier versions to the new one; 0 writes none, and no head.plist.")
     var deltaHistory = DeltaWriter.defaultHistory
     @Option(help: "The brotli quality of every .br variant, 1 (fastest) to 11 (smallest), at most 5 past 1 MiB (default: 11 for a build's first 1 MiB of new objects, 5 after).")
     var brotliQuality: Int32?
@@ -96,7 +96,7 @@ struct Build: ParsableCommand {
         config.channel = release.channel
         config.release = try release.audience()
         config.critical = release.critical
-        config.signing = try signing.load(forbidden: [content, output], output: output)
+        config.signing = try signing.load(forbidden: [content, output], output: output, strict: strict)
         let ok = Pipeline.make(config).run(config, keepUntilExit: true)
         if !ok { throw ExitCode(1) }
     }

@@ -26,8 +26,8 @@ struct PublishCommand: ParsableCommand {
     @Option(help: "path (https://ENDPOINT/BUCKET/KEY) or virtual (https://BUCKET.ENDPOINT/KEY); default: the AWS config's s3 addressing_style, else path with AWS_ENDPOINT_URL and virtual without.")
     var addressing: S3Addressing?
     @Option(help: "Uploads at once.") var concurrency = 16
-    @Option(help: "Upload files this large or larger in parts (suffixes K, M, G).") var multipartThreshold = "8M"
-    @Option(help: "The size of each part of a multipart upload (at least 5M).") var partSize = "8M"
+    @Option(help: "Upload files this large or larger in parts; suffixes K, M, G.") var multipartThreshold = "8M"
+    @Option(help: "The size of each part of a multipart upload, at least 5M.") var partSize = "8M"
     @Option(help: "Seconds after which another publisher's lock counts as stale.") var lockTimeout = 3600
     @Flag(help: "Remove a stale lock (older than --lock-timeout) left by a publisher that is gone.") var breakLock = false
     @Flag(help: "Publish even when the bucket holds a newer version (a rollback).") var force = false

@@ -22,9 +22,17 @@ struct SigningOptions: ParsableArguments {
         if DurationText.seconds(validFor) == nil { throw ValidationError(DurationText.problem("--valid-for", validFor)) }
     }
 
-    /// The signing configured, nil for none; a key that cannot be used ends the command.
-    func load(forbidden: [String], output: String) throws -> ReleaseSigning? {
+    /// The signing configured, nil for none; a key that cannot be used ends the command, and so
+    /// does (with `strict`) a validity shorter than clients' clock skew allowance.
+    func load(forbidden: [String], output: String, strict: Bool = false) throws -> ReleaseSigning? {
         guard let keyList else { return nil }
+        if let problem = ValidityCheck.problem(option: "--valid-for", validFor, what: "a signed manifest") {
+            printErr("folio-build: \(strict ? "error" : "warning"): \(problem)")
+            if strict {
+                printErr("folio-build: nothing was published (--strict); \(output)/ is unchanged")
+                throw ExitCode(1)
+            }
+        }
         do {
             // Signing time is the clock's, whole seconds: SOURCE_DATE_EPOCH dates the content.
             let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
@@ -43,7 +51,7 @@ struct SigningOptions: ParsableArguments {
 
 /// A build's channel and the release it publishes.
 struct PublishReleaseOptions: ParsableArguments {
-    @Option(help: "The channel to publish into, like beta (default: production, at the output's root).")
+    @Option(help: "The channel to publish into, like beta; production is the output's root.")
     var channel = Channel.production
     @Option(help: "Publish the content as a staged release to this share of the channel's installs, like 10 or 2.5 (percent); the rest keep the current version.")
     var rollout: String?
@@ -90,7 +98,7 @@ struct ReleaseCommand: ParsableCommand {
 /// What every release command that publishes takes.
 struct ReleasePublishOptions: ParsableArguments {
     @Option(help: "The published directory.") var output = "public"
-    @Option(help: "Write deltas from each of this many earlier versions to the new one (0: none, and no head.plist).")
+    @Option(help: "Write deltas from each of this many earlier versions to the new one; 0 writes none, and no head.plist.")
     var deltaHistory = DeltaWriter.defaultHistory
     @Flag(name: .shortAndLong, help: "Print only the summary line.") var quiet = false
     @OptionGroup(title: "Signing") var signing: SigningOptions

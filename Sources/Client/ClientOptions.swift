@@ -17,6 +17,9 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "The app version to act as, like 3.2: content for newer apps is not taken (default: FOLIO_APP_VERSION).")
     var appVersion: String?
 
+    @Option(help: "Seconds the edge may stay silent before a request fails and the command counts as offline (default: FOLIO_TIMEOUT, else 15).")
+    var timeout: String?
+
     @OptionGroup(title: "Channels and targeted releases") var release: ReleaseProfileOptions
 
     /// `--app-version`, else `FOLIO_APP_VERSION`, parsed (validated by `validate`).
@@ -30,17 +33,24 @@ struct ClientOptions: ParsableArguments {
     var edgeURL: String { Self.edgeURL(edge) }
 
     var cachePath: String { Self.cachePath(cacheDir) }
+    /// The cache path, refused when it is a file (or, `creating`, when it cannot be made).
+    func checkedCachePath(creating: Bool = false) throws -> String {
+        try CacheDirCheck.check(cachePath, option: cacheDir, creating: creating)
+        return cachePath
+    }
     /// The cache, reading and writing this edge's environment.
     var cache: ContentCache { ContentCache(dir: cachePath, edge: edgeURL, channel: release.profile.channel) }
 
     /// What every sync of this command starts from: the edge, the trusted roots (and the
     /// bundled seed as a rollback floor), the app version, channel, context and install id.
     func syncSettings() throws -> SyncSettings {
-        try Self.syncSettings(edge: edgeURL, trust: trustedRoots(), appVersion: appVersionValue, profile: release.profile)
+        try Self.syncSettings(
+            edge: edgeURL, trust: trustedRoots(), appVersion: appVersionValue, profile: release.profile, timeout: TimeoutSetting.duration(timeout))
     }
 
-    static func syncSettings(edge: String, trust: Trust?, appVersion: AppVersion?, profile: ReleaseProfile) -> SyncSettings {
+    static func syncSettings(edge: String, trust: Trust?, appVersion: AppVersion?, profile: ReleaseProfile, timeout: Duration) -> SyncSettings {
         var settings = SyncSettings(edge: edge)
+        settings.timeout = timeout
         settings.trust = trust
         if trust != nil { settings.seed = BundledSeed.seed?.manifest }
         settings.appVersion = appVersion
@@ -83,6 +93,7 @@ struct ClientOptions: ParsableArguments {
 
     func validate() throws {
         if let problem = Self.problem(withEdge: edgeURL) { throw ValidationError(problem) }
+        if let problem = TimeoutSetting.problem(timeout) { throw ValidationError(problem) }
         if let text = appVersion ?? Self.variable("FOLIO_APP_VERSION"), AppVersion(text) == nil {
             throw ValidationError("--app-version (or FOLIO_APP_VERSION): \(AppVersion.problem(text))")
         }
@@ -98,7 +109,7 @@ struct ClientOptions: ParsableArguments {
         let files = option.isEmpty ? (variable("FOLIO_TRUST")?.split(separator: ":").map(String.init) ?? []) : option
         guard !files.isEmpty else { return nil }
         do { return try Trust(files: files) } catch {
-            throw CLIError("\(option.isEmpty ? "FOLIO_TRUST" : "--trust"): \(error)", exitCode: 2)
+            throw CLIError("\(option.isEmpty ? "FOLIO_TRUST" : "--trust"): \(error)")
         }
     }
 }

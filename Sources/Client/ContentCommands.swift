@@ -20,7 +20,7 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await Self.perform(
-            try options.syncSettings(), cachePath: options.cachePath, force: force,
+            try options.syncSettings(), cachePath: try options.checkedCachePath(creating: true), force: force,
             allowDowngrade: allowDowngrade, noWait: noWait, json: json, deltas: !noDelta, verbose: verbose)
     }
 
@@ -40,12 +40,16 @@ struct SyncCommand: AsyncParsableCommand {
             let cache = ContentCache(dir: cachePath, edge: settings.edge, channel: settings.channel)
             report = try await Syncer(cache: cache, settings: settings).run()
         } catch let failure as FolioError {
-            throw CLIError(failure.message, exitCode: failure.exitCode)
+            throw CLIError(failure.message, exitCode: failure.exitCode, kind: failure.code.name)
         } catch let error as FileError {
             throw CLIError("\(error)")
         }
         if json {
-            FileHandle.standardOutput.write(Data(try JSONPlist.encode(report.json)))
+            var document = report.json
+            if report.result == .offline, case .dict(let fields) = document {
+                document = JSONFailure.attach(to: fields, exitCode: 3, message: report.message, kind: "edgeUnreachable")
+            }
+            FileHandle.standardOutput.write(Data(try JSONPlist.encode(document)))
         } else {
             FileHandle.standardOutput.write(Data("folio: \(report.message)\n".utf8))
             if verbose {
@@ -67,6 +71,7 @@ struct FastSync {
     var edge: String?
     var cacheDir: String?
     var trust: [String] = []
+    var timeout: String?
     var force = false, allowDowngrade = false, noWait = false, json = false, noDelta = false, verbose = false
 
     init?(_ arguments: [String]) {
@@ -83,11 +88,12 @@ struct FastSync {
             case "--json" where sawSync && !json: json = true
             case "--no-delta" where sawSync && !noDelta: noDelta = true
             case "--verbose" where sawSync && !verbose: verbose = true
-            case "--edge" where edge == nil, "--cache-dir" where cacheDir == nil, "--trust":
+            case "--edge" where edge == nil, "--cache-dir" where cacheDir == nil, "--timeout" where timeout == nil, "--trust":
                 guard let value = args.popFirst(), !value.hasPrefix("-") else { return nil }
                 switch arg {
                 case "--edge": edge = value
                 case "--cache-dir": cacheDir = value
+                case "--timeout": timeout = value
                 default: trust.append(value)
                 }
             default: return nil
@@ -98,14 +104,18 @@ struct FastSync {
         // A bad FOLIO_APP_VERSION is the full parser's to report.
         if let text = ClientOptions.variable("FOLIO_APP_VERSION"), AppVersion(text) == nil { return nil }
         if ReleaseProfile.fromEnvironment.problem != nil { return nil }
+        // So is a bad --timeout or FOLIO_TIMEOUT.
+        if TimeoutSetting.problem(timeout) != nil { return nil }
     }
 
     func run() async throws {
         let settings = ClientOptions.syncSettings(
             edge: ClientOptions.edgeURL(edge), trust: try ClientOptions.trustedRoots(trust), appVersion: ClientOptions.appVersion(nil),
-            profile: .fromEnvironment)
+            profile: .fromEnvironment, timeout: TimeoutSetting.duration(timeout))
+        let cachePath = ClientOptions.cachePath(cacheDir)
+        try CacheDirCheck.check(cachePath, option: cacheDir, creating: true)
         try await SyncCommand.perform(
-            settings, cachePath: ClientOptions.cachePath(cacheDir), force: force,
+            settings, cachePath: cachePath, force: force,
             allowDowngrade: allowDowngrade, noWait: noWait, json: json, deltas: !noDelta, verbose: verbose)
     }
 }
@@ -250,10 +260,11 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
+        _ = try options.checkedCachePath()
         let cache = options.cache
         let held = cache.current()
         var d: [String: PlistValue] = [
-            "edge": .string(options.edgeURL), "cacheDir": .string(cache.dir),
+            "result": .string("ok"), "edge": .string(options.edgeURL), "cacheDir": .string(cache.dir),
             "cacheBytes": .int(Int64(cache.sizeOnDisk())),
         ]
         let seed = BundledSeed.seed?.manifest
@@ -383,6 +394,7 @@ struct SigningStatus {
 }
 
 func resolveView(_ options: ClientOptions, refresh: Bool) async throws -> ContentView {
+    _ = try options.checkedCachePath()
     guard var view = await ContentView.resolve(cache: options.cache, seed: BundledSeed.seed, settings: try options.syncSettings(), refresh: refresh)
     else {
         throw CLIError("no content: the cache at \(options.cachePath) is empty, the edge \(options.edgeURL) is unreachable, and this build has no seed")

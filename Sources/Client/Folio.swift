@@ -29,13 +29,22 @@ struct Folio: AsyncParsableCommand {
                 try command.run()
             }
         } catch let error as FolioError {
-            FileHandle.standardError.write(Data("folio: error: \(error.message)\n".utf8))
-            Foundation.exit(error.exitCode)
+            fail(error.message, exitCode: error.exitCode, kind: error.code.name)
         } catch let error as CLIError {
-            FileHandle.standardError.write(Data("folio: error: \(error.description)\n".utf8))
-            Foundation.exit(error.exitCode)
+            fail(error.description, exitCode: error.exitCode, kind: error.kind)
+        } catch let code as ExitCode {
+            // Thrown after the command printed its own output (`sync` offline).
+            exit(withError: code)
         } catch {
+            JSONFailure.printIfRequested(exitCode: exitCode(for: error).rawValue, message: message(for: error))
             exit(withError: error)
         }
+    }
+
+    /// One `folio: error:` line (and the JSON document, with `--json`), then the exit code.
+    static func fail(_ message: String, exitCode: Int32, kind: String?) -> Never {
+        JSONFailure.printIfRequested(exitCode: exitCode, message: message, kind: kind)
+        FileHandle.standardError.write(Data("folio: error: \(message)\n".utf8))
+        Foundation.exit(exitCode)
     }
 }

@@ -62,8 +62,12 @@ struct AuthorizeCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let problem = ValidityCheck.problem(option: "--valid-for", validFor, what: "the key list") {
+            FileHandle.standardError.write(Data("folio: warning: \(problem)\n".utf8))
+        }
         do {
-            let rootKey = try SecretKey(contentsOf: root)
+            let rootKey: SecretKey
+            do { rootKey = try SecretKey(contentsOf: root) } catch { throw CLIError("--root: \(error)") }
             let keys = try signers.map { path throws(KeyFileError) in try PublicKey(contentsOf: path) }
             let revoked = try revoke.map { path throws(KeyFileError) in try PublicKey(contentsOf: path) }
             if let both = revoked.first(where: { keys.contains($0) }) {
@@ -102,6 +106,11 @@ struct ShowKeyCommand: ParsableCommand {
             do { print("public key \(try PublicKey(fileText: text, path: file).keyID)") } catch { throw CLIError("\(error)") }
             return
         }
+        if let text = String(validating: bytes, as: UTF8.self), text.hasPrefix(KeyFile.secretHeader) {
+            // Nothing of a secret key is printed, not even its id: the public half says it all.
+            let pub = KeyFile.sibling(file, "pub")
+            throw CLIError("\(file) is a secret key (keep it private); describe its public half instead: folio keys show \(pub)")
+        }
         let trusted = try options.trustedRoots()
         if let signed = try? SignedManifest.decode(bytes) {
             print("signed manifest, version \(signed.manifest.version), expires \(signed.manifest.expiresAt.map(PlistDates.formatISO8601) ?? "never")")
@@ -123,7 +132,7 @@ struct ShowKeyCommand: ParsableCommand {
             }
             return
         }
-        throw CLIError("\(file) is not a Folio public key, key list or signed manifest", exitCode: 2)
+        throw CLIError("\(file) is not a Folio public key, key list or signed manifest")
     }
 
     private func describe(_ signed: SignedKeyList) throws {
@@ -140,7 +149,7 @@ struct ShowKeyCommand: ParsableCommand {
 enum TrustExit {
     static let codes: [FolioError.Code: Int32] = [
         .unsigned: 10, .badSignature: 11, .unknownSigner: 12, .revokedSigner: 13, .tooFewSignatures: 14, .expired: 15,
-        .untrustedKeyList: 16, .downgrade: 17, .maintenance: 4, .updateRequired: 5,
+        .untrustedKeyList: 16, .downgrade: 17, .maintenance: 4, .updateRequired: 5, .edgeUnreachable: 3,
     ]
 
     static func code(_ kind: TrustError.Kind) -> Int32 {
@@ -149,6 +158,6 @@ enum TrustExit {
 }
 
 extension FolioError {
-    /// The exit code `folio` ends with for this error: a refusal's own code, else 1.
+    /// The exit code `folio` ends with for this error: a refusal's own code, 3 for an edge lost mid-sync, else 1.
     var exitCode: Int32 { TrustExit.codes[code] ?? 1 }
 }

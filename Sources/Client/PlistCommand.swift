@@ -70,8 +70,11 @@ func mapError<T>(_ path: String, _ body: () throws(PlistError) -> T) throws -> T
 struct CLIError: Error, CustomStringConvertible {
     var description: String
     var exitCode: Int32 = 1
-    init(_ description: String, exitCode: Int32 = 1) {
+    /// The FolioKit error code's name (`edgeUnreachable`), for `--json`.
+    var kind: String?
+    init(_ description: String, exitCode: Int32 = 1, kind: String? = nil) {
         self.description = description
         self.exitCode = exitCode
+        self.kind = kind
     }
 }

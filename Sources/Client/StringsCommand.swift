@@ -4,7 +4,7 @@ import FolioLocalization
 import FolioPlist
 import Foundation
 
-/// `folio strings [--locale TAG] [--table T] [KEY] [--count N] [--json]`
+/// `folio strings [--locale TAG] [--table T] [KEY] [--count N]… [--json]`
 struct StringsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strings",
@@ -19,7 +19,8 @@ struct StringsCommand: AsyncParsableCommand {
     @Option(help: "The locale to read (BCP 47 or POSIX, e.g. fr, pt-BR, es_MX).") var locale: String?
     @Option(help: "The table.") var table = "Localizable"
     @Argument(help: "The key to print; every key of the table when omitted.") var key: String?
-    @Option(help: "The count that picks the plural form (and fills in %d).") var count: Int?
+    @Option(help: "A count that picks a plural form (and fills in %d); repeat it for a string with several plural placeholders, one per placeholder in order.")
+    var count: [Int] = []
     @Flag(help: "Print JSON.") var json = false
     @Flag(help: "Say where the data came from.") var verbose = false
     @Flag(help: "Read only what is on disk (cache or seed).") var offline = false
@@ -34,24 +35,26 @@ struct StringsCommand: AsyncParsableCommand {
             throw CLIError("version \(view.manifest.version) (\(view.origin.rawValue)) has no string catalogs")
         }
         let lookup = localized.lookup
-        let arguments: [FormatArgument] = count.map { [.int(Int64($0))] } ?? []
+        let arguments: [FormatArgument] = count.map { .int(Int64($0)) }
         var notes: [String] = []
         if let requested, localized.fellBack {
             notes.append("no \(table) catalog for \(requested); answering from \(localized.locale)")
         }
         var json: [String: PlistValue] = [
-            "table": .string(table), "locale": .string(localized.locale),
+            "result": .string("ok"), "table": .string(table), "locale": .string(localized.locale),
             "fallbackChain": .array(lookup.locales.map { .string($0) }),
             "developmentLanguage": .string(localized.developmentLanguage),
         ]
         if let requested { json["requested"] = .string(requested.description) }
-        if let count { json["count"] = .int(Int64(count)) }
+        if let first = count.first { json["count"] = .int(Int64(first)) }
+        if count.count > 1 { json["counts"] = .array(count.map { .int(Int64($0)) }) }
 
         let keys: [String]
         if let key {
-            guard lookup.value(for: key) != nil else {
+            guard let (value, _) = lookup.value(for: key) else {
                 throw CLIError("no key \"\(key)\" in \(table) (\(lookup.locales.joined(separator: ", "))); `folio strings --table \(table)` lists every key")
             }
+            if let problem = StringCounts.problem(key: key, value: value, given: count.count) { throw CLIError(problem) }
             keys = [key]
         } else {
             keys = lookup.keys
@@ -63,10 +66,10 @@ struct StringsCommand: AsyncParsableCommand {
             guard let (value, answeredBy) = lookup.value(for: k) else { continue }
             if answeredBy != localized.locale { borrowed[answeredBy, default: []].append(k) }
             var entry: [String: PlistValue] = ["locale": .string(answeredBy), "value": CompiledCatalog.plist(of: value)]
-            if count != nil || !Self.variesByCount(value) {
+            if !count.isEmpty || !Self.variesByCount(value) {
                 let text = lookup.string(for: k, arguments: arguments)?.text ?? ""
                 entry["text"] = .string(text)
-                if let count, let choice = lookup.pluralChoice(for: k, count: count) { entry["plural"] = .string(choice) }
+                if let first = count.first, let choice = lookup.pluralChoice(for: k, count: first) { entry["plural"] = .string(choice) }
                 lines.append(key == nil ? "\(k) = \(Self.quoted(text))" : text)
             } else {
                 for (label, text) in Self.variants(value) {

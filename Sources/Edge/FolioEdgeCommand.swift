@@ -14,8 +14,8 @@ struct FolioEdgeCommand: AsyncParsableCommand {
 
     @Option(help: "The published directory to serve (default: public; not with --origin).") var root: String?
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
-    @Option(help: "The port (0 picks a free one and prints it).") var port = 8080
-    @Option(help: "Event loop threads (default: one per core).") var threads = System.coreCount
+    @Option(help: "The port; 0 picks a free one and prints it.") var port = 8080
+    @Option(help: "Event loop threads (default: one per core).") var threads: Int?
     @Option(help: "Bytes of objects to hold in memory; the rest is read from disk (default: 256 MiB; not with --origin).")
     var memoryBudget: Int?
     @Option(help: "Most connections open at once.") var maxConnections = 10_000
@@ -25,14 +25,14 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Option(help: "stale-while-revalidate for the manifest (default: the manifest's hint).") var staleWhileRevalidate: Int?
     @Option(help: "stale-if-error for the manifest (default: the manifest's hint).") var staleIfError: Int?
     @Option(help: "How often to check manifest.plist for a new version, in milliseconds.") var watchIntervalMs = 250
-    @Flag(inversion: .prefixedNo, help: "Log every request (swift-log, to stderr).") var accessLog = true
+    @Flag(inversion: .prefixedNo, help: "Log every request to stderr, with swift-log.") var accessLog = true
     @Option(help: "Pull from this origin (http or https URL) through a cache instead of serving --root; repeatable: the first is the primary, the others its backups.")
     var origin: [String] = []
     @Option(help: ArgumentHelp("With several origins: send every request to the first one up (primary), or to each one up in turn (round-robin).", valueName: "primary|round-robin"))
     var originPolicy: String?
     @Option(help: "With several origins: how often to check each one's manifest.plist, in milliseconds (default: 1000).")
     var healthIntervalMs: Int?
-    @Option(help: "Seconds one origin request may take before it fails (with several origins: goes to the next one) (default: 30).")
+    @Option(help: "Seconds one origin request may take before it fails, and with several origins the next one is tried (default: 30).")
     var originTimeout: Int?
     @Option(help: "Keep the cache's entries on disk in this directory: a cache larger than memory, kept across restarts.") var cacheDir: String?
     @Option(help: "Bytes the cache may hold: on disk with --cache-dir, else in memory (suffixes K, M, G; default: 1G).") var cacheSize: String?
@@ -70,7 +70,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             throw ValidationError("--admin-listen takes HOST:PORT, e.g. 127.0.0.1:9090 or [::1]:9090, got '\(adminListen)'")
         }
         try validateTLS()
-        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard threads ?? 1 >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard requestTimeout >= 1 else { throw ValidationError("--request-timeout must be at least 1 second") }
         if !origin.isEmpty {
             try validateOrigins()
@@ -155,7 +155,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         var listener = EdgeListener(
-            host: host, port: port, threads: threads, maxConnections: maxConnections, limits: limits, accessLog: accessLog)
+            host: host, port: port, threads: threads ?? System.coreCount, maxConnections: maxConnections, limits: limits, accessLog: accessLog)
         listener.tls = zip(tlsCert, tlsKey).map { TLSFiles(certificate: $0, key: $1) }
         listener.httpPort = httpPort
         listener.hstsMaxAge = hstsMaxAge

@@ -41,6 +41,9 @@ package struct ReleaseSigning: Sendable {
         }
         let listBytes: [UInt8]
         do { listBytes = try FileIO.read(keyListFile) } catch { throw BuildError("--key-list: cannot read \(keyListFile): \(error)") }
+        if let what = KeyFile.kind(of: listBytes) {
+            throw BuildError("--key-list: \(keyListFile) is a \(what) key, not a key list; give the list folio keys authorize wrote (keylist.plist)")
+        }
         let signed: SignedKeyList
         do { signed = try SignedKeyList(bytes: listBytes) } catch { throw BuildError("--key-list \(keyListFile): \(error)") }
         let list = signed.keyList

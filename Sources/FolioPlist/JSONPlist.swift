@@ -89,6 +89,9 @@ public enum JSONPlist {
     package struct Parser {
         package let bytes: [UInt8]
         package var i = 0
+        /// Whether an integer beyond 64 bits is read as a real (a reader that only skips numbers);
+        /// by default it is refused.
+        package var integersMayRound = false
 
         package init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -210,6 +213,8 @@ public enum JSONPlist {
             if !isReal {
                 if let v = Int64(text) { return .int(v) }
                 if let v = UInt64(text) { return .uint(v) }
+                // Read as a real it would lose digits without a word: refused, where it is.
+                if !integersMayRound { throw error("the integer \(text) does not fit in 64 bits; write it as a string or a real", at: start) }
             }
             guard let d = Double(text), d.isFinite else { throw error("the number \(text) is out of range", at: start) }
             return .real(d)

@@ -363,7 +363,9 @@ struct JSONPlistTests {
         #expect(try json("-9223372036854775808") == .int(.min))
         #expect(try json("9223372036854775808") == .uint(1 << 63))
         #expect(try json("18446744073709551615") == .uint(.max))
-        #expect(try json("18446744073709551616") == .real(18_446_744_073_709_551_616.0))
+        // Beyond 64 bits an integer would lose digits as a real: refused, with where (issue #29).
+        #expect(throws: PlistError.self) { try json("18446744073709551616") }
+        #expect(try json("18446744073709551616.0") == .real(18_446_744_073_709_551_616.0))
 
         #expect(try JSONPlist.encode(.int(1)) == Array("1\n".utf8))
         #expect(try JSONPlist.encode(.real(1)) == Array("1.0\n".utf8))

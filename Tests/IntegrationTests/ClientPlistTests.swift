@@ -31,6 +31,31 @@ struct ClientPlistTests {
         #expect(try JSONPlist.decode(j.stdoutBytes) == value)
     }
 
+    @Test("a JSON integer beyond 64 bits is refused where it is; one up to 2^64-1 is kept exactly")
+    func integersBeyond64Bits() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        try FileIO.writeAtomically(Array("{\n  \"id\": 1,\n  \"big\": 12345678901234567890123\n}\n".utf8), to: dir + "/big.json")
+        for args in [["plist", "print", dir + "/big.json"], ["plist", "convert", "--to", "binary", dir + "/big.json", dir + "/out.plist"]] {
+            let out = try Harness.run(folio, args)
+            #expect(out.status == 1, "\(args): \(out.status) \(out.stdout)")
+            #expect(out.stderr.contains("big.json"), "\(out.stderr)")
+            #expect(out.stderr.contains("at line 3, column 10"), "line:col: \(out.stderr)")
+            #expect(out.stderr.contains("integer 12345678901234567890123 does not fit in 64 bits; write it as a string or a real"), "\(out.stderr)")
+            #expect(out.stdout.isEmpty)
+        }
+        #expect(!FileIO.exists(dir + "/out.plist"))
+        let negative = dir + "/neg.json"
+        try FileIO.writeAtomically(Array("[-9223372036854775809]".utf8), to: negative)
+        #expect(try Harness.run(folio, ["plist", "print", negative]).stderr.contains("does not fit in 64 bits"))
+        // [2^63, 2^64): kept as an unsigned integer through binary and back.
+        try FileIO.writeAtomically(Array("{\"u\": 18446744073709551615, \"v\": 9223372036854775808}".utf8), to: dir + "/u.json")
+        #expect(try Harness.run(folio, ["plist", "convert", "--to", "binary", dir + "/u.json", dir + "/u.plist"]).status == 0)
+        #expect(try BinaryPlist.decode(try FileIO.read(dir + "/u.plist")) == .dict(["u": .uint(UInt64.max), "v": .uint(1 << 63)]))
+        let back = try Harness.run(folio, ["plist", "print", "--json", dir + "/u.plist"])
+        #expect(back.stdout.contains("18446744073709551615") && back.stdout.contains("9223372036854775808"), "\(back.stdout)")
+    }
+
     @Test("a malformed file prints one clear error line and exits 1")
     func malformed() throws {
         let dir = Harness.tempDir()

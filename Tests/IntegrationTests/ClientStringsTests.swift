@@ -40,9 +40,29 @@ struct ClientStringsTests {
             // Without --count a plural key lists its forms, labelled by category.
             let forms = try Self.folio(["strings", "list.count", "--locale", "en"], cache: cache, edge: edge)
             #expect(forms.stdout == "[one] %d sonnet\n[other] %d sonnets\n", "\(forms.stdout)")
-            // Two counts in one string.
-            let summary = try Self.folio(["strings", "sync.summary", "--locale", "en", "--count", "1"], cache: cache, edge: edge)
-            #expect(summary.stdout.hasPrefix("Downloaded 1 sonnet"), "\(summary.stdout)")
+            // Two counts in one string, each filling its placeholder in order.
+            let summary = try Self.folio(["strings", "sync.summary", "--locale", "en", "--count", "1", "--count", "5"], cache: cache, edge: edge)
+            #expect(summary.stdout.hasPrefix("Downloaded 1 sonnet in 5 seconds"), "\(summary.stdout)")
+            let other = try Self.folio(["strings", "sync.summary", "--locale", "en", "--count", "3", "--count", "1"], cache: cache, edge: edge)
+            #expect(other.stdout.hasPrefix("Downloaded 3 sonnets in 1 second"), "\(other.stdout)")
+        }
+    }
+
+    @Test("--count given fewer or more times than a string has plural placeholders: an error that says how many")
+    func countsPerPlaceholder() throws {
+        try Self.synced { cache, edge in
+            for counts in [["1"], ["1", "2", "3"]] {
+                let out = try Self.folio(["strings", "sync.summary", "--locale", "en"] + counts.flatMap { ["--count", $0] }, cache: cache, edge: edge)
+                #expect(out.status == 1, "\(out.status) \(out.stdout)")
+                #expect(
+                    out.stderr.contains("\"sync.summary\" takes 2 counts (%#@sonnets@, %#@seconds@, in order), got \(counts.count); give them as --count N --count N"),
+                    "\(out.stderr)")
+            }
+            let plural = try Self.folio(["strings", "list.count", "--count", "1", "--count", "2"], cache: cache, edge: edge, lang: "C")
+            #expect(plural.status == 1 && plural.stderr.contains("\"list.count\" takes 1 count, got 2"), "\(plural.stderr)")
+            let json = try ClientTest.json(try Self.folio(["strings", "sync.summary", "--locale", "en", "--count", "2", "--count", "1", "--json"], cache: cache, edge: edge))
+            #expect(json["text"]?.stringValue?.hasPrefix("Downloaded 2 sonnets in 1 second") == true, "\(json)")
+            #expect(json["counts"] == .array([.int(2), .int(1)]))
         }
     }
 
@@ -80,7 +100,7 @@ struct ClientStringsTests {
             #expect(sv.stdout == "Sonnets\n")
             #expect(sv.stderr.contains("no Localizable catalog for sv; answering from en"))
             // An untranslated key in ru falls back to en.
-            let ru = try Self.folio(["strings", "sync.summary", "--locale", "ru", "--count", "2"], cache: cache, edge: edge)
+            let ru = try Self.folio(["strings", "sync.summary", "--locale", "ru", "--count", "2", "--count", "3"], cache: cache, edge: edge)
             #expect(ru.stdout.hasPrefix("Downloaded 2 sonnets"), "\(ru.stdout)")
             #expect(ru.stderr.contains("\"sync.summary\" is not translated in ru; answering from en"), "\(ru.stderr)")
         }

@@ -22,7 +22,10 @@ extension Syncer {
             }
         } catch let error as TransportError {
             let what = error.path.flatMap { path in missing.first { "/" + $0.objectPath == path }?.path } ?? "objects"
-            throw FolioError(.edgeUnreachable, "fetching \(what) failed: \(error); the cache keeps its current version", hasContent: hasContent)
+            let keeping = run.held.map { "the cache keeps version \($0.state.version)" } ?? "nothing was cached"
+            throw FolioError(
+                .edgeUnreachable, "lost \(transport.base) while fetching \(what) (\(error)); \(keeping)", url: transport.base,
+                hasContent: hasContent)
         }
     }
 

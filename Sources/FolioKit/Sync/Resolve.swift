@@ -42,16 +42,23 @@ extension Syncer {
             do {
                 if try await viaHead(&r, held: held, heldBytes: heldBytes, run) { return .resolved(r) }
             } catch let error as TransportError {
-                return .offline(error)
+                return try offline(error)
             }
             r.deltaBytes = run.counters.bytes.load(ordering: .relaxed) - before
         }
         do {
             try await viaManifest(&r, run)
         } catch let error as TransportError {
-            return .offline(error)
+            return try offline(error)
         }
         return .resolved(r)
+    }
+
+    /// The edge gave no answer: offline, unless the URL itself is wrong (https spoken to a
+    /// plain-http edge), which no retry later will cure.
+    private func offline(_ error: TransportError) throws -> ResolveOutcome {
+        guard error.kind == .plainHTTP else { return .offline(error) }
+        throw FolioError(.invalidResponse, error.description, url: settings.edge, underlying: error)
     }
 
     /// Asks for the head; true when it settled the version (the same, or rebuilt by deltas).

@@ -32,36 +32,52 @@ package struct HTTPClientTransport: Transport {
             for (n, v) in response.headers { headBytes += n.utf8.count + v.utf8.count + 4 }
             return TransportResponse(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView), headBytes: headBytes)
         } catch {
-            throw Self.classify(error)
+            let classified = Self.classify(error, timeout: timeout)
+            if let failure = classified as? TransportError, failure.kind == .tls, let mistake = await PlainHTTPProbe.mistake(base: base) {
+                throw mistake
+            }
+            throw classified
         }
     }
 
     /// The error a failed request becomes, by its type: a cancellation stays one.
-    static func classify(_ error: any Error) -> any Error {
+    static func classify(_ error: any Error, timeout: Duration) -> any Error {
         switch error {
         case is CancellationError: return error
         case let e as HTTPClientError:
             switch e {
             case .cancelled: return CancellationError()
-            case .connectTimeout, .deadlineExceeded, .readTimeout, .writeTimeout: return TransportError(.timedOut, "timed out")
+            case .connectTimeout, .deadlineExceeded, .readTimeout, .writeTimeout: return TransportError.timedOut(timeout)
             case .remoteConnectionClosed: return TransportError(.other, "the edge closed the connection")
-            default: return TransportError(.other, "\(e)")
+            default: return TransportError(.other, "the request failed (\(Self.words(e)))")
             }
-        case let e as NIOSSLError:
-            if case .handshakeFailed = e {
-                return TransportError(
-                    .tls,
-                    "the TLS handshake failed: the edge's certificate is not trusted here, or it does not speak TLS; "
-                        + "for a private certificate authority set \(FolioHTTP.caFileVariable) to its PEM file")
-            }
-            return TransportError(.tls, "TLS: \(e)")
-        case is BoringSSLError: return TransportError(.tls, "the TLS handshake failed: \(error)")
+        case is NIOSSLError, is BoringSSLError:
+            // Their descriptions name types and build paths: say what it means instead.
+            return TransportError(
+                .tls,
+                "the TLS handshake failed: the edge's certificate is not trusted here, or it does not speak TLS; "
+                    + "for a private certificate authority set \(FolioHTTP.caFileVariable) to its PEM file")
         case let e as NIOConnectionError: return classifyConnect(e)
         case let e as IOError where e.errnoCode == ECONNREFUSED: return TransportError(.connectionRefused, "connection refused")
-        case ChannelError.connectTimeout: return TransportError(.timedOut, "connect timeout")
+        case ChannelError.connectTimeout: return TransportError.timedOut(timeout)
         case is NIOTooManyBytesError: return TransportError(.other, "the answer is larger than expected")
-        default: return TransportError(.other, "\(error)")
+        case let e as IOError: return TransportError(.other, "the connection failed (\(String(cString: strerror(e.errnoCode))))")
+        default: return TransportError(.other, "the request failed (\(Self.words(error)))")
         }
+    }
+
+    /// An error's description without a type's name in front (`HTTPClientError.badURL` → `bad URL`).
+    static func words(_ error: any Error) -> String {
+        var text = "\(error)"
+        if let dot = text.firstIndex(of: "."), text[..<dot].allSatisfy({ $0.isLetter || $0.isNumber }), text.first?.isUppercase == true {
+            text = String(text[text.index(after: dot)...])
+        }
+        var out = ""
+        for c in text {
+            if c.isUppercase, let last = out.last, last.isLowercase { out += " " }
+            out.append(c)
+        }
+        return out.lowercased()
     }
 
     private static func classifyConnect(_ e: NIOConnectionError) -> TransportError {

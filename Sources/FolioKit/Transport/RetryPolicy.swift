@@ -91,6 +91,12 @@ package struct RetryPolicy: Sendable {
     /// After one try: the answer to return, a wait before the next try, or the failure to
     /// throw, naming the request's path.
     private func next(after outcome: Result<TransportResponse, TransportError>, _ request: TransportRequest, attempt: Int) throws -> Next {
+        // A silent edge already had the whole timeout, and a TLS mismatch is not cured by asking
+        // again: neither is retried, so a sync ends within about one timeout.
+        if case .failure(var error) = outcome, !error.kind.isRetryable {
+            error.path = request.path
+            throw error
+        }
         switch (step(after: try? outcome.get(), attempt: attempt), outcome) {
         case (.retry(let delay), _): return .retry(delay)
         case (.done, .success(let answer)): return .answer(answer)

@@ -42,10 +42,10 @@ package struct SocketTransport: Transport {
     private var timeoutMs: Int32 { Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000) }
 
     package func get(_ request: TransportRequest) async throws -> TransportResponse {
-        let (endpoint, timeoutMs, fields) = (endpoint, timeoutMs, fields)
+        let (endpoint, timeoutMs, fields, timeout) = (endpoint, timeoutMs, fields, timeout)
         return try await Blocking.run { cancel in
             let connection = QuickHTTP.Connection(endpoint, timeoutMs: timeoutMs, fields: fields, cancel: cancel)
-            return try Self.get(connection, request, keepAlive: false)
+            return try Self.get(connection, request, keepAlive: false, timeout: timeout)
         }
     }
 
@@ -56,7 +56,7 @@ package struct SocketTransport: Transport {
         handle: @escaping @Sendable (Int, TransportResponse) throws -> Void
     ) async throws {
         guard !requests.isEmpty else { return }
-        let (endpoint, timeoutMs, fields) = (endpoint, timeoutMs, fields)
+        let (endpoint, timeoutMs, fields, timeout) = (endpoint, timeoutMs, fields, timeout)
         try await Blocking.run { cancel in
             let next = Atomic<Int>(0)
             let failure = Mutex<(any Error)?>(nil)
@@ -68,7 +68,7 @@ package struct SocketTransport: Transport {
                     guard i < requests.count else { return }
                     do {
                         try handle(i, try policy.runBlocking(requests[i], cancel: cancel) { () throws(TransportError) in
-                            try Self.get(connection, requests[i], keepAlive: true)
+                            try Self.get(connection, requests[i], keepAlive: true, timeout: timeout)
                         })
                     } catch {
                         failure.withLock { if $0 == nil { $0 = error } }
@@ -81,14 +81,16 @@ package struct SocketTransport: Transport {
         }
     }
 
-    private static func get(_ connection: QuickHTTP.Connection, _ request: TransportRequest, keepAlive: Bool) throws(TransportError) -> TransportResponse {
+    private static func get(
+        _ connection: QuickHTTP.Connection, _ request: TransportRequest, keepAlive: Bool, timeout: Duration
+    ) throws(TransportError) -> TransportResponse {
         do {
             return try connection.get(request.path, headers: request.headers, maxBody: request.maxBody, keepAlive: keepAlive)
         } catch {
             let failure = error as? QuickHTTP.Failure ?? QuickHTTP.Failure(description: "\(error)")
             switch failure.kind {
             case .refused: throw TransportError(.connectionRefused, failure.description)
-            case .timedOut: throw TransportError(.timedOut, failure.description)
+            case .timedOut: throw failure.description == "cancelled" ? TransportError(.other, "cancelled") : .timedOut(timeout)
             case .other: throw TransportError(.other, failure.description)
             }
         }

@@ -27,8 +27,13 @@ package struct TransportError: Error, Sendable, CustomStringConvertible {
         case timedOut
         /// The TLS handshake failed: an untrusted certificate, or an edge that does not speak TLS.
         case tls
+        /// An https URL for an edge that answered in plain HTTP: a configuration mistake.
+        case plainHTTP
         /// Anything else on the way (reset, closed early, a response that cannot be read).
         case other
+
+        /// Whether another try may get an answer (not after a timeout or a TLS failure).
+        package var isRetryable: Bool { self == .connectionRefused || self == .other }
     }
 
     package var kind: Kind
@@ -40,6 +45,17 @@ package struct TransportError: Error, Sendable, CustomStringConvertible {
         self.kind = kind
         self.description = description
         self.path = path
+    }
+
+    /// A request that got no answer within `timeout`.
+    package static func timedOut(_ timeout: Duration) -> TransportError {
+        TransportError(.timedOut, "the edge did not answer within \(seconds(timeout)) s")
+    }
+
+    /// `1`, `2.5`: a duration in seconds, as people write it.
+    package static func seconds(_ d: Duration) -> String {
+        let ms = d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
+        return ms % 1000 == 0 ? String(ms / 1000) : String(Double(ms) / 1000)
     }
 }
 

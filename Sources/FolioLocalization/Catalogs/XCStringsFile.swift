@@ -152,6 +152,7 @@ package enum XCStringsFile {
         /// Prepares to read `bytes`.
         init(bytes: [UInt8], lines: LineIndex) {
             parser = JSONPlist.Parser(bytes: bytes)
+            parser.integersMayRound = true  // numbers are only skipped here
             self.lines = lines
         }
 

@@ -85,14 +85,17 @@ package struct SecretKey: Sendable {
         try KeyFile.checkID(fields, keyID, path: path)
     }
 
-    /// Reads a `.key` file, refusing one that other users can read (as ssh does).
+    /// Reads a `.key` file, refusing one that other users can read (as ssh does). A public key
+    /// given instead is named as such first (its mode is not the problem).
     package init(contentsOf path: String) throws(KeyFileError) {
+        let text = try KeyFile.read(path)
+        _ = try KeyFile.fields(text, header: KeyFile.secretHeader, path: path)
         var st = stat()
         if stat(path, &st) == 0, st.st_mode & 0o077 != 0 {
             throw KeyFileError(
                 "\(path) can be read by other users (mode \(String(st.st_mode & 0o777, radix: 8))); a secret key must be private: chmod 600 \(path)")
         }
-        try self.init(fileText: try KeyFile.read(path), path: path)
+        try self.init(fileText: text, path: path)
     }
 }
 
@@ -125,8 +128,8 @@ package enum KeyFile {
             if lines.first == other {
                 throw KeyFileError(
                     header == publicHeader
-                        ? "\(path) is a secret key; give its public half (the .pub file)"
-                        : "\(path) is a public key; give the secret key (the .key file)")
+                        ? "\(path) is a secret key; give its public half (\(sibling(path, "pub")))"
+                        : "\(path) is a public key; give the secret key (\(sibling(path, "key")))")
             }
             throw KeyFileError("\(path) is not a Folio key file: its first line should be '\(header)' (folio keys generate writes one)")
         }
@@ -138,6 +141,20 @@ package enum KeyFile {
             fields[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         return fields
+    }
+
+    /// "public" or "secret" when `bytes` are a key file's, else nil.
+    package static func kind(of bytes: [UInt8]) -> String? {
+        if bytes.starts(with: Array(publicHeader.utf8)) { return "public" }
+        if bytes.starts(with: Array(secretHeader.utf8)) { return "secret" }
+        return nil
+    }
+
+    /// The other file of a pair: `keys/ci.pub` → `keys/ci.key` (the extension replaced or added).
+    package static func sibling(_ path: String, _ ext: String) -> String {
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return path + "." + ext }
+        return String(path.dropLast(name.distance(from: dot, to: name.endIndex))) + "." + ext
     }
 
     static func bytes(_ fields: [String: String], _ name: String, count: Int, path: String) throws(KeyFileError) -> [UInt8] {
