@@ -191,6 +191,9 @@ struct ClientFailureTests {
             #expect(out.stdout.isEmpty, "\(command): \(out.stdout)")
             Self.expectClean(out)
         }
+        // diff reads @N from the cache: its error exit, 2.
+        let diff = try ClientTest.folio(["diff", "@1", "@2"], cache: file, edge: ClientTest.unreachableEdge)
+        #expect(diff.status == 2 && diff.stderr.contains("--cache-dir \(file) is a file, not a directory"), "\(diff.stderr)")
         let env = try Harness.run(ClientTest.folioPath, ["status"], env: ["FOLIO_CACHE_DIR": file])
         #expect(env.status == 1 && env.stderr.contains("FOLIO_CACHE_DIR \(file) is a file"), "\(env.stderr)")
         let below = try ClientTest.folio(["sync"], cache: file + "/cache", edge: ClientTest.unreachableEdge)

@@ -24,6 +24,7 @@ struct DiffCommand: AsyncParsableCommand {
     func run() async throws {
         let diff: ContentDiff
         do {
+            try CacheDirCheck.check(options.cachePath, option: options.cacheDir, creating: false)
             diff = try await ContentDiff.compute(try await DiffSide.resolve(a, options: options), try await DiffSide.resolve(b, options: options))
         } catch {
             let message = (error as? CLIError)?.description ?? "\(error)"
