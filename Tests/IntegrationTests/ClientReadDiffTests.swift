@@ -9,7 +9,7 @@ struct ClientReadDiffTests {
     static let summerLine = "Shall I compare thee to a summer’s day?"
     static let winterLine = "Shall I compare thee to a winter’s night?"
     /// How `folio diff` shows sonnet 18's first line changed.
-    static let lineChange = "~ lines[0]: \(String(reflecting: summerLine)) → \(String(reflecting: winterLine))"
+    static let lineChange = "~ sonnets/018.plist lines[0]: \"\(summerLine)\" → \"\(winterLine)\""
 
     /// A published root, its edge, and a cache synced from it.
     func withSyncedCache(_ label: String, _ body: (ClientRoot, EdgeProcess, ClientCache) throws -> Void) throws {

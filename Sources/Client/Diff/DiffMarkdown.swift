@@ -58,7 +58,9 @@ extension ContentDiff {
     static func row(_ ch: PlistChange, metadata: Bool = false) -> String {
         let at = "`" + cell(metadata ? "(\(ch.pathText))" : ch.pathText) + "`"
         switch ch.op {
-        case .change: return "| ~ | \(at) | \(cell(ValueText.short(ch.old))) | \(cell(ValueText.short(ch.new))) |\n"
+        case .change:
+            let (old, new) = ValueText.change(ch.old, ch.new)
+            return "| ~ | \(at) | \(cell(old)) | \(cell(new)) |\n"
         case .add: return "| + | \(at) | | \(cell(ValueText.short(ch.new))) |\n"
         case .remove: return "| - | \(at) | \(cell(ValueText.short(ch.old))) | |\n"
         case .move: return "| > | \(at) | index \(ch.from ?? 0) | index \(ch.to ?? 0) |\n"
