@@ -134,6 +134,7 @@ func validChannel(_ name: String, _ option: String) throws {
 extension ReleaseCommand {
     struct Promote: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "promote",
             abstract: "Publish one channel's current entries as a new version of another (with --rollout or --target, as a release there).")
         @Option(help: "The channel to take the entries from.") var from: String
         @Option(help: "The channel to publish them into.") var to: String
@@ -155,6 +156,7 @@ extension ReleaseCommand {
 
     struct Rollout: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rollout",
             abstract: "Change a staged release's share; at 100% a release for everyone becomes the channel's current entries.")
         @Option(help: "The channel.") var channel = Channel.production
         @Option(help: "The share of installs, like 25 (percent).") var percent: String
@@ -190,6 +192,7 @@ extension ReleaseCommand {
 
     struct Halt: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "halt",
             abstract: "Halt a channel's releases (or one): every install goes back to the channel's current entries.")
         @OptionGroup var target: HaltTarget
 
@@ -197,7 +200,7 @@ extension ReleaseCommand {
     }
 
     struct Resume: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Resume halted releases (or one) at the share they had.")
+        static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resume halted releases (or one) at the share they had.")
         @OptionGroup var target: HaltTarget
 
         func run() throws { try target.set(halted: false) }
@@ -205,6 +208,7 @@ extension ReleaseCommand {
 
     struct Rollback: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rollback",
             abstract: "Publish an earlier version's entries again as the channel's newest version (a roll-forward: no client accepts a lower version).")
         @Option(help: "The channel.") var channel = Channel.production
         @Option(help: "The earlier version whose entries to publish.") var to: Int
@@ -221,7 +225,7 @@ extension ReleaseCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show every channel's version and releases.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Show every channel's version and releases.")
         @Option(help: "The published directory.") var output = "public"
 
         func run() throws {

@@ -22,6 +22,10 @@ struct Folio: AsyncParsableCommand {
                 try await fast.run()
                 return
             }
+            if let fast = DiffRun(fastArguments: CommandLine.arguments) {
+                try await fast.run()
+                return
+            }
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -33,8 +37,9 @@ struct Folio: AsyncParsableCommand {
         } catch let error as CLIError {
             fail(error.description, exitCode: error.exitCode, kind: error.kind)
         } catch let code as ExitCode {
-            // Thrown after the command printed its own output (`sync` offline).
-            exit(withError: code)
+            // Thrown after the command printed its own output (`sync` offline, `diff` different):
+            // nothing more to say, so not through the parser's message builder.
+            Foundation.exit(code.rawValue)
         } catch {
             JSONFailure.printIfRequested(exitCode: exitCode(for: error).rawValue, message: message(for: error))
             exit(withError: error)

@@ -11,7 +11,7 @@ struct PlistCommand: AsyncParsableCommand {
         subcommands: [Print.self, Convert.self])
 
     struct Print: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a property list as readable text.")
+        static let configuration = CommandConfiguration(commandName: "print", abstract: "Print a property list as readable text.")
 
         @Argument(help: "The plist file to print ('-' for standard input).") var file: String
         @Flag(help: "Print JSON instead of readable text.") var json = false
@@ -28,7 +28,7 @@ struct PlistCommand: AsyncParsableCommand {
     }
 
     struct Convert: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Convert a property list between binary, XML and JSON.")
+        static let configuration = CommandConfiguration(commandName: "convert", abstract: "Convert a property list between binary, XML and JSON.")
 
         @Option(help: "The output format: binary, xml or json.") var to: Format
         @Argument(help: "The input file ('-' for standard input); any format.") var input: String

@@ -11,6 +11,14 @@ package enum ContentHash {
         hex(SHA256.hash(data: bytes))
     }
 
+    /// The lowercase hex SHA-256 of an array: over its buffer, not through `DataProtocol`'s
+    /// regions (a generic call per object cost more than hashing a small one).
+    package static func sha256Hex(_ bytes: [UInt8]) -> String {
+        var hasher = SHA256()
+        bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return hex(hasher.finalize())
+    }
+
     /// The SHA-256 digest of `bytes`.
     package static func sha256(_ bytes: some DataProtocol) -> [UInt8] {
         Array(SHA256.hash(data: bytes))

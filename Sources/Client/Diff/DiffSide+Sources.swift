@@ -6,39 +6,39 @@ import Foundation
 
 extension DiffSide {
     /// `@N`: version N from the cache, else from the edge's history.
-    static func version(_ spec: String, channel: String, options: ClientOptions) async throws -> DiffSide {
+    static func version(_ spec: String, channel: String, places: DiffPlaces) async throws -> DiffSide {
         guard let n = Int(spec.dropFirst()), n >= 1 else { throw CLIError("'\(spec)': @N needs a version number, like @3", exitCode: 2) }
-        let cache = ContentCache(dir: options.cachePath, edge: options.edgeURL, channel: channel)
+        let cache = ContentCache(dir: places.cachePath, edge: places.edgeURL, channel: channel)
         if let (m, bytes) = cache.manifestFile(version: n), m.channelName == channel {
             let (_, signing) = try parse(bytes, from: "version \(n) in the cache")
             return DiffSide(label: "version \(n) (cache)", manifest: m, signing: signing) { e in
                 if let bytes = try? cache.object(e) { return bytes }
-                return try await EdgeFetch.object(options.edgeURL, e)
+                return try await EdgeFetch.object(places.edgeURL, e, http: places.http)
             }
         }
-        let bytes = try await EdgeFetch.version(n, channel: channel, options: options)
-        let (m, signing) = try parse(bytes, from: "version \(n) from \(options.edgeURL)")
-        return DiffSide(label: "version \(n) (\(options.edgeURL))", manifest: m, signing: signing) { e in
-            try await EdgeFetch.object(options.edgeURL, e)
+        let bytes = try await EdgeFetch.version(n, channel: channel, places: places)
+        let (m, signing) = try parse(bytes, from: "version \(n) from \(places.edgeURL)")
+        return DiffSide(label: "version \(n) (\(places.edgeURL))", manifest: m, signing: signing) { e in
+            try await EdgeFetch.object(places.edgeURL, e, http: places.http)
         }
     }
 
     /// An edge URL: its current manifest in `channel`.
-    static func edge(_ spec: String, channel: String) async throws -> DiffSide {
+    static func edge(_ spec: String, channel: String, http: FolioHTTPConfiguration) async throws -> DiffSide {
         var base = spec
         while base.hasSuffix("/") { base.removeLast() }
         for suffix in ["/" + PublishedLayout.manifest, "/" + PublishedLayout.manifestJSON] where base.hasSuffix(suffix) {
             base.removeLast(suffix.count)
         }
-        let bytes = try await EdgeFetch.bytes(base, PublishedLayout.channelPrefix(channel) + PublishedLayout.manifest)
+        let bytes = try await EdgeFetch.bytes(base, PublishedLayout.channelPrefix(channel) + PublishedLayout.manifest, http: http)
         let (m, signing) = try parse(bytes, from: base + "/" + PublishedLayout.manifest)
         return DiffSide(label: "\(base) (version \(m.version))", manifest: m, signing: signing) { e in
-            try await EdgeFetch.object(base, e)
+            try await EdgeFetch.object(base, e, http: http)
         }
     }
 
     /// A published directory, a manifest file, or a JSON mirror, with its objects beside it.
-    static func local(_ spec: String, channel: String, options: ClientOptions) throws -> DiffSide {
+    static func local(_ spec: String, channel: String, places: DiffPlaces) throws -> DiffSide {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: spec, isDirectory: &isDir) else {
             throw CLIError("'\(spec)' does not exist: pass a published directory, a manifest file, an edge URL or @N", exitCode: 2)
@@ -47,7 +47,7 @@ extension DiffSide {
         let bytes: [UInt8]
         do { bytes = try FileIO.read(manifestPath) } catch { throw CLIError("cannot read \(manifestPath): \(error)", exitCode: 2) }
         let (m, signing) = try parse(bytes, from: manifestPath)
-        let cache = ContentCache(dir: options.cachePath, edge: options.edgeURL, channel: channel)
+        let cache = ContentCache(dir: places.cachePath, edge: places.edgeURL, channel: channel)
         return DiffSide(label: "\(spec) (version \(m.version))", manifest: m, signing: signing) { e in
             let path = (root.isEmpty ? "." : root) + "/" + e.objectPath
             if let bytes = try? FileIO.read(path), e.matches(bytes) { return bytes }

@@ -17,9 +17,9 @@ struct DiffSide {
     /// Resolves `spec`: a published directory, a manifest file (or its JSON mirror), an edge URL,
     /// or `@N`, each optionally followed by `#CHANNEL` (a bare `#CHANNEL` is the edge's) and `+N`
     /// (as the installs in release N of that manifest see it).
-    static func resolve(_ spec: String, options: ClientOptions) async throws -> DiffSide {
-        let target = try DiffTarget(spec, edge: options.edgeURL)
-        var side = try await resolve(target.base, channel: target.channel, options: options)
+    static func resolve(_ spec: String, places: DiffPlaces) async throws -> DiffSide {
+        let target = try DiffTarget(spec, edge: places.edgeURL)
+        var side = try await resolve(target.base, channel: target.channel, places: places)
         if target.channel != Channel.production { side.label += " channel \(target.channel)" }
         guard let release = target.release else { return side }
         guard side.manifest.release(release) != nil else {
@@ -35,16 +35,19 @@ struct DiffSide {
     }
 
     /// One side without its release: `spec` in `channel`.
-    static func resolve(_ spec: String, channel: String, options: ClientOptions) async throws -> DiffSide {
-        if spec.hasPrefix("@") { return try await version(spec, channel: channel, options: options) }
-        if spec.hasPrefix("http://") || spec.hasPrefix("https://") { return try await edge(spec, channel: channel) }
-        return try local(spec, channel: channel, options: options)
+    static func resolve(_ spec: String, channel: String, places: DiffPlaces) async throws -> DiffSide {
+        if spec.hasPrefix("@") { return try await version(spec, channel: channel, places: places) }
+        if spec.hasPrefix("http://") || spec.hasPrefix("https://") { return try await edge(spec, channel: channel, http: places.http) }
+        return try local(spec, channel: channel, places: places)
     }
 
     /// A manifest's bytes as a side: a binary/XML manifest, a signed one, or the JSON mirror.
     static func parse(_ bytes: [UInt8], from: String) throws -> (Manifest, PlistValue?) {
         if ManifestMirror.isJSON(bytes) { return try ManifestMirror.read(bytes, from: from) }
         do {
+            // A plain manifest is decoded once; a signed one is unwrapped, and its signing read.
+            let value = try PlistValue.decode(bytes)
+            if try Manifest.signedBytes(value) == nil { return (try Manifest(plist: value), nil) }
             let m = try Manifest(bytes: bytes)
             return (m, (try? SignedManifest.decode(bytes, parsed: m))?.summary)
         } catch { throw CLIError("\(from) is not a readable manifest: \(error)", exitCode: 2) }
