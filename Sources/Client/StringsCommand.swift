@@ -123,17 +123,5 @@ struct StringsCommand: AsyncParsableCommand {
         }
     }
 
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out + "\""
-    }
+    static func quoted(_ s: String) -> String { ValueText.quoted(s) }
 }
