@@ -17,8 +17,8 @@ struct DiffPlaces: Sendable {
         DiffPlaces(edgeURL: ClientOptions.edgeURL(nil), cachePath: ClientOptions.cachePath(nil), cacheDir: nil, timeout: TimeoutSetting.duration(nil))
     }
 
-    /// Whether the environment holds what the full parser would refuse (then the fast path
-    /// steps aside and the parser says what is wrong).
+    /// Whether the environment holds what the full parser would refuse, or a CA file it
+    /// checks: then the fast path steps aside and the parser checks (and says what is wrong).
     static var environmentHasProblem: Bool {
         if ClientOptions.problem(withEdge: ClientOptions.edgeURL(nil)) != nil { return true }
         if TimeoutSetting.problem(nil) != nil { return true }
