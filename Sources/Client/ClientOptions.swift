@@ -102,6 +102,16 @@ struct ClientOptions: ParsableArguments {
         }
     }
 
+    /// Whether `edge` and `timeout` as given, or the environment, hold what `validate` refuses:
+    /// a fast path past the parser (`sync`, `diff`) then steps aside, and the parser says what
+    /// is wrong.
+    static func refusedByValidation(edge: String?, timeout: String?) -> Bool {
+        if problem(withEdge: edgeURL(edge)) != nil { return true }
+        if TimeoutSetting.problem(timeout) != nil { return true }
+        if let text = variable("FOLIO_APP_VERSION"), AppVersion(text) == nil { return true }
+        return ReleaseProfile.fromEnvironment.problem != nil
+    }
+
     /// The trusted roots: `--trust`, else `FOLIO_TRUST`; nil when none.
     func trustedRoots() throws -> Trust? { try Self.trustedRoots(trust) }
 

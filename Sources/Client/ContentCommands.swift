@@ -100,12 +100,7 @@ struct FastSync {
             }
         }
         guard sawSync else { return nil }
-        if ClientOptions.problem(withEdge: ClientOptions.edgeURL(edge)) != nil { return nil }
-        // A bad FOLIO_APP_VERSION is the full parser's to report.
-        if let text = ClientOptions.variable("FOLIO_APP_VERSION"), AppVersion(text) == nil { return nil }
-        if ReleaseProfile.fromEnvironment.problem != nil { return nil }
-        // So is a bad --timeout or FOLIO_TIMEOUT.
-        if TimeoutSetting.problem(timeout) != nil { return nil }
+        if ClientOptions.refusedByValidation(edge: edge, timeout: timeout) { return nil }
     }
 
     func run() async throws {

@@ -70,10 +70,10 @@ struct StringsCommand: AsyncParsableCommand {
                 let text = lookup.string(for: k, arguments: arguments)?.text ?? ""
                 entry["text"] = .string(text)
                 if let first = count.first, let choice = lookup.pluralChoice(for: k, count: first) { entry["plural"] = .string(choice) }
-                lines.append(key == nil ? "\(k) = \(Self.quoted(text))" : text)
+                lines.append(key == nil ? "\(k) = \(ValueText.quoted(text))" : text)
             } else {
                 for (label, text) in Self.variants(value) {
-                    lines.append(key == nil ? "\(k)[\(label)] = \(Self.quoted(text))" : "[\(label)] \(text)")
+                    lines.append(key == nil ? "\(k)[\(label)] = \(ValueText.quoted(text))" : "[\(label)] \(text)")
                 }
             }
             entries[k] = .dict(entry)
@@ -122,6 +122,4 @@ struct StringsCommand: AsyncParsableCommand {
             return d.keys.sorted().flatMap { device in variants(d[device]!).map { ("\(device)\($0.0.isEmpty ? "" : "." + $0.0)", $0.1) } }
         }
     }
-
-    static func quoted(_ s: String) -> String { ValueText.quoted(s) }
 }

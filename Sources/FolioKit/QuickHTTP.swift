@@ -109,7 +109,7 @@ extension QuickHTTP {
             var closed = false
             while true {
                 guard TCPSocket.wait(fd, events: POLLIN, timeoutMs: timeoutMs, cancelled: { cancel.isCancelled }) else {
-                    throw Failure(description: cancel.isCancelled ? "cancelled" : "timed out", kind: .timedOut)
+                    throw cancel.isCancelled ? Failure(description: "cancelled") : Failure(description: "timed out", kind: .timedOut)
                 }
                 let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
                 if n < 0 {

@@ -70,7 +70,7 @@ package enum TCPSocket {
                     if err == 0 { return fd }
                     lastError = Self.failure(err)
                 } else {
-                    lastError = SocketError(description: cancelled() ? "cancelled" : "connect timeout", reason: .timedOut)
+                    lastError = cancelled() ? SocketError(description: "cancelled") : SocketError(description: "connect timeout", reason: .timedOut)
                 }
             } else {
                 lastError = Self.failure(errno)

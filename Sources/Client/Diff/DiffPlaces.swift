@@ -1,5 +1,4 @@
 import FolioKit
-import FolioPublished
 
 /// Where `folio diff` looks beyond its two arguments: the edge (for `@N` and a bare `#CHANNEL`),
 /// the cache, and how long the edge may stay silent.
@@ -20,11 +19,7 @@ struct DiffPlaces: Sendable {
     /// Whether the environment holds what the full parser would refuse, or a CA file it
     /// checks: then the fast path steps aside and the parser checks (and says what is wrong).
     static var environmentHasProblem: Bool {
-        if ClientOptions.problem(withEdge: ClientOptions.edgeURL(nil)) != nil { return true }
-        if TimeoutSetting.problem(nil) != nil { return true }
-        if let text = ClientOptions.variable("FOLIO_APP_VERSION"), AppVersion(text) == nil { return true }
-        if FolioHTTP.caFile != nil { return true }
-        return ReleaseProfile.fromEnvironment.problem != nil
+        ClientOptions.refusedByValidation(edge: nil, timeout: nil) || FolioHTTP.caFile != nil
     }
 }
 

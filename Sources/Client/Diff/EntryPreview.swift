@@ -29,27 +29,30 @@ struct EntryPreview {
             p.note = "not a readable property list"
             return p
         }
-        var all: [Leaf] = []
-        flatten(value, [], into: &all)
+        var first: [Leaf] = []
+        var total = 0
+        flatten(value, [], into: &first, total: &total)
         var used = 0
-        for leaf in all {
+        for leaf in first {
             used += leaf.path.count + ValueText.short(leaf.value).count
-            guard p.leaves.count < maxLeaves, used <= maxCharacters else { break }
+            guard used <= maxCharacters else { break }
             p.leaves.append(leaf)
         }
-        p.more = all.count - p.leaves.count
+        p.more = total - p.leaves.count
         return p
     }
 
-    /// Every scalar (and empty container) with its path.
-    static func flatten(_ v: PlistValue, _ path: [PlistPathComponent], into out: inout [Leaf]) {
+    /// The first ``maxLeaves`` scalars (and empty containers) with their paths; `total` counts
+    /// them all.
+    static func flatten(_ v: PlistValue, _ path: [PlistPathComponent], into out: inout [Leaf], total: inout Int) {
         switch v {
         case .dict(let d) where !d.isEmpty:
-            for key in d.keys.sorted() { flatten(d[key]!, path + [.key(key)], into: &out) }
+            for key in d.keys.sorted() { flatten(d[key]!, path + [.key(key)], into: &out, total: &total) }
         case .array(let a) where !a.isEmpty, .set(let a) where !a.isEmpty:
-            for (i, item) in a.enumerated() { flatten(item, path + [.index(i)], into: &out) }
+            for (i, item) in a.enumerated() { flatten(item, path + [.index(i)], into: &out, total: &total) }
         default:
-            out.append(Leaf(path: PlistPathComponent.text(path), value: v))
+            total += 1
+            if out.count < maxLeaves { out.append(Leaf(path: PlistPathComponent.text(path), value: v)) }
         }
     }
 }

@@ -59,22 +59,12 @@ enum ValueText {
         out += "}"
     }
 
-    /// `s` in double quotes with JSON's escapes: `\"`, `\\`, `\n`, `\t`, `\r`, other controls as
-    /// `\u00XX`; everything else as it is (an apostrophe is not escaped).
+    /// `s` as a JSON string literal (``JSONPlist/writeString(_:into:)``): `\"`, `\\`, `\n`,
+    /// `\t`, `\r`, other controls as `\u00xx`; an apostrophe is not escaped.
     static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += String(format: "\\u%04X", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var out: [UInt8] = []
+        JSONPlist.writeString(s, into: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -52,13 +52,9 @@ package struct PartialCatalogs: Sendable {
     }
 }
 
-extension ProjectFile {
+extension RuleReader {
     /// Reads `[catalogs]`; every problem is an error at its place in the project file.
-    static func readCatalogs(_ value: PlistValue, path: String, bytes: [UInt8], into diags: inout Diagnostics) -> PartialCatalogs {
-        func problem(_ pointer: String, _ message: String) {
-            let at = StructuredReader.locate(pointer, in: bytes, format: .toml) ?? SourceLocation(line: 1, column: 1)
-            diags.error(path, at.line, at.column, message)
-        }
+    mutating func catalogs(_ value: PlistValue) -> PartialCatalogs {
         var out = PartialCatalogs()
         guard let table = value.dictValue else {
             problem("/catalogs", "catalogs must be a table: write [catalogs.partial] with locale = \"*\" or a list of keys")
@@ -78,7 +74,7 @@ extension ProjectFile {
                 problem(pointer, "'\(name)' is not a valid locale tag (BCP 47, like fr, pt-BR or zh-Hant)")
                 continue
             }
-            let at = StructuredReader.locate(pointer, in: bytes, format: .toml) ?? SourceLocation(line: 1, column: 1)
+            let at = location(pointer)
             var declared = PartialCatalogs.Locale(keys: nil, path: path, line: at.line, column: at.column)
             if item.stringValue == "*" {
                 out.locales[tag.description] = declared

@@ -21,7 +21,7 @@ extension ProjectFile {
         for key in (value.dictValue ?? [:]).keys.sorted() where !known.contains(key) {
             reader.problem("/\(key)", "unknown setting '\(key)'; the project file has [[rules]] tables and [catalogs]")
         }
-        if let catalogs = value["catalogs"] { project.partialCatalogs = readCatalogs(catalogs, path: path, bytes: bytes, into: &diags) }
+        if let catalogs = value["catalogs"] { project.partialCatalogs = reader.catalogs(catalogs) }
         for (i, item) in (value["rules"]?.arrayValue ?? []).enumerated() {
             if let rule = reader.rule(item, at: "/rules/\(i)") { project.rules.append(rule) }
         }
@@ -36,16 +36,21 @@ extension ProjectFile {
     }
 }
 
-/// Reads the `[[rules]]` tables of a project file, collecting diagnostics.
-private struct RuleReader {
+/// Reads the `[[rules]]` tables (and `[catalogs]`) of a project file, collecting diagnostics.
+struct RuleReader {
     let path: String
     let bytes: [UInt8]
     let contentDir: String
     var diags = Diagnostics()
     var schemaFiles: Set<String> = []
 
+    /// Where the value at a JSON pointer stands in the project file.
+    func location(_ pointer: String) -> SourceLocation {
+        StructuredReader.locate(pointer, in: bytes, format: .toml) ?? SourceLocation(line: 1, column: 1)
+    }
+
     mutating func problem(_ pointer: String, _ message: String) {
-        let at = StructuredReader.locate(pointer, in: bytes, format: .toml) ?? SourceLocation(line: 1, column: 1)
+        let at = location(pointer)
         diags.error(path, at.line, at.column, message)
     }
 

@@ -90,7 +90,7 @@ package struct SocketTransport: Transport {
             let failure = error as? QuickHTTP.Failure ?? QuickHTTP.Failure(description: "\(error)")
             switch failure.kind {
             case .refused: throw TransportError(.connectionRefused, failure.description)
-            case .timedOut: throw failure.description == "cancelled" ? TransportError(.other, "cancelled") : .timedOut(timeout)
+            case .timedOut: throw .timedOut(timeout)
             case .other: throw TransportError(.other, failure.description)
             }
         }
