@@ -36,7 +36,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     var originTimeout: Int?
     @Option(help: "Keep the cache's entries on disk in this directory: a cache larger than memory, kept across restarts.") var cacheDir: String?
     @Option(help: "Bytes the cache may hold: on disk with --cache-dir, else in memory (suffixes K, M, G; default: 1G).") var cacheSize: String?
-    @Option(help: "Bytes of the hot set kept in memory with --cache-dir (default: 256M, at most the cache size).") var memorySize: String?
+    @Option(help: "Bytes of the hot set kept in memory with --cache-dir; 0 reads every hit from disk (default: 256M, at most the cache size).") var memorySize: String?
     @Option(help: "A file holding the bearer token for PURGE and /.folio/ requests (without it they are disabled).") var purgeTokenFile: String?
     @Option(help: "A PEM file of certificate authorities to trust for an https origin (default: the system's).") var originCa: String?
     @Flag(help: "Send each authorized purge to every origin first: for a chain of tiers sharing one purge token.") var purgeOrigin = false
@@ -76,7 +76,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             try validateOrigins()
             if let originCa, !FileIO.exists(originCa) { throw ValidationError("--origin-ca \(originCa) does not exist") }
             for (name, value) in [("--cache-size", cacheSize), ("--memory-size", memorySize)] {
-                if let value, Self.bytes(value) == nil { throw ValidationError("\(name) must be a byte count like 512M or 4G, got '\(value)'") }
+                if let value, Self.bytes(value, zero: name == "--memory-size") == nil { throw ValidationError("\(name) must be a byte count like 512M or 4G, got '\(value)'") }
             }
             if memorySize != nil, cacheDir == nil {
                 throw ValidationError("--memory-size bounds the hot set of a cache on disk: add --cache-dir DIR, or use --cache-size for a cache in memory")
@@ -178,7 +178,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             return .origin(OriginMode(root: publishedRoot, memoryBudget: memoryBudget ?? 256 << 20, manifestHintOverride: hints, trust: trust))
         }
         var tier = CacheTierMode(origins: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize ?? "1G") ?? 1 << 30)
-        tier.memorySize = memorySize.flatMap(Self.bytes)
+        tier.memorySize = memorySize.flatMap { Self.bytes($0, zero: true) }
         tier.purgeTokenFile = purgeTokenFile
         tier.maintenanceFile = maintenanceFile
         tier.purgeOrigin = purgeOrigin
@@ -202,8 +202,9 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         return settings
     }
 
-    /// `123`, `64K`, `512M`, `4G` (powers of 1024) as bytes; nil for anything else.
-    static func bytes(_ text: String) -> Int? {
+    /// `123`, `64K`, `512M`, `4G` (powers of 1024) as bytes; nil for anything else, and for 0
+    /// unless `zero`.
+    static func bytes(_ text: String, zero: Bool = false) -> Int? {
         let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
         var digits = Substring(text.uppercased())
         var scale = 1
@@ -212,7 +213,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
             scale = unit
             digits = digits.dropLast()
         }
-        guard !digits.isEmpty, digits.allSatisfy(\.isNumber), let n = Int(digits), n > 0, n <= Int.max / scale else { return nil }
+        guard !digits.isEmpty, digits.allSatisfy(\.isNumber), let n = Int(digits), n > 0 || zero, n <= Int.max / scale else { return nil }
         return n * scale
     }
 }

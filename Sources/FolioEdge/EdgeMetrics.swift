@@ -19,11 +19,13 @@ final class EdgeMetrics: Sendable {
     private let cacheResults: [String: Metrics.Counter]
     let cacheEntries: Metrics.Gauge
     let cacheBytes: Metrics.Gauge
-    /// The disk tier (`--cache-dir`): what it holds, entries read back, and files that failed.
+    /// The disk tier (`--cache-dir`): what it holds, entries read back, files that failed, and
+    /// entry files held open.
     let diskEntries: Metrics.Gauge
     let diskBytes: Metrics.Gauge
     let diskReads: Metrics.Gauge
     let diskFailures: Metrics.Gauge
+    let diskOpenFiles: Metrics.Gauge
     /// Answered fetches of each channel's manifest or head (`folio_edge_manifest_requests_total{channel=…}`).
     let manifestFetches: ManifestFetchCounters
     private let totals = Atomic<Int>(0)
@@ -62,6 +64,7 @@ final class EdgeMetrics: Sendable {
         diskBytes = Metrics.Gauge(label: "folio_edge_cache_disk_bytes")
         diskReads = Metrics.Gauge(label: "folio_edge_cache_disk_reads")
         diskFailures = Metrics.Gauge(label: "folio_edge_cache_disk_failures")
+        diskOpenFiles = Metrics.Gauge(label: "folio_edge_cache_disk_open_files")
         manifestFetches = ManifestFetchCounters()
     }
 

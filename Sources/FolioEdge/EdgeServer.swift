@@ -216,6 +216,7 @@ package enum Edge {
     package static func run(_ config: EdgeConfiguration) async throws {
         var logger = Logger(label: "folio.edge")
         logger.logLevel = .info
+        OpenEntryFiles.raiseDescriptorLimit()
         let (certificates, acme) = try await Self.certificates(config, logger: logger)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: config.listener.threads)
         let running = Running(config: config, group: group, logger: logger, certificates: certificates, acme: acme)

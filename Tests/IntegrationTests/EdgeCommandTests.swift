@@ -22,6 +22,7 @@ struct EdgeCommandTests {
         (["--memory-size", "64M"], "--memory-size is for a cache tier"),
         (["--origin", "http://127.0.0.1:1", "--memory-size", "64M"], "--memory-size bounds the hot set of a cache on disk: add --cache-dir DIR"),
         (["--origin", "http://127.0.0.1:1", "--cache-dir", "/tmp/x", "--memory-size", "lots"], "--memory-size must be a byte count like 512M or 4G, got 'lots'"),
+        (["--origin", "http://127.0.0.1:1", "--cache-size", "0"], "--cache-size must be a byte count like 512M or 4G, got '0'"),
         (["--origin-policy", "round-robin"], "--origin-policy is for a cache tier"),
         (["--health-interval-ms", "500"], "--health-interval-ms is for a cache tier"),
         (["--origin", "http://127.0.0.1:1", "--origin", "ftp://127.0.0.1:2"], "--origin must be an http:// or https:// URL, got 'ftp://127.0.0.1:2'"),

@@ -59,6 +59,32 @@ extension EdgeIntegration {
             #expect(EdgeProcess.metric("folio_edge_cache_disk_entries", in: metrics) == Double(requests.count))
         }
 
+        @Test("--memory-size 0: every hit is one entry file read back from disk, byte for byte, through held descriptors")
+        func noMemory() async throws {
+            let fixture = try EdgeFixture.make("disk-only")
+            defer { fixture.cleanup() }
+            let origin = try EdgeProcess.start(root: fixture.root)
+            defer { origin.stop() }
+            let tier = try EdgeProcess.start(
+                root: fixture.root, args: ["--origin", origin.baseURL, "--cache-dir", fixture.dir + "/cache", "--memory-size", "0"])
+            defer { tier.stop() }
+            let requests = Self.requests(try fixture.manifest())
+            for request in requests { _ = try Self.fetch(tier.port, request) }
+            let before = try RawHTTPConnection.fetch(port: tier.port, "/.folio/metrics").text
+            for _ in 0..<2 {
+                for request in requests {
+                    let r = try Self.fetch(tier.port, request)
+                    #expect(r.status == 200 && Self.isWhole(request.0, r) && r.header("Cache-Status") == "folio-edge; hit", "\(request)")
+                }
+            }
+            let after = try RawHTTPConnection.fetch(port: tier.port, "/.folio/metrics").text
+            let reads = { (text: String) in EdgeProcess.metric("folio_edge_cache_disk_reads", in: text) ?? -1 }
+            #expect(reads(after) - reads(before) == Double(2 * requests.count), "one file per hit")
+            #expect(EdgeProcess.metric("folio_edge_cache_bytes", in: after) == 0)
+            #expect(EdgeProcess.metric("folio_edge_cache_disk_open_files", in: after) == Double(requests.count))
+            #expect(EdgeProcess.metric("folio_edge_cache_disk_failures", in: after) == 0)
+        }
+
         @Test("killed (SIGKILL) at random instants while it stores: after a restart with the origin gone, every answer is whole")
         func killedAtAnyInstant() async throws {
             let fixture = try EdgeFixture.make("disk-kill")

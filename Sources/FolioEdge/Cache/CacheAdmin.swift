@@ -101,6 +101,7 @@ final class CacheAdmin: Sendable {
                 status["diskEntries"] = disk.entries
                 status["diskBytes"] = disk.bytes
                 status["diskReads"] = store.diskReads.load(ordering: .relaxed)
+                status["diskOpenFiles"] = store.openFileCount
             }
             return Self.json(.ok, status)
         default:

@@ -89,16 +89,48 @@ enum CacheEntryFile {
         let fd = directoryFD >= 0 && relative != nil ? openat(directoryFD, relative!, O_RDONLY | O_CLOEXEC) : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Corrupt("\(path): cannot open") }
         defer { close(fd) }
+        let (response, held) = try readHeld(fd: fd, path: path, expectedSize: expectedSize)
+        return (response, held.size)
+    }
+
+    /// What a reader keeps of an entry file it holds open: the checked head, decoded, and where
+    /// the body is. The file is never written in place (a new entry is a new file), so reading
+    /// the body again and checking it against the checksum reads the whole entry.
+    struct Held: Sendable {
+        /// The entry with an empty body.
+        var template: StoredResponse
+        var bodyOffset: Int
+        var bodyLength: Int
+        /// The CRC-32 of the head alone, and the file's of head and body.
+        var headCRC: UInt32
+        var crc: UInt32
+        var size: Int
+    }
+
+    /// The whole entry in the open file `fd`, checked, and what a reader holding the file keeps.
+    static func readHeld(fd: Int32, path: String, expectedSize: Int?) throws -> (StoredResponse, Held) {
         let buffer = try expectedSize.map { try readUpTo(fd, $0 + 1, path: path) } ?? readFile(fd, path: path)
         let (head, headRange) = try parseHead(buffer)
         guard buffer.readableBytes == headerSize + headRange.count + head.bodyLength else {
             throw Corrupt("\(path): \(buffer.readableBytes) bytes, the header says \(headerSize + headRange.count + head.bodyLength)")
         }
         let stored = buffer.withUnsafeReadableBytes { raw in UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 20, as: UInt32.self)) }
-        let actual = buffer.withUnsafeReadableBytes { raw in crc32(0, UnsafeRawBufferPointer(rebasing: raw[headerSize...])) }
+        let headCRC = buffer.withUnsafeReadableBytes { raw in crc32(0, UnsafeRawBufferPointer(rebasing: raw[headRange])) }
+        let actual = buffer.withUnsafeReadableBytes { raw in crc32(headCRC, UnsafeRawBufferPointer(rebasing: raw[headRange.upperBound...])) }
         guard stored == actual else { throw Corrupt("\(path): checksum mismatch") }
-        let body = buffer.getSlice(at: buffer.readerIndex + headerSize + headRange.count, length: head.bodyLength) ?? ByteBuffer()
-        return (response(head, body: body), buffer.readableBytes)
+        let body = buffer.getSlice(at: buffer.readerIndex + headRange.upperBound, length: head.bodyLength) ?? ByteBuffer()
+        let held = Held(
+            template: response(head, body: ByteBuffer()), bodyOffset: headRange.upperBound, bodyLength: head.bodyLength, headCRC: headCRC,
+            crc: stored, size: buffer.readableBytes)
+        return (StoredResponse(held.template, body: body), held)
+    }
+
+    /// The entry of a held file: its body read again and checked with the head kept.
+    static func read(fd: Int32, held: Held, path: String) throws -> StoredResponse {
+        var body = ByteBufferAllocator().buffer(capacity: held.bodyLength)
+        try readInto(&body, fd: fd, count: held.bodyLength, path: path, base: held.bodyOffset)
+        guard body.withUnsafeReadableBytes({ crc32(held.headCRC, $0) }) == held.crc else { throw Corrupt("\(path): checksum mismatch") }
+        return StoredResponse(held.template, body: body)
     }
 
     /// The head of the entry at `path` and the file's size, reading only its first bytes (the
@@ -168,11 +200,11 @@ enum CacheEntryFile {
         return buffer
     }
 
-    /// Reads `count` bytes at the buffer's end offset in the file (its writer index).
-    private static func readInto(_ buffer: inout ByteBuffer, fd: Int32, count: Int, path: String) throws {
+    /// Reads `count` bytes at the buffer's end offset in the file (its writer index, from `base`).
+    private static func readInto(_ buffer: inout ByteBuffer, fd: Int32, count: Int, path: String, base: Int = 0) throws {
         var left = count
         while left > 0 {
-            let offset = buffer.writerIndex
+            let offset = base + buffer.writerIndex
             let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: left) { raw in
                 max(0, pread(fd, raw.baseAddress, left, off_t(offset)))
             }

@@ -1,6 +1,7 @@
 import Dispatch
 import FolioSupport
 import Foundation
+import NIOHTTP1
 import Synchronization
 
 /// The cache's responses, in two tiers. Memory holds a hot set of whole keys bounded by
@@ -18,7 +19,8 @@ final class CacheStore: Sendable {
 
     private enum Plan {
         case done([StoredResponse])
-        case read([(DiskRecord, StoredResponse?)])
+        /// Files to read: all of the key's (`whole`), or the one a request selects.
+        case read([(DiskRecord, StoredResponse?)], whole: Bool)
         case probe
     }
 
@@ -32,10 +34,17 @@ final class CacheStore: Sendable {
     /// The directory, open, for reads relative to it (-1 until `open`).
     private let directoryFD = Atomic<Int32>(-1)
     private let indexing = DispatchGroup()
+    /// Entry files held open for disk hits.
+    private let openFiles: OpenEntryFiles
+    /// The memory tier's bound in bytes.
+    private let memoryCapacity: Int
 
     /// A cache of `memoryLimit` bytes in memory and, with a directory, `diskLimit` on disk.
-    init(memoryLimit: Int, directory: String? = nil, diskLimit: Int = 0) {
+    /// `openFiles` bounds the entry files held open (default: `OpenEntryFiles.defaultCapacity`).
+    init(memoryLimit: Int, directory: String? = nil, diskLimit: Int = 0, openFiles: Int? = nil) {
         self.directory = directory
+        memoryCapacity = max(1, memoryLimit)
+        self.openFiles = OpenEntryFiles(capacity: directory == nil ? 0 : openFiles ?? OpenEntryFiles.defaultCapacity())
         state = Mutex(State(memory: MemoryTier(capacity: memoryLimit), disk: directory.map { _ in DiskTier(capacity: diskLimit) }))
     }
 
@@ -47,6 +56,9 @@ final class CacheStore: Sendable {
     /// Bytes and entries in memory.
     var usage: (bytes: Int, entries: Int) { state.withLock { ($0.memory.bytes, $0.memory.count) } }
 
+    /// Entry files held open now.
+    var openFileCount: Int { openFiles.count }
+
     /// Bytes and entries on disk (nil without a directory).
     var diskUsage: (bytes: Int, entries: Int)? { state.withLock { s in s.disk.map { ($0.bytes, $0.count) } } }
 
@@ -54,19 +66,26 @@ final class CacheStore: Sendable {
 
     /// The variants stored for `key`, most recent first; the key is marked as used. A memory
     /// hit is the store's own array (no copy); a disk hit reads and checks the key's files.
-    func variants(_ key: String) -> [StoredResponse] {
+    /// With `selecting`, a disk hit that memory cannot hold reads only the newest variant
+    /// those request fields select (the others may be left out of the answer).
+    func variants(_ key: String, selecting headers: HTTPHeaders? = nil) -> [StoredResponse] {
         let plan: Plan = state.withLock { s in
             if let list = s.memory.lookup(key) {
                 s.disk?.hit(key)
                 return .done(list)
             }
             guard s.disk != nil else { return .done([]) }
-            if let records = s.disk!.lookup(key) { return .read(records.map { ($0, s.disk!.pending[$0.name]) }) }
-            return s.disk!.isIndexing ? .probe : .done([])
+            guard var records = s.disk!.lookup(key) else { return s.disk!.isIndexing ? .probe : .done([]) }
+            let whole = headers == nil || records.count == 1 || records.reduce(0, { $0 + $1.size }) <= memoryCapacity
+            if !whole, let headers {
+                records = records.first { StoredResponse.varyMatches($0.varyNames, $0.varyValues, headers) }.map { [$0] } ?? []
+            }
+            let pending = s.disk!.pending
+            return .read(records.map { ($0, pending.isEmpty ? nil : pending[$0.name]) }, whole: whole)
         }
         switch plan {
         case .done(let list): return list
-        case .read(let items): return readBack(key, items)
+        case .read(let items, let whole): return readBack(key, items, whole: whole)
         case .probe: return probe(key)
         }
     }
@@ -106,6 +125,8 @@ final class CacheStore: Sendable {
         disk.async { [self] in
             for n in deletes { unlink(directory + "/" + n) }
             let ok = write(encoded, name: name, in: directory)
+            // Before the write is done: from then on reads open the new file.
+            openFiles.forget(deletes + [name])
             if !ok { diskFailures.add(1, ordering: .relaxed) }
             state.withLock { $0.disk!.written(name, response, ok: ok) }
         }
@@ -166,16 +187,16 @@ final class CacheStore: Sendable {
         }
     }
 
-    /// The key's variants from their files (or the queue), into memory; a file that fails is
-    /// dropped from the index and deleted.
-    private func readBack(_ key: String, _ items: [(DiskRecord, StoredResponse?)]) -> [StoredResponse] {
-        guard let directory else { return [] }
+    /// The key's variants from their files (or the queue), into memory when they are all of
+    /// them (`whole`); a file that fails is dropped from the index and deleted.
+    private func readBack(_ key: String, _ items: [(DiskRecord, StoredResponse?)], whole: Bool) -> [StoredResponse] {
+        guard directory != nil else { return [] }
         var list: [StoredResponse] = []
         var failed: [DiskRecord] = []
         for (record, queued) in items {
             if let queued {
                 list.append(queued)
-            } else if let (r, _) = readEntry(directory, record.name, key: key, size: record.size) {
+            } else if let r = readHeld(record.name, key: key, size: record.size) {
                 list.append(r)
             } else {
                 failed.append(record)
@@ -184,9 +205,11 @@ final class CacheStore: Sendable {
         diskReads.add(list.count, ordering: .relaxed)
         if !failed.isEmpty { diskFailures.add(failed.count, ordering: .relaxed) }
         list.sort { $0.responseTime > $1.responseTime }
+        let adopt = whole && !list.isEmpty && list.reduce(0, { $0 + $1.cost }) <= memoryCapacity
+        guard adopt || !failed.isEmpty else { return list }
         let dropped = state.withLock { s in
             let dropped = failed.filter { s.disk?.remove(key, name: $0.name, responseTime: $0.responseTime) == true }.map(\.name)
-            if list.reduce(0, { $0 + $1.cost }) <= s.memory.capacity { _ = s.memory.adopt(key, list) }
+            if adopt { _ = s.memory.adopt(key, list) }
             return dropped
         }
         delete(dropped)
@@ -202,7 +225,7 @@ final class CacheStore: Sendable {
         let found = names.filter { $0.hasSuffix(".entry") }.compactMap { name -> (DiskRecord, StoredResponse)? in
             let full = shard + "/" + name
             guard let (r, size) = readEntry(directory, full, key: key, size: nil) else { return nil }
-            return (DiskRecord(name: full, size: size, responseTime: r.responseTime), r)
+            return (DiskRecord(name: full, size: size, r), r)
         }
         guard !found.isEmpty else { return [] }
         var deletes: [String] = []
@@ -220,7 +243,13 @@ final class CacheStore: Sendable {
             }
         }
         delete(deletes)
-        return kept.isEmpty ? [] : readBack(key, kept.map { ($0.0, $0.1) })
+        return kept.isEmpty ? [] : readBack(key, kept.map { ($0.0, $0.1) }, whole: true)
+    }
+
+    /// The entry in file `name`, read through a held descriptor, if it is whole and for `key`.
+    private func readHeld(_ name: String, key: String, size: Int) -> StoredResponse? {
+        guard let r = openFiles.read(name, in: directoryFD.load(ordering: .relaxed), size: size), r.key == key else { return nil }
+        return r
     }
 
     /// The entry in file `name` if it is whole and for `key`. (Its variant is not checked
@@ -249,6 +278,7 @@ final class CacheStore: Sendable {
                 disk.async { [self] in
                     let unknown = state.withLock { s in names.filter { !(s.disk?.isKnown($0) ?? false) } }
                     for n in unknown { unlink(directory + "/" + n) }
+                    openFiles.forget(unknown)
                 }
             })
     }
@@ -266,8 +296,9 @@ final class CacheStore: Sendable {
 
     private func delete(_ names: [String]) {
         guard let directory, !names.isEmpty else { return }
-        disk.async {
+        disk.async { [openFiles] in
             for n in names { unlink(directory + "/" + n) }
+            openFiles.forget(names)
         }
     }
 }

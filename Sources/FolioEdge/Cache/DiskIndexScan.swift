@@ -33,6 +33,8 @@ enum DiskIndexScan {
     private static func entry(_ directory: String, _ relative: String) -> (String, DiskRecord)? {
         guard let (head, size) = try? CacheEntryFile.readHead(directory + "/" + relative) else { return nil }
         guard DiskTier.name(key: head.key, varyNames: head.derived.varyNames, varyValues: head.derived.varyValues) == relative else { return nil }
-        return (head.key, DiskRecord(name: relative, size: size, responseTime: head.responseTime))
+        let record = DiskRecord(
+            name: relative, size: size, responseTime: head.responseTime, varyNames: head.derived.varyNames, varyValues: head.derived.varyValues)
+        return (head.key, record)
     }
 }

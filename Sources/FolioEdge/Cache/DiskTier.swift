@@ -7,6 +7,18 @@ struct DiskRecord: Equatable {
     var size: Int
     /// Tells a record from a newer one under the same name.
     var responseTime: Double
+    /// The request values that select it, for the fields its `Vary` names: a hit reads only
+    /// the file it needs.
+    var varyNames: [String]
+    var varyValues: [String?]
+
+    init(name: String, size: Int, responseTime: Double, varyNames: [String], varyValues: [String?]) {
+        (self.name, self.size, self.responseTime, self.varyNames, self.varyValues) = (name, size, responseTime, varyNames, varyValues)
+    }
+
+    init(name: String, size: Int, _ r: StoredResponse) {
+        self.init(name: name, size: size, responseTime: r.responseTime, varyNames: r.varyNames, varyValues: r.varyValues)
+    }
 }
 
 /// The disk tier's index: every key's variants on disk, with sizes, bounded in bytes and
@@ -65,7 +77,7 @@ struct DiskTier {
     /// Records `r`, about to be written as file `name` of `size` bytes; returns the files of the
     /// keys evicted.
     mutating func insert(_ r: StoredResponse, name: String, size: Int) -> [String] {
-        let record = DiskRecord(name: name, size: size, responseTime: r.responseTime)
+        let record = DiskRecord(name: name, size: size, r)
         pending[record.name] = r
         removedWhileIndexing?.remove(record.name)
         return put(r.key, record)

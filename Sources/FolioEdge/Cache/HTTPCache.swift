@@ -116,7 +116,7 @@ final class HTTPCache: Sendable {
             !request.headers.contains(name: "authorization"), !admin.isMaintenance
         else { return nil }
         let now = clock()
-        for stored in store.variants(request.target) where stored.varyMatches(request.headers) {
+        for stored in store.variants(request.target, selecting: request.headers) where stored.varyMatches(request.headers) {
             guard CachePolicy.isUsable(stored, requestControl: CacheControl(), now: now) else { return nil }
             let h = request.headers
             // The common revalidation: If-None-Match with exactly the stored ETag, nothing else.
@@ -160,6 +160,7 @@ final class HTTPCache: Sendable {
         metrics.diskBytes.record(disk.bytes)
         metrics.diskReads.record(store.diskReads.load(ordering: .relaxed))
         metrics.diskFailures.record(store.diskFailures.load(ordering: .relaxed))
+        metrics.diskOpenFiles.record(store.openFileCount)
     }
 
     /// Answers one request. `joined` is set for a request that already waited for another's

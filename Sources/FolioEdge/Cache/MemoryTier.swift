@@ -13,7 +13,7 @@ struct MemoryTier {
 
     /// The variants of `key`, marked as hit.
     mutating func lookup(_ key: String) -> [StoredResponse]? {
-        guard let list = entries[key] else { return nil }
+        guard !entries.isEmpty, let list = entries[key] else { return nil }
         policy.hit(key)
         return list
     }

@@ -5,40 +5,80 @@ import NIOHTTP1
 /// when it was requested and received, and the request fields its `Vary` selects on. Immutable:
 /// a revalidation stores a new one in its place.
 final class StoredResponse: Sendable {
-    let key: String
-    let status: Int
-    let reason: String
-    let headers: HTTPHeaders
+    /// All but the body: shared by the responses read from one held file (`init(_:body:)`).
+    final class Metadata: Sendable {
+        let key: String
+        let status: Int
+        let reason: String
+        let headers: HTTPHeaders
+        /// Wall-clock seconds when the request was sent and the response received (§4.2.3).
+        let requestTime: Double
+        let responseTime: Double
+        /// The lowercased names `Vary` lists, and the request's combined values for them (nil: absent).
+        let varyNames: [String]
+        let varyValues: [String?]
+        /// The directives that decide freshness in this cache: `CDN-Cache-Control` when present
+        /// (RFC 9213), else `Cache-Control`.
+        let control: CacheControl
+        /// Freshness lifetime and the corrected initial age, in seconds (§4.2.1, §4.2.3).
+        let lifetime: Double
+        let initialAge: Double
+        let etag: String?
+        let lastModified: String?
+        /// The fields sent with it from the cache: all but `Age` and `Content-Length`, which each
+        /// answer sets itself.
+        let servedHeaders: HTTPHeaders
+        /// A plain hit's head up to its `Age` line: status line, served fields, Content-Length and
+        /// `Cache-Status: folio-edge; hit`.
+        let preparedHead: ByteBuffer
+        /// The same for a 304 to a request whose If-None-Match is this response's ETag (without
+        /// the content fields); nil when it has no ETag or is not a 200.
+        let prepared304: ByteBuffer?
+        /// Set by a soft purge: stale from then on, whatever its directives say.
+        let markedStale: Bool
+        /// What the fields count for in the size limit.
+        let fieldCost: Int
+
+        init(
+            key: String, status: Int, reason: String, headers: HTTPHeaders, requestTime: Double, responseTime: Double,
+            markedStale: Bool, control: CacheControl, derived: Derived
+        ) {
+            (self.key, self.status, self.reason, self.headers) = (key, status, reason, headers)
+            (self.requestTime, self.responseTime, self.markedStale, self.control) = (requestTime, responseTime, markedStale, control)
+            (varyNames, varyValues, lifetime, initialAge) = (derived.varyNames, derived.varyValues, derived.lifetime, derived.initialAge)
+            (preparedHead, prepared304) = (derived.preparedHead, derived.prepared304)
+            etag = headers.first(name: "etag")
+            lastModified = headers.first(name: "last-modified")
+            var served = headers
+            served.remove(name: "age")
+            served.remove(name: "content-length")
+            servedHeaders = served
+            fieldCost = headers.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        }
+    }
+
+    let metadata: Metadata
     let body: ByteBuffer
-    /// Wall-clock seconds when the request was sent and the response received (§4.2.3).
-    let requestTime: Double
-    let responseTime: Double
-    /// The lowercased names `Vary` lists, and the request's combined values for them (nil: absent).
-    let varyNames: [String]
-    let varyValues: [String?]
-    /// The directives that decide freshness in this cache: `CDN-Cache-Control` when present
-    /// (RFC 9213), else `Cache-Control`.
-    let control: CacheControl
-    /// Freshness lifetime and the corrected initial age, in seconds (§4.2.1, §4.2.3).
-    let lifetime: Double
-    let initialAge: Double
-    let etag: String?
-    let lastModified: String?
-    /// The fields sent with it from the cache: all but `Age` and `Content-Length`, which each
-    /// answer sets itself.
-    let servedHeaders: HTTPHeaders
-    /// A plain hit's head up to its `Age` line: status line, served fields, Content-Length and
-    /// `Cache-Status: folio-edge; hit`.
-    let preparedHead: ByteBuffer
-    /// The same for a 304 to a request whose If-None-Match is this response's ETag (without
-    /// the content fields); nil when it has no ETag or is not a 200.
-    let prepared304: ByteBuffer?
-
     /// Bytes this entry holds, for the size limit.
-    var cost: Int { body.readableBytes + headers.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } }
+    let cost: Int
 
-    /// Set by a soft purge: stale from then on, whatever its directives say.
-    let markedStale: Bool
+    var key: String { metadata.key }
+    var status: Int { metadata.status }
+    var reason: String { metadata.reason }
+    var headers: HTTPHeaders { metadata.headers }
+    var requestTime: Double { metadata.requestTime }
+    var responseTime: Double { metadata.responseTime }
+    var varyNames: [String] { metadata.varyNames }
+    var varyValues: [String?] { metadata.varyValues }
+    var control: CacheControl { metadata.control }
+    var lifetime: Double { metadata.lifetime }
+    var initialAge: Double { metadata.initialAge }
+    var etag: String? { metadata.etag }
+    var lastModified: String? { metadata.lastModified }
+    var servedHeaders: HTTPHeaders { metadata.servedHeaders }
+    var preparedHead: ByteBuffer { metadata.preparedHead }
+    var prepared304: ByteBuffer? { metadata.prepared304 }
+    var markedStale: Bool { metadata.markedStale }
 
     /// What a response's fields decide once, kept with an entry on disk so that reading it back
     /// parses nothing but its `Cache-Control`.
@@ -69,27 +109,19 @@ final class StoredResponse: Sendable {
         key: String, status: Int, reason: String, headers: HTTPHeaders, body: ByteBuffer, requestTime: Double,
         responseTime: Double, markedStale: Bool, control: CacheControl? = nil, derived: Derived
     ) {
-        self.key = key
-        self.status = status
-        self.reason = reason
-        self.headers = headers
+        metadata = Metadata(
+            key: key, status: status, reason: reason, headers: headers, requestTime: requestTime, responseTime: responseTime,
+            markedStale: markedStale, control: control ?? CachePolicy.control(headers), derived: derived)
         self.body = body
-        self.requestTime = requestTime
-        self.responseTime = responseTime
-        self.markedStale = markedStale
-        self.control = control ?? CachePolicy.control(headers)
-        varyNames = derived.varyNames
-        varyValues = derived.varyValues
-        lifetime = derived.lifetime
-        initialAge = derived.initialAge
-        preparedHead = derived.preparedHead
-        prepared304 = derived.prepared304
-        etag = headers.first(name: "etag")
-        lastModified = headers.first(name: "last-modified")
-        var served = headers
-        served.remove(name: "age")
-        served.remove(name: "content-length")
-        servedHeaders = served
+        cost = metadata.fieldCost + body.readableBytes
+    }
+
+    /// `template` with `body`: an entry whose head is held in memory and whose body was read
+    /// from its file again.
+    init(_ template: StoredResponse, body: ByteBuffer) {
+        metadata = template.metadata
+        self.body = body
+        cost = metadata.fieldCost + body.readableBytes
     }
 
     var derived: Derived {
@@ -154,7 +186,11 @@ final class StoredResponse: Sendable {
 
     /// Whether this response was selected by a request with `headers` (§4.1): every field its
     /// Vary names has the same normalized value (or is absent in both); `Vary: *` never matches.
-    func varyMatches(_ headers: HTTPHeaders) -> Bool {
+    func varyMatches(_ headers: HTTPHeaders) -> Bool { Self.varyMatches(varyNames, varyValues, headers) }
+
+    /// Whether a response stored for a request whose `varyNames` fields had `varyValues` is
+    /// selected by a request with `headers`.
+    static func varyMatches(_ varyNames: [String], _ varyValues: [String?], _ headers: HTTPHeaders) -> Bool {
         if varyNames.isEmpty { return true }
         if varyNames.contains("*") { return false }
         for (name, stored) in zip(varyNames, varyValues) {
