@@ -171,21 +171,20 @@ def metrics(port):
     return out
 
 
-def wrk(port, paths_file, seconds, once=False):
-    """wrk -t1 -c32 over the paths in order from the first, for SECONDS; with ONCE it stops after
-    one pass (SECONDS then bounds it)."""
-    script = os.path.join(os.path.dirname(paths_file), "paths-once.lua" if once else "paths.lua")
+def wrk(port, paths_file, seconds, start=0):
+    """wrk -t1 -c32 over the paths in order from line START (wrapping), for SECONDS: requests/s,
+    non-2xx answers and requests completed."""
+    script = os.path.join(os.path.dirname(paths_file), "paths.lua")
     with open(script, "w") as f:
         f.write('local paths = {}\nfor line in io.lines(os.getenv("PATHS")) do paths[#paths + 1] = line end\n'
-                'local i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format("GET", paths[i])\nend\n')
-        if once:
-            f.write('local answered = 0\nresponse = function()\n  answered = answered + 1\n'
-                    '  if answered >= #paths then wrk.thread:stop() end\nend\n')
+                'local i = tonumber(os.getenv("START"))\nrequest = function()\n  i = i % #paths + 1\n'
+                '  return wrk.format("GET", paths[i])\nend\n')
     out = subprocess.run(CLIENT_CPU + ["wrk", "-t1", "-c32", f"-d{seconds}s", "--latency", "-s", script, f"http://127.0.0.1:{port}"],
-                         env={**os.environ, "PATHS": paths_file}, capture_output=True, text=True, check=True).stdout
+                         env={**os.environ, "PATHS": paths_file, "START": str(start)}, capture_output=True, text=True, check=True).stdout
     rps = float(next(l.split()[1] for l in out.splitlines() if l.startswith("Requests/sec")))
     non2xx = next((int(l.split()[-1]) for l in out.splitlines() if "Non-2xx" in l), 0)
-    return rps, non2xx
+    done = int(next(l.split()[0] for l in out.splitlines() if " requests in " in l))
+    return rps, non2xx, done
 
 
 def zipf_paths(objects, count, path):
@@ -272,12 +271,16 @@ def tier_rows(public, objects, data, work):
 
 def zipf_row(tier, objects, memory, work):
     paths = work + "/zipf.txt"
-    zipf_paths(objects, 1_000_000, paths)
+    trace = 1_000_000
+    zipf_paths(objects, trace, paths)
     # A tier that has served this traffic for a while: a warm-up of one whole pass over the
-    # trace, so the measured run (which replays it from its start) asks for nothing new.
-    wrk(tier.port, paths, 60 * SECONDS, once=True)
+    # trace (runs that each go on where the last stopped), so the measured run, which replays
+    # it from its start, asks for nothing new.
+    sent = 0
+    while sent < trace:
+        sent += wrk(tier.port, paths, SECONDS, start=sent)[2]
     before = metrics(tier.port)
-    rps, non2xx = wrk(tier.port, paths, SECONDS)
+    rps, non2xx, _ = wrk(tier.port, paths, SECONDS)
     after = metrics(tier.port)
     delta = {k: after.get(k, 0) - before.get(k, 0) for k in after}
     hits = delta.get('folio_edge_cache_responses_total{result="hit"}', 0)

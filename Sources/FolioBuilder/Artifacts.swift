@@ -5,8 +5,12 @@ import FolioSupport
 /// A compiled entry before it is written: its logical path, its object's bytes and variants.
 package struct Artifact: Sendable {
     package var path: String
-    /// The object's bytes; empty for an entry reused from the build cache (already on disk).
+    /// The object's bytes; empty for an entry reused from the build cache (already on disk) and
+    /// for one copied from its source file.
     package var bytes: [UInt8]
+    /// The file the object is copied from, a chunk at a time, and its size (assets gzip would
+    /// not shrink: they are not held in memory).
+    package var sourceFile: (path: String, size: Int)?
     package var sha256: String
     package var gzip: [UInt8]?
     /// The brotli variant, when it is smaller than the gzip one.
@@ -53,7 +57,7 @@ package struct Artifact: Sendable {
     }
 
     /// The object's size.
-    package var size: Int { reused?.size ?? bytes.count }
+    package var size: Int { reused?.size ?? sourceFile?.size ?? bytes.count }
     /// The gzip variant's size, when there is one.
     package var gzipSize: Int? { reused.map(\.gzipSize) ?? gzip?.count }
     /// The brotli variant's size, when there is one.

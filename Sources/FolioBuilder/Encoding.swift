@@ -35,6 +35,11 @@ extension Steps {
             var a = Artifact(path: item.path, bytes: bytes, sha256: ContentHash.sha256Hex(bytes), contentType: item.contentType)
             a.compressible = compressible
             return a
+        case .file(let path, let size, let sha256):
+            var a = Artifact(path: item.path, bytes: [], sha256: sha256, contentType: item.contentType)
+            a.sourceFile = (path, size)
+            a.compressible = false
+            return a
         case .plist(let value):
             var stream: GzipChunkStream?
             let bytes = BinaryPlist.encode(value, chunkSize: Gzip.chunkSize) { chunk in

@@ -156,18 +156,24 @@ package final class PublishSession {
     package func writeObjects(_ artifacts: [Artifact]) throws {
         let dir = try FileIO.Directory(PublishedLayout.path(root, PublishedLayout.objects))
         var seen = Set<String>()
-        var pending: [(name: String, bytes: [UInt8])] = []
+        var pending: [(name: String, bytes: [UInt8], source: Artifact?)] = []
         for a in artifacts where a.reused == nil && seen.insert(a.sha256 + "." + a.objectExtension).inserted {
             let name = a.sha256 + "." + a.objectExtension
-            if objectsWereAbsent || !dir.contains(name) { pending.append((name, a.bytes)) }
-            if let gz = a.gzip, objectsWereAbsent || a.replaceGzip || !dir.contains(name + ".gz") { pending.append((name + ".gz", gz)) }
-            if let br = a.brotli, objectsWereAbsent || a.replaceBrotli || !dir.contains(name + ".br") { pending.append((name + ".br", br)) }
+            if objectsWereAbsent || !dir.contains(name) { pending.append((name, a.bytes, a.sourceFile == nil ? nil : a)) }
+            if let gz = a.gzip, objectsWereAbsent || a.replaceGzip || !dir.contains(name + ".gz") { pending.append((name + ".gz", gz, nil)) }
+            if let br = a.brotli, objectsWereAbsent || a.replaceBrotli || !dir.contains(name + ".br") { pending.append((name + ".br", br, nil)) }
         }
         guard !pending.isEmpty else { return }
         let perFile = pending.count <= Self.perFileSyncLimit
         // On all cores: the writes and fsyncs of different files overlap.
         let written = Parallel.map(pending) { file in
-            Result { () throws(FileError) in try dir.writeNew(file.bytes, name: file.name, sync: perFile) }
+            Result { () throws(FileError) in
+                if let a = file.source, let (path, size) = a.sourceFile {
+                    try dir.copyNew(from: path, name: file.name, size: size, sha256: a.sha256, sync: perFile)
+                } else {
+                    try dir.writeNew(file.bytes, name: file.name, sync: perFile)
+                }
+            }
         }
         for result in written { try result.get() }
         objectsWritten = pending.count
@@ -192,7 +198,7 @@ package final class PublishSession {
     package func publish(_ artifacts: [Artifact], _ options: PublishOptions) throws -> PublishResult {
         let manifest = try proposed(artifacts.map(\.entry), options)
         var byHash: [String: [UInt8]] = [:]
-        for a in artifacts where a.reused == nil { byHash[a.sha256] = a.bytes }
+        for a in artifacts where a.reused == nil && a.sourceFile == nil { byHash[a.sha256] = a.bytes }
         return try publish(manifest: manifest, objects: byHash, options: options)
     }
 

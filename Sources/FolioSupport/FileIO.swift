@@ -14,6 +14,8 @@ package struct FileError: Error, CustomStringConvertible, Sendable {
     package var operation: String
     package var path: String
     package var errno: Int32
+    /// Why, when it is not the system's error.
+    package var reason: String?
 
     package init(_ operation: String, _ path: String, errno: Int32 = Glibc.errno) {
         self.operation = operation
@@ -21,8 +23,13 @@ package struct FileError: Error, CustomStringConvertible, Sendable {
         self.errno = errno
     }
 
+    package init(_ operation: String, _ path: String, reason: String) {
+        self.init(operation, path, errno: 0)
+        self.reason = reason
+    }
+
     package var description: String {
-        "cannot \(operation) \(path): \(String(cString: strerror(errno)))"
+        "cannot \(operation) \(path): \(reason ?? String(cString: strerror(errno)))"
     }
 }
 
@@ -134,14 +141,40 @@ package enum FileIO {
 
     /// Writes all of `bytes` to `fd` (short writes and EINTR retried); `path` names it in errors.
     private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws(FileError) {
+        try bytes.withUnsafeBytes { raw in Result { () throws(FileError) in try writeAll(raw, to: fd, path: path) } }.get()
+    }
+
+    private static func writeAll(_ raw: UnsafeRawBufferPointer, to fd: Int32, path: String) throws(FileError) {
         var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+        while written < raw.count {
+            let n = write(fd, raw.baseAddress! + written, raw.count - written)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw FileError("write", path)
             }
             written += n
+        }
+    }
+
+    /// What ``readChunks(_:path:_:)`` reads at a time.
+    package static let chunkSize = 1 << 20
+
+    /// Reads `fd` to its end a chunk at a time, handing each to `body`; returns the bytes read.
+    package static func readChunks(
+        _ fd: Int32, path: String, _ body: (UnsafeRawBufferPointer) throws(FileError) -> Void
+    ) throws(FileError) -> Int {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var total = 0
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, chunkSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileError("read", path)
+            }
+            if n == 0 { return total }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+            total += n
         }
     }
 
@@ -296,6 +329,35 @@ extension FileIO {
         /// name or not there at all.
         package func writeNew(_ bytes: [UInt8], name: String, sync: Bool = false) throws(FileError) {
             try FileIO.writeNew(bytes, in: fd, directory: ".", name: name, path: path + "/" + name, sync: sync)
+        }
+
+        /// Copies the file at `source` in as `name`, a chunk at a time (never whole in memory),
+        /// complete under its name or not there: under a temporary name until it has been checked
+        /// to be `size` bytes hashing to `sha256`, then renamed. A source that changed since it
+        /// was hashed is an error, and nothing gets the name.
+        package func copyNew(from source: String, name: String, size: Int, sha256: String, sync: Bool = false) throws(FileError) {
+            let src = open(source, O_RDONLY | O_CLOEXEC)
+            guard src >= 0 else { throw FileError("open", source) }
+            defer { close(src) }
+            let tmp = ".tmp-\(getpid())-\(name)"
+            let dst = openat(fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard dst >= 0 else { throw FileError("create", path + "/" + tmp) }
+            var named = false
+            defer { if !named { unlinkat(fd, tmp, 0) } }
+            do {
+                defer { close(dst) }
+                var hasher = ContentHash.Streaming()
+                let copied = try FileIO.readChunks(src, path: source) { chunk throws(FileError) in
+                    hasher.update(chunk)
+                    try FileIO.writeAll(chunk, to: dst, path: path + "/" + tmp)
+                }
+                guard copied == size, hasher.finish() == sha256 else {
+                    throw FileError("publish", source, reason: "it changed while the build was reading it; run the build again")
+                }
+                if sync, fsync(dst) != 0 { throw FileError("fsync", path + "/" + tmp) }
+            }
+            guard renameat(fd, tmp, fd, name) == 0 else { throw FileError("rename into place", path + "/" + name) }
+            named = true
         }
     }
 }

@@ -19,6 +19,25 @@ package enum ContentHash {
         return hex(hasher.finalize())
     }
 
+    /// A SHA-256 fed piece by piece.
+    package struct Streaming {
+        private var hasher = SHA256()
+        package init() {}
+        package mutating func update(_ bytes: UnsafeRawBufferPointer) { hasher.update(bufferPointer: bytes) }
+        /// The lowercase hex digest.
+        package func finish() -> String { ContentHash.hex(hasher.finalize()) }
+    }
+
+    /// The lowercase hex SHA-256 of the file at `path` and its size, read a chunk at a time.
+    package static func sha256Hex(file path: String) throws(FileError) -> (hex: String, size: Int) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError("open", path) }
+        defer { close(fd) }
+        var hasher = Streaming()
+        let size = try FileIO.readChunks(fd, path: path) { hasher.update($0) }
+        return (hasher.finish(), size)
+    }
+
     /// The SHA-256 digest of `bytes`.
     package static func sha256(_ bytes: some DataProtocol) -> [UInt8] {
         Array(SHA256.hash(data: bytes))

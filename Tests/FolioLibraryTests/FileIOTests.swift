@@ -37,6 +37,41 @@ struct FileIOTests {
         #expect(throws: FileError.self) { try FileIO.writeNew([1, 2, 3], to: dir + "/missing/obj") }
     }
 
+    @Test("a streamed hash is the hash of the whole file, at chunk boundaries too")
+    func streamedHash() throws {
+        for size in [0, 1, FileIO.chunkSize - 1, FileIO.chunkSize, 2 * FileIO.chunkSize + 7] {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+            try FileIO.writeAtomically(bytes, to: dir + "/h", sync: false)
+            let (hex, count) = try ContentHash.sha256Hex(file: dir + "/h")
+            #expect(hex == ContentHash.sha256Hex(bytes) && count == size, "\(size) bytes")
+        }
+    }
+
+    @Test("copyNew streams a file in under its name once it is checked; a file that changed leaves nothing")
+    func copyNewChecks() throws {
+        let source = dir + "/source.bin"
+        let bytes = (0..<(3 * FileIO.chunkSize + 123)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 11) }
+        try FileIO.writeAtomically(bytes, to: source, sync: false)
+        let sha = ContentHash.sha256Hex(bytes)
+        try FileIO.makeDirectory(dir + "/objects")
+        let objects = try FileIO.Directory(dir + "/objects")
+        try objects.copyNew(from: source, name: "a.bin", size: bytes.count, sha256: sha, sync: true)
+        #expect(try FileIO.read(dir + "/objects/a.bin") == bytes)
+
+        var edited = bytes
+        edited[FileIO.chunkSize + 5] ^= 1
+        try FileIO.writeAtomically(edited, to: source, sync: false)
+        #expect {
+            try objects.copyNew(from: source, name: "b.bin", size: bytes.count, sha256: sha)
+        } throws: { error in
+            "\(error)" == "cannot publish \(source): it changed while the build was reading it; run the build again"
+        }
+        try FileIO.writeAtomically(Array(bytes.dropLast()), to: source, sync: false)
+        #expect(throws: FileError.self) { try objects.copyNew(from: source, name: "b.bin", size: bytes.count, sha256: sha) }
+        #expect(throws: FileError.self) { try objects.copyNew(from: dir + "/missing", name: "b.bin", size: 0, sha256: sha) }
+        #expect(try FileIO.list(dir + "/objects") == ["a.bin"], "no temporary file and no b.bin left")
+    }
+
     @Test func pathComponents() {
         // As NSString's, without its trap on one-character relative paths.
         let cases: [(String, String, String)] = [

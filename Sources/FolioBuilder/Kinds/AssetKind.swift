@@ -3,7 +3,8 @@ import FolioSupport
 
 /// Every other file (images, audio, PDF, fonts, data files served as they are): published as
 /// it is, content-addressed, with its content type from ``MediaTypes`` and a gzip variant only
-/// for compressible types.
+/// for compressible types. The others are hashed and copied a chunk at a time, so a build's
+/// memory does not grow with its images and videos.
 package struct AssetKind: PerFileKind {
     package static let kindName = "asset"
     package var name: String { Self.kindName }
@@ -18,8 +19,12 @@ package struct AssetKind: PerFileKind {
             return nil
         }
         let type = MediaTypes.type(forPath: file.relativePath)
+        guard type.compressible else {
+            let (sha256, size) = try ContentHash.sha256Hex(file: file.fullPath)
+            return CompiledItem(path: file.relativePath, file: file.fullPath, size: size, sha256: sha256, contentType: type.name, kind: name)
+        }
         return CompiledItem(
-            path: file.relativePath, bytes: try file.read(), contentType: type.name, compressible: type.compressible, kind: name,
+            path: file.relativePath, bytes: try file.read(), contentType: type.name, compressible: true, kind: name,
             sources: [file.fullPath])
     }
 }

@@ -39,6 +39,9 @@ package struct CompiledItem: Sendable {
     package enum Body: Sendable {
         case plist(PlistValue)
         case bytes([UInt8], compressible: Bool)
+        /// A file published as it is without being held in memory (an asset gzip would not
+        /// shrink): its path, hashed when compiled, and copied into `objects/` a chunk at a time.
+        case file(String, size: Int, sha256: String)
         /// Unchanged since the last publish: its entry, from the build cache.
         case reused(Manifest.Entry)
     }
@@ -70,6 +73,15 @@ package struct CompiledItem: Sendable {
         self.contentType = contentType
         self.kind = kind
         self.sources = sources
+    }
+
+    /// A file published as it is, streamed rather than held (see ``Body/file(_:size:sha256:)``).
+    package init(path: String, file: String, size: Int, sha256: String, contentType: String, kind: String) {
+        self.path = path
+        self.body = .file(file, size: size, sha256: sha256)
+        self.contentType = contentType
+        self.kind = kind
+        self.sources = [file]
     }
 
     /// An entry reused from the build cache, unchanged since the last publish.

@@ -48,7 +48,7 @@ package enum IndexBuilder {
     private static func value(_ item: CompiledItem, root: String) -> PlistValue? {
         switch item.body {
         case .plist(let value): return value
-        case .bytes: return nil
+        case .bytes, .file: return nil
         case .reused(let entry):
             guard let bytes = try? FileIO.read(PublishedLayout.path(root, entry.objectPath)), entry.matches(bytes) else { return nil }
             return try? BinaryPlist.decode(bytes)
