@@ -4,8 +4,11 @@ import FolioPublished
 import FolioSupport
 import Foundation
 import NIOCore
+import Synchronization
 
-/// One encoding of a resource, with its response heads prepared at load time.
+/// One encoding of a resource, with its response heads prepared on first use (most of a large
+/// site's representations are never asked for between two loads: at 100,000 objects the heads
+/// made at load were most of the edge's memory).
 final class Representation: Sendable {
     let coding: ContentCoding
     /// The bytes, when held in memory.
@@ -14,19 +17,27 @@ final class Representation: Sendable {
     let filePath: String?
     let length: Int
     let etag: String
+    /// What the heads are made of.
+    private let contentType: String
+    private let cacheControl: String
+    private let lastModified: String
+    private let contentLanguage: String?
+    private let vary: String
+    private let prepared = AtomicLazyReference<Heads>()
+
     /// The status line and header lines (each ending CRLF) of a full 200, including
     /// Content-Length; the Date line and the blank line follow per response.
-    let head200: ByteBuffer
+    var head200: ByteBuffer { heads.head200 }
     /// The same for 206, without Content-Length and Content-Range (added per response).
-    let headPartial: ByteBuffer
+    var headPartial: ByteBuffer { heads.headPartial }
     /// The status line and header lines of a 304: ETag, Last-Modified, Cache-Control, Vary (and
     /// Content-Language).
-    let head304: ByteBuffer
+    var head304: ByteBuffer { heads.head304 }
     /// The fields of the 200 and 206 (without Content-Length) and of the 304 for HTTP/2, with
     /// lower-case names; `:status`, the length, the Date and the listener's own fields are
     /// added per response.
-    let fields: [(String, String)]
-    let fields304: [(String, String)]
+    var fields: [(String, String)] { heads.fields }
+    var fields304: [(String, String)] { heads.fields304 }
 
     /// `contentLanguage` (a canonical BCP 47 tag) adds `Content-Language` to the 200, 206 and
     /// 304 heads; `vary` is the `Vary` value of all three.
@@ -38,28 +49,55 @@ final class Representation: Sendable {
         self.filePath = filePath
         self.length = length
         self.etag = etag
-        // Each field with its HTTP/1.1 and its HTTP/2 name, both literals (immortal strings:
-        // nothing allocated for names per representation).
-        typealias Field = (h1: String, h2: String, value: String)
-        let language: [Field] = contentLanguage.map { [("Content-Language", "content-language", $0)] } ?? []
-        let validators: [Field] = [
-            ("ETag", "etag", etag), ("Last-Modified", "last-modified", lastModified), ("Cache-Control", "cache-control", cacheControl),
-            ("Vary", "vary", vary),
-        ]
-        let encoding: [Field] =
-            switch coding {
-            case .identity: []
-            case .gzip: [("Content-Encoding", "content-encoding", "gzip")]
-            case .brotli: [("Content-Encoding", "content-encoding", "br")]
-            }
-        let common: [Field] = [("Content-Type", "content-type", contentType)] + language + validators + [("Accept-Ranges", "accept-ranges", "bytes")] + encoding
-        let notModified = validators + language
-        func lines(_ fields: [Field]) -> String { fields.map { "\($0.h1): \($0.value)\r\n" }.joined() }
-        head200 = ByteBuffer(string: "HTTP/1.1 200 OK\r\n" + lines(common) + "Content-Length: \(length)\r\n")
-        headPartial = ByteBuffer(string: lines(common))
-        head304 = ByteBuffer(string: "HTTP/1.1 304 Not Modified\r\n" + lines(notModified))
-        fields = common.map { ($0.h2, $0.value) }
-        fields304 = notModified.map { ($0.h2, $0.value) }
+        self.contentType = contentType
+        self.cacheControl = cacheControl
+        self.lastModified = lastModified
+        self.contentLanguage = contentLanguage
+        self.vary = vary
+    }
+
+    /// The heads, made by the first request that needs them (two racing requests may both
+    /// make them; one is kept).
+    private var heads: Heads {
+        if let heads = prepared.load() { return heads }
+        return prepared.storeIfNil(Heads(self))
+    }
+
+    /// The prepared heads and fields of one representation.
+    private final class Heads: Sendable {
+        let head200: ByteBuffer
+        let headPartial: ByteBuffer
+        let head304: ByteBuffer
+        let fields: [(String, String)]
+        let fields304: [(String, String)]
+
+        init(_ r: Representation) {
+            // Each field with its HTTP/1.1 and its HTTP/2 name, both literals (immortal strings:
+            // nothing allocated for names per representation).
+            typealias Field = (h1: String, h2: String, value: String)
+            let language: [Field] = r.contentLanguage.map { [("Content-Language", "content-language", $0)] } ?? []
+            let validators: [Field] = [
+                ("ETag", "etag", r.etag), ("Last-Modified", "last-modified", r.lastModified),
+                ("Cache-Control", "cache-control", r.cacheControl), ("Vary", "vary", r.vary),
+            ]
+            let encoding: [Field] =
+                switch r.coding {
+                case .identity: []
+                case .gzip: [("Content-Encoding", "content-encoding", "gzip")]
+                case .brotli: [("Content-Encoding", "content-encoding", "br")]
+                }
+            let common: [Field] =
+                [("Content-Type", "content-type", r.contentType)] + language + validators + [("Accept-Ranges", "accept-ranges", "bytes")] + encoding
+            let notModified = validators + language
+            func lines(_ fields: [Field]) -> String { fields.map { "\($0.h1): \($0.value)\r\n" }.joined() }
+            // The 206 block is the 200's without its first and last lines: one buffer, sliced.
+            let status = "HTTP/1.1 200 OK\r\n", block = lines(common)
+            head200 = ByteBuffer(string: status + block + "Content-Length: \(r.length)\r\n")
+            headPartial = head200.getSlice(at: head200.readerIndex + status.utf8.count, length: block.utf8.count)!
+            head304 = ByteBuffer(string: "HTTP/1.1 304 Not Modified\r\n" + lines(notModified))
+            fields = common.map { ($0.h2, $0.value) }
+            fields304 = notModified.map { ($0.h2, $0.value) }
+        }
     }
 }
 
