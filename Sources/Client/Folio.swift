@@ -41,7 +41,13 @@ struct Folio: AsyncParsableCommand {
             // nothing more to say, so not through the parser's message builder.
             Foundation.exit(code.rawValue)
         } catch {
-            JSONFailure.printIfRequested(exitCode: exitCode(for: error).rawValue, message: message(for: error))
+            let code = exitCode(for: error).rawValue
+            if code != 0, DiffRun.asksForJSON(CommandLine.arguments) {
+                // A usage error of `diff --format json` is diff's own error document.
+                print(ContentDiff.errorJSON(message(for: error), code: code).encoded(), terminator: "")
+            } else {
+                JSONFailure.printIfRequested(exitCode: code, message: message(for: error))
+            }
             exit(withError: error)
         }
     }

@@ -38,4 +38,25 @@ struct ClientDiffFastPathTests {
         let badEdge = try Harness.run(ClientTest.folioPath, ["diff", one, two], env: ["FOLIO_CACHE_DIR": cache, "FOLIO_EDGE": "ftp://x"])
         #expect(badEdge.status == 64 && badEdge.stderr.contains("not an http(s) URL"), "\(badEdge.status) \(badEdge.stderr)")
     }
+
+    @Test("a usage error of diff --format json is diff's JSON error document; --help is still help")
+    func usageErrorAsJSON() throws {
+        let cases: [([String], String)] = [
+            (["diff", "--format", "json"], "Missing expected argument '<a>'"),
+            (["diff", "a", "b", "--format=json", "--timeout", "0"], "--timeout"),
+            (["--edge", "ftp://x", "diff", "a", "b", "--format", "json"], "not an http(s) URL"),
+        ]
+        for (args, message) in cases {
+            let r = try Harness.run(ClientTest.folioPath, args, env: ["FOLIO_CACHE_DIR": Harness.tempDir()])
+            let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+            let error = json?["error"] as? [String: Any]
+            #expect(r.status == 64, "\(args): \(r.status)")
+            #expect(json?["schema"] as? String == "folio-diff/1" && json?["result"] as? String == "error", "\(args): \(r.stdout)")
+            #expect(error?["code"] as? Int == 64 && (error?["message"] as? String)?.contains(message) == true, "\(args): \(r.stdout)")
+        }
+        let text = try Harness.run(ClientTest.folioPath, ["diff", "--format", "text"], env: [:])
+        #expect(text.status == 64 && text.stdout.isEmpty && text.stderr.contains("Missing expected argument"))
+        let help = try Harness.run(ClientTest.folioPath, ["diff", "--help", "--format", "json"], env: [:])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: folio diff"), "\(help.stdout)")
+    }
 }

@@ -53,6 +53,13 @@ struct DiffRun {
         if !diff.isEmpty { throw ExitCode(1) }
     }
 
+    /// Whether the command line is a `diff` with `--format json` (before any `--`).
+    static func asksForJSON(_ arguments: [String]) -> Bool {
+        let args = Array(arguments.dropFirst().prefix { $0 != "--" })
+        guard args.contains("diff") else { return false }
+        return args.contains("--format=json") || zip(args, args.dropFirst()).contains { $0 == "--format" && $1 == "json" }
+    }
+
     /// CI's usual line, `folio diff A B [--format F]` with nothing else, read without the
     /// argument parser, whose set-up is a fifth of a diff's time; anything else (other options,
     /// `--help`, a bad format, a bad environment) is nil and goes to the parser.
