@@ -156,10 +156,10 @@ package final class PublishSession {
     package func writeObjects(_ artifacts: [Artifact]) throws {
         let dir = try FileIO.Directory(PublishedLayout.path(root, PublishedLayout.objects))
         var seen = Set<String>()
-        var pending: [(name: String, bytes: [UInt8], source: Artifact?)] = []
+        var pending: [(name: String, bytes: [UInt8], copy: (path: String, size: Int, sha256: String)?)] = []
         for a in artifacts where a.reused == nil && seen.insert(a.sha256 + "." + a.objectExtension).inserted {
             let name = a.sha256 + "." + a.objectExtension
-            if objectsWereAbsent || !dir.contains(name) { pending.append((name, a.bytes, a.sourceFile == nil ? nil : a)) }
+            if objectsWereAbsent || !dir.contains(name) { pending.append((name, a.bytes, a.sourceFile.map { ($0.path, $0.size, a.sha256) })) }
             if let gz = a.gzip, objectsWereAbsent || a.replaceGzip || !dir.contains(name + ".gz") { pending.append((name + ".gz", gz, nil)) }
             if let br = a.brotli, objectsWereAbsent || a.replaceBrotli || !dir.contains(name + ".br") { pending.append((name + ".br", br, nil)) }
         }
@@ -168,8 +168,8 @@ package final class PublishSession {
         // On all cores: the writes and fsyncs of different files overlap.
         let written = Parallel.map(pending) { file in
             Result { () throws(FileError) in
-                if let a = file.source, let (path, size) = a.sourceFile {
-                    try dir.copyNew(from: path, name: file.name, size: size, sha256: a.sha256, sync: perFile)
+                if let copy = file.copy {
+                    try dir.copyNew(from: copy.path, name: file.name, size: copy.size, sha256: copy.sha256, sync: perFile)
                 } else {
                     try dir.writeNew(file.bytes, name: file.name, sync: perFile)
                 }

@@ -71,6 +71,12 @@ package enum FileIO {
     /// Writes `bytes` to `path` atomically: a temporary file in the same directory, optionally
     /// fsynced, then renamed over `path`. Readers see the old file or the new one, never a mix.
     package static func writeAtomically(_ bytes: [UInt8], to path: String, sync: Bool = true) throws(FileError) {
+        try writeAtomically(to: path, sync: sync) { fd, tmp throws(FileError) in try writeAll(bytes, to: fd, path: tmp) }
+    }
+
+    /// ``writeAtomically(_:to:sync:)`` with the content written by `fill` into the open
+    /// temporary file (its path given for errors).
+    private static func writeAtomically(to path: String, sync: Bool, fill: (Int32, String) throws(FileError) -> Void) throws(FileError) {
         let dir = parent(of: path)
         let name = lastComponent(of: path)
         let tmp = (dir.isEmpty ? "" : dir + "/") + ".tmp-\(getpid())-\(name)"
@@ -82,7 +88,7 @@ package enum FileIO {
         }
         do {
             defer { close(fd) }
-            try writeAll(bytes, to: fd, path: tmp)
+            try fill(fd, tmp)
             if sync, fsync(fd) != 0 { throw FileError("fsync", tmp) }
         }
         guard rename(tmp, path) == 0 else { throw FileError("rename into place", path) }
@@ -124,11 +130,21 @@ package enum FileIO {
     fileprivate static func writeNew(
         _ bytes: [UInt8], in dirFD: Int32, directory: String, name: String, path: String, sync: Bool
     ) throws(FileError) {
+        try writeNew(in: dirFD, directory: directory, name: name, path: path, sync: sync) { fd, p throws(FileError) in
+            try writeAll(bytes, to: fd, path: p)
+        }
+    }
+
+    /// ``writeNew(_:in:directory:name:path:sync:)`` with the content written by `fill` into the
+    /// open new file (a path given for errors); `fill` runs again for the fallback's file.
+    fileprivate static func writeNew(
+        in dirFD: Int32, directory: String, name: String, path: String, sync: Bool, fill: (Int32, String) throws(FileError) -> Void
+    ) throws(FileError) {
         #if os(Linux)
             let fd = openat(dirFD, directory, oTmpFile | O_WRONLY | O_CLOEXEC, 0o644)
             if fd >= 0 {
                 defer { close(fd) }
-                try writeAll(bytes, to: fd, path: path)
+                try fill(fd, path)
                 if sync, fsync(fd) != 0 { throw FileError("fsync", path) }
                 // Linked through /proc (linkat with AT_EMPTY_PATH needs a capability). Any
                 // failure (the name exists, no /proc, …) leaves the unnamed file to vanish at
@@ -136,7 +152,23 @@ package enum FileIO {
                 if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", dirFD, name, AT_SYMLINK_FOLLOW) == 0 { return }
             }
         #endif
-        try writeAtomically(bytes, to: path, sync: sync)
+        try writeAtomically(to: path, sync: sync, fill: fill)
+    }
+
+    /// Writes into `fd` the file at `source`, a chunk at a time, checking that it is `size` bytes
+    /// hashing to `sha256` (a source changed since it was hashed is an error).
+    fileprivate static func copyChecked(from source: String, to fd: Int32, path: String, size: Int, sha256: String) throws(FileError) {
+        let src = open(source, O_RDONLY | O_CLOEXEC)
+        guard src >= 0 else { throw FileError("open", source) }
+        defer { close(src) }
+        var hasher = ContentHash.Streaming()
+        let copied = try readChunks(src, path: source) { chunk throws(FileError) in
+            hasher.update(chunk)
+            try writeAll(chunk, to: fd, path: path)
+        }
+        guard copied == size, hasher.finish() == sha256 else {
+            throw FileError("publish", source, reason: "it changed while the build was reading it; run the build again")
+        }
     }
 
     /// Writes all of `bytes` to `fd` (short writes and EINTR retried); `path` names it in errors.
@@ -331,33 +363,14 @@ extension FileIO {
             try FileIO.writeNew(bytes, in: fd, directory: ".", name: name, path: path + "/" + name, sync: sync)
         }
 
-        /// Copies the file at `source` in as `name`, a chunk at a time (never whole in memory),
-        /// complete under its name or not there: under a temporary name until it has been checked
-        /// to be `size` bytes hashing to `sha256`, then renamed. A source that changed since it
-        /// was hashed is an error, and nothing gets the name.
+        /// Copies the file at `source` in as the new file `name`, a chunk at a time (never whole
+        /// in memory), as ``writeNew(_:name:sync:)`` writes one: complete under its name or not
+        /// there, named only once checked to be `size` bytes hashing to `sha256`. A source that
+        /// changed since it was hashed is an error, and nothing gets the name.
         package func copyNew(from source: String, name: String, size: Int, sha256: String, sync: Bool = false) throws(FileError) {
-            let src = open(source, O_RDONLY | O_CLOEXEC)
-            guard src >= 0 else { throw FileError("open", source) }
-            defer { close(src) }
-            let tmp = ".tmp-\(getpid())-\(name)"
-            let dst = openat(fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard dst >= 0 else { throw FileError("create", path + "/" + tmp) }
-            var named = false
-            defer { if !named { unlinkat(fd, tmp, 0) } }
-            do {
-                defer { close(dst) }
-                var hasher = ContentHash.Streaming()
-                let copied = try FileIO.readChunks(src, path: source) { chunk throws(FileError) in
-                    hasher.update(chunk)
-                    try FileIO.writeAll(chunk, to: dst, path: path + "/" + tmp)
-                }
-                guard copied == size, hasher.finish() == sha256 else {
-                    throw FileError("publish", source, reason: "it changed while the build was reading it; run the build again")
-                }
-                if sync, fsync(dst) != 0 { throw FileError("fsync", path + "/" + tmp) }
+            try FileIO.writeNew(in: fd, directory: ".", name: name, path: path + "/" + name, sync: sync) { out, p throws(FileError) in
+                try FileIO.copyChecked(from: source, to: out, path: p, size: size, sha256: sha256)
             }
-            guard renameat(fd, tmp, fd, name) == 0 else { throw FileError("rename into place", path + "/" + name) }
-            named = true
         }
     }
 }

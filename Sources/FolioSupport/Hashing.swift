@@ -14,9 +14,9 @@ package enum ContentHash {
     /// The lowercase hex SHA-256 of an array: over its buffer, not through `DataProtocol`'s
     /// regions (a generic call per object cost more than hashing a small one).
     package static func sha256Hex(_ bytes: [UInt8]) -> String {
-        var hasher = SHA256()
-        bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        return hex(hasher.finalize())
+        var hasher = Streaming()
+        bytes.withUnsafeBytes { hasher.update($0) }
+        return hasher.finish()
     }
 
     /// A SHA-256 fed piece by piece.
