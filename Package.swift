@@ -29,7 +29,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.36.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.10.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
@@ -140,8 +140,9 @@ let package = Package(
         .executableTarget(
             name: "Edge",
             dependencies: [
-                "FolioEdge", "FolioPublished", "FolioSupport", "FolioACME",
+                "FolioEdge", "FolioPublished", "FolioSupport", "FolioACME", "FolioBuilder", "FolioPlist",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
         .executableTarget(
@@ -189,7 +190,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            exclude: ["Golden", "RealContent", "compare_content.py", "h2_abuse.py", "client_hello.py"]),
+            exclude: ["Golden", "RealContent", "compare_content.py", "h2_abuse.py", "client_hello.py", "socket_parent.py"]),
         .testTarget(
             name: "ACMETests",
             dependencies: [

@@ -1,219 +1,95 @@
 import ArgumentParser
-import FolioACME
 import FolioEdge
-import FolioPublished
-import FolioSupport
 import Foundation
-import NIOCore
 
+/// The entry point: a `--config` file's options go in front of the command line's, then
+/// swift-argument-parser takes over.
 @main
+enum FolioEdgeMain {
+    static func main() async {
+        let arguments: [String]
+        do { arguments = try ConfigFile.merged(Array(CommandLine.arguments.dropFirst())) } catch {
+            FileHandle.standardError.write(Data("\(error)".split(separator: "\n").map { "folio-edge: error: \($0)\n" }.joined().utf8))
+            exit(1)
+        }
+        await FolioEdgeCommand.main(arguments)
+    }
+}
+
 struct FolioEdgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio-edge",
-        abstract: "Serve a published Folio directory over HTTP/1.1, or HTTPS with HTTP/2, or cache an origin in front of clients (--origin).")
+        abstract: "Serve a published Folio directory over HTTP/1.1, or HTTPS with HTTP/2, or cache an origin in front of clients (--origin).",
+        discussion: "Options can come from a TOML file (--config FILE), each long option a key of the same name. SIGHUP reads it again.",
+        subcommands: [Run.self, Validate.self],
+        defaultSubcommand: Run.self)
+}
 
-    @Option(help: "The published directory to serve (default: public; not with --origin).") var root: String?
-    @Option(help: "The address to listen on.") var host = "127.0.0.1"
-    @Option(help: "The port; 0 picks a free one and prints it.") var port = 8080
-    @Option(help: "Event loop threads (default: one per core).") var threads: Int?
-    @Option(help: "Bytes of objects to hold in memory; the rest is read from disk (default: 256 MiB; not with --origin).")
-    var memoryBudget: Int?
-    @Option(help: "Most connections open at once.") var maxConnections = 10_000
-    @Option(help: "Seconds a client may take to send a complete request.") var requestTimeout = 15
-    @Option(help: "Largest request header section in bytes.") var maxHeaderBytes = 16384
-    @Option(help: "max-age for manifest and /content/ responses (default: the manifest's hint).") var manifestMaxAge: Int?
-    @Option(help: "stale-while-revalidate for the manifest (default: the manifest's hint).") var staleWhileRevalidate: Int?
-    @Option(help: "stale-if-error for the manifest (default: the manifest's hint).") var staleIfError: Int?
-    @Option(help: "How often to check manifest.plist for a new version, in milliseconds.") var watchIntervalMs = 250
-    @Flag(inversion: .prefixedNo, help: "Log every request to stderr, with swift-log.") var accessLog = true
-    @Option(help: "Pull from this origin (http or https URL) through a cache instead of serving --root; repeatable: the first is the primary, the others its backups.")
-    var origin: [String] = []
-    @Option(help: ArgumentHelp("With several origins: send every request to the first one up (primary), or to each one up in turn (round-robin).", valueName: "primary|round-robin"))
-    var originPolicy: String?
-    @Option(help: "With several origins: how often to check each one's manifest.plist, in milliseconds (default: 1000).")
-    var healthIntervalMs: Int?
-    @Option(help: "Seconds one origin request may take before it fails, and with several origins the next one is tried (default: 30).")
-    var originTimeout: Int?
-    @Option(help: "Keep the cache's entries on disk in this directory: a cache larger than memory, kept across restarts.") var cacheDir: String?
-    @Option(help: "Bytes the cache may hold: on disk with --cache-dir, else in memory (suffixes K, M, G; default: 1G).") var cacheSize: String?
-    @Option(help: "Bytes of the hot set kept in memory with --cache-dir; 0 reads every hit from disk (default: 256M, at most the cache size).") var memorySize: String?
-    @Option(help: "A file holding the bearer token for PURGE and /.folio/ requests (without it they are disabled).") var purgeTokenFile: String?
-    @Option(help: "A PEM file of certificate authorities to trust for an https origin (default: the system's).") var originCa: String?
-    @Flag(help: "Send each authorized purge to every origin first: for a chain of tiers sharing one purge token.") var purgeOrigin = false
-    @Option(help: "A root public key (.pub): serve or forward only manifests signed under a key list it signed; repeatable.")
-    var trust: [String] = []
-    @Option(help: "While this file exists, serve from the cache only (stale included) and answer misses 503.") var maintenanceFile: String?
-    @Option(help: "A PEM certificate chain, leaf first, to serve https with; repeatable, paired in order with --tls-key, chosen by SNI (the first is the default).")
-    var tlsCert: [String] = []
-    @Option(help: "The PEM private key of the --tls-cert in the same position (not readable by other users).") var tlsKey: [String] = []
-    @Option(help: "With --tls-cert: also listen for plain http on this port and redirect every request to https (308).") var httpPort: Int?
-    @Option(help: "With --tls-cert: send Strict-Transport-Security: max-age=SECONDS on every https response.") var hstsMaxAge: Int?
-    @Option(
-        help: ArgumentHelp(
-            "Get and renew a certificate for this domain from an ACME directory (Let's Encrypt by default); repeatable. Answers TLS-ALPN-01 challenges on the https port, and HTTP-01 ones too with --http-port.",
-            valueName: "domain"))
-    var acme: [String] = []
-    @Option(help: ArgumentHelp("The ACME directory.", valueName: "url")) var acmeDirectory = ACMEConfiguration.letsEncryptProduction
-    @Option(help: ArgumentHelp("The contact email of the ACME account.", valueName: "email")) var acmeEmail: String?
-    @Option(help: ArgumentHelp("A PEM file of certificate authorities to trust for the ACME directory's own https (a test directory's).", valueName: "pem"))
-    var acmeCa: String?
-    @Option(help: ArgumentHelp("Where the ACME account, certificate and key are kept.", valueName: "dir")) var acmeState = "acme-state"
-    @Option(help: .hidden) var acmeRenewalFraction: Double?
-    @Flag(inversion: .prefixedNo, help: "With https: offer HTTP/2 by ALPN beside HTTP/1.1.") var http2 = true
-    @Option(help: "Serve the operating endpoints (/metrics; a tier's /.folio/ ones and PURGE) on this HOST:PORT only, not on the public port.")
-    var adminListen: String?
+/// `folio-edge [run]`: serve until SIGTERM.
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve (the default command).")
+
+    @OptionGroup var options: EdgeOptions
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
-        try validateMode()
-        if let adminListen, ListenAddress(adminListen) == nil {
-            throw ValidationError("--admin-listen takes HOST:PORT, e.g. 127.0.0.1:9090 or [::1]:9090, got '\(adminListen)'")
-        }
-        try validateTLS()
-        guard threads ?? 1 >= 1 else { throw ValidationError("--threads must be at least 1") }
-        guard requestTimeout >= 1 else { throw ValidationError("--request-timeout must be at least 1 second") }
-        if !origin.isEmpty {
-            try validateOrigins()
-            if let originCa, !FileIO.exists(originCa) { throw ValidationError("--origin-ca \(originCa) does not exist") }
-            for (name, value) in [("--cache-size", cacheSize), ("--memory-size", memorySize)] {
-                if let value, Self.bytes(value, zero: name == "--memory-size") == nil { throw ValidationError("\(name) must be a byte count like 512M or 4G, got '\(value)'") }
-            }
-            if memorySize != nil, cacheDir == nil {
-                throw ValidationError("--memory-size bounds the hot set of a cache on disk: add --cache-dir DIR, or use --cache-size for a cache in memory")
-            }
-            return
-        }
-        guard FileIO.exists(PublishedLayout.path(publishedRoot, PublishedLayout.manifest)) else {
-            throw ValidationError("\(publishedRoot)/manifest.plist not found; run folio-build (make publish) first or pass --root")
-        }
-    }
-
-    var publishedRoot: String { root ?? "public" }
-
-    /// Each `--origin` an http(s) URL without query; the pool's options in range.
-    func validateOrigins() throws {
-        for origin in origin {
-            guard let url = URL(string: origin), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw ValidationError("--origin must be an http:// or https:// URL, got '\(origin)'")
-            }
-            guard url.query == nil, url.fragment == nil else { throw ValidationError("--origin takes no query or fragment: '\(origin)'") }
-        }
-        if let originPolicy, OriginPolicy(rawValue: originPolicy) == nil {
-            throw ValidationError("--origin-policy is primary or round-robin, got '\(originPolicy)'")
-        }
-        if let healthIntervalMs, healthIntervalMs < 100 { throw ValidationError("--health-interval-ms must be at least 100") }
-        if let originTimeout, originTimeout < 1 { throw ValidationError("--origin-timeout must be at least 1 second") }
-    }
-
-    /// Each mode's own options are refused in the other, by name.
-    func validateMode() throws {
-        let site: [(String, Bool)] = [
-            ("--root", root != nil), ("--memory-budget", memoryBudget != nil), ("--manifest-max-age", manifestMaxAge != nil),
-            ("--stale-while-revalidate", staleWhileRevalidate != nil), ("--stale-if-error", staleIfError != nil),
-        ]
-        let tier: [(String, Bool)] = [
-            ("--cache-dir", cacheDir != nil), ("--cache-size", cacheSize != nil), ("--memory-size", memorySize != nil),
-            ("--purge-token-file", purgeTokenFile != nil),
-            ("--purge-origin", purgeOrigin), ("--origin-ca", originCa != nil), ("--maintenance-file", maintenanceFile != nil),
-            ("--origin-policy", originPolicy != nil), ("--health-interval-ms", healthIntervalMs != nil), ("--origin-timeout", originTimeout != nil),
-        ]
-        if !origin.isEmpty, let (name, _) = site.first(where: \.1) {
-            throw ValidationError("\(name) is for serving a published directory; a cache tier (--origin) takes its content and lifetimes from the origin: remove \(name)")
-        }
-        if origin.isEmpty, let (name, _) = tier.first(where: \.1) {
-            throw ValidationError("\(name) is for a cache tier: add --origin URL, or remove \(name)")
-        }
-    }
-
-    func validateTLS() throws {
-        guard tlsCert.count == tlsKey.count else {
-            throw ValidationError("give one --tls-key for each --tls-cert (got \(tlsCert.count) certificates and \(tlsKey.count) keys)")
-        }
-        let https = !tlsCert.isEmpty || !acme.isEmpty
-        if !acme.isEmpty {
-            if let acmeCa, !FileIO.exists(acmeCa) { throw ValidationError("--acme-ca \(acmeCa) does not exist") }
-            if let f = acmeRenewalFraction, !(f > 0 && f < 1) { throw ValidationError("--acme-renewal-fraction must be between 0 and 1") }
-        }
-        if let httpPort {
-            guard https else { throw ValidationError("--http-port redirects to https: give --tls-cert and --tls-key (or --acme) too") }
-            guard (0...65535).contains(httpPort) else { throw ValidationError("--http-port must be 0...65535") }
-            guard httpPort == 0 || httpPort != port else { throw ValidationError("--http-port must differ from --port") }
-        }
-        if let hstsMaxAge {
-            guard https else { throw ValidationError("--hsts-max-age is sent over https only: give --tls-cert and --tls-key (or --acme) too") }
-            guard hstsMaxAge >= 0 else { throw ValidationError("--hsts-max-age must be 0 or more seconds") }
-        }
+        if let first = options.problems().first { throw ValidationError(ConfigFile.located(first, arguments: CommandLine.arguments)) }
     }
 
     func run() async throws {
-        var limits = ConnectionLimits()
-        limits.requestTimeout = .seconds(Int64(requestTimeout))
-        limits.maxHeaderBytes = maxHeaderBytes
-        let roots: Trust?
-        do { roots = trust.isEmpty ? nil : try Trust(files: trust) } catch {
-            FileHandle.standardError.write(Data("folio-edge: error: --trust: \(error)\n".utf8))
+        var config: EdgeConfiguration
+        do { config = try options.configuration() } catch {
+            Self.fail(ConfigFile.located("\(error)", arguments: CommandLine.arguments))
+        }
+        let commandLine = Array(CommandLine.arguments.dropFirst())
+        let started = (try? ConfigFile.merged(commandLine)) ?? commandLine
+        config.reload = { try Self.reread(commandLine, started: started) }
+        do { try await Edge.run(config) } catch let error as EdgeStartupError { Self.fail("\(error)") }
+    }
+
+    /// The configuration as the config file and `commandLine` give it now (SIGHUP); an error with
+    /// every problem otherwise, or when a change needs a restart.
+    static func reread(_ commandLine: [String], started: [String]) throws -> EdgeConfiguration {
+        let arguments = try ConfigFile.merged(commandLine)
+        let options: EdgeOptions
+        do { options = try EdgeOptions.parse(Array(arguments.drop { $0 == "run" })) } catch {
+            throw ValidationError(EdgeOptions.message(for: error))
+        }
+        if let first = options.problems().first { throw ValidationError(ConfigFile.located(first, arguments: commandLine)) }
+        let changed = ConfigFile.restartNeeded(started, arguments, tier: !options.origin.isEmpty)
+        guard changed.isEmpty else {
+            throw ValidationError("\(changed.joined(separator: ", ")) changed: a restart applies that (systemctl restart folio-edge)")
+        }
+        return try options.configuration()
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("folio-edge: error: \(message)\n".utf8))
+        Foundation.exit(1)
+    }
+}
+
+/// `folio-edge validate`: checks the options (and `--config` file) as a start would, without
+/// listening.
+struct Validate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check the configuration as a start would, without listening: certificates and keys, token files, --trust keys, the root's manifest or the origins, the ports.",
+        discussion: "Prints 'configuration OK' and exits 0, or prints every error and exits 1.")
+
+    @OptionGroup var options: EdgeOptions
+
+    func run() async throws {
+        var problems = options.problems()
+        if problems.isEmpty {
+            do {
+                let config = try options.configuration()
+                let inherited = ProcessInfo.processInfo.environment["LISTEN_FDS"] != nil
+                problems = EdgePreflight.problems(config, socketsInherited: inherited)
+            } catch { problems.append("\(error)") }
+        }
+        guard problems.isEmpty else {
+            for problem in problems { FileHandle.standardError.write(Data("folio-edge: error: \(ConfigFile.located(problem, arguments: CommandLine.arguments))\n".utf8)) }
             throw ExitCode(1)
         }
-        var listener = EdgeListener(
-            host: host, port: port, threads: threads ?? System.coreCount, maxConnections: maxConnections, limits: limits, accessLog: accessLog)
-        listener.tls = zip(tlsCert, tlsKey).map { TLSFiles(certificate: $0, key: $1) }
-        listener.httpPort = httpPort
-        listener.hstsMaxAge = hstsMaxAge
-        listener.http2 = http2
-        listener.acme = acmeSettings
-        listener.adminListen = adminListen.flatMap(ListenAddress.init)
-        let config = EdgeConfiguration(listener: listener, mode: mode(trust: roots), watchInterval: .milliseconds(watchIntervalMs))
-        do {
-            try await Edge.run(config)
-        } catch let error as EdgeStartupError {
-            FileHandle.standardError.write(Data("folio-edge: error: \(error)\n".utf8))
-            throw ExitCode(1)
-        }
-    }
-
-    /// The mode the options ask for: a cache tier with `--origin`, else the published directory.
-    func mode(trust: Trust?) -> EdgeMode {
-        guard !origin.isEmpty else {
-            let hints = CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
-            return .origin(OriginMode(root: publishedRoot, memoryBudget: memoryBudget ?? 256 << 20, manifestHintOverride: hints, trust: trust))
-        }
-        var tier = CacheTierMode(origins: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize ?? "1G") ?? 1 << 30)
-        tier.memorySize = memorySize.flatMap { Self.bytes($0, zero: true) }
-        tier.purgeTokenFile = purgeTokenFile
-        tier.maintenanceFile = maintenanceFile
-        tier.purgeOrigin = purgeOrigin
-        tier.originCA = originCa
-        tier.trust = trust
-        tier.originPolicy = originPolicy.flatMap(OriginPolicy.init(rawValue:)) ?? .primary
-        tier.healthInterval = .milliseconds(healthIntervalMs ?? 1000)
-        tier.originTimeout = .seconds(originTimeout ?? 30)
-        return .cacheTier(tier)
-    }
-
-    /// `--acme` and its options, when given.
-    var acmeSettings: ACMEConfiguration? {
-        guard !acme.isEmpty else { return nil }
-        var settings = ACMEConfiguration(
-            directoryURL: acmeDirectory, domains: acme, contactEmail: acmeEmail, extraTrustRootsPath: acmeCa, stateDirectory: acmeState)
-        // HTTP-01 on the plain listener when there is one (a validation port 80 of its own),
-        // TLS-ALPN-01 on the https port (443 for a public directory) always.
-        settings.challengeTypes = httpPort == nil ? [.tlsALPN01] : [.http01, .tlsALPN01]
-        if let acmeRenewalFraction { settings.renewalFraction = acmeRenewalFraction }
-        return settings
-    }
-
-    /// `123`, `64K`, `512M`, `4G` (powers of 1024) as bytes; nil for anything else, and for 0
-    /// unless `zero`.
-    static func bytes(_ text: String, zero: Bool = false) -> Int? {
-        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
-        var digits = Substring(text.uppercased())
-        var scale = 1
-        if digits.hasSuffix("B") { digits = digits.dropLast() }
-        if let last = digits.last, let unit = units[last] {
-            scale = unit
-            digits = digits.dropLast()
-        }
-        guard !digits.isEmpty, digits.allSatisfy(\.isNumber), let n = Int(digits), n > 0 || zero, n <= Int.max / scale else { return nil }
-        return n * scale
+        print("configuration OK")
     }
 }

@@ -1,5 +1,6 @@
 import FolioACME
 import FolioPublished
+import Logging
 import NIOCore
 
 /// Everything the edge needs, parsed from the command line before anything starts: one
@@ -9,6 +10,13 @@ package struct EdgeConfiguration: Sendable {
     package var mode: EdgeMode
     /// How often the published directory (origin) and the certificate files are checked.
     package var watchInterval: Duration
+    /// After SIGTERM, how long connections in flight are answered before the process exits.
+    package var drainTimeout: Duration = .seconds(10)
+    /// The least severe log level written.
+    package var logLevel: Logger.Level = .info
+    /// Reads the configuration again (SIGHUP: the config file and the command line); nil: SIGHUP
+    /// reloads the certificates and the published directory only.
+    package var reload: (@Sendable () throws -> EdgeConfiguration)?
 
     package init(listener: EdgeListener, mode: EdgeMode, watchInterval: Duration) {
         self.listener = listener

@@ -44,6 +44,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var lastLogged: NIODeadline = .now()
     private var closeAfterResponse = false
     private var quiescing = false
+    private var quiescingSince = NIODeadline.now()
     private var closed = false
     private var pendingRead = false
     private var busyWithDisk = false
@@ -98,6 +99,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Closes a connection whose next request has not arrived in full within the limit
     /// (idle keep-alive connections and slowloris clients alike).
     private func checkTimeout(context: ChannelHandlerContext, limit: TimeAmount) {
+        let idle = (buffer?.readableBytes ?? 0) == 0 && bodyToSkip == 0
+        if quiescing, !closed, !busyWithDisk, idle, NIODeadline.now() - quiescingSince >= quiesceGrace { return close(context: context) }
         guard !closed, !busyWithDisk, NIODeadline.now() - waitingSince > limit else { return }
         if (buffer?.readableBytes ?? 0) > 0 || bodyToSkip > 0 {
             closeAfterResponse = true
@@ -110,11 +113,11 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent {
-            // Drain: a request already (partly) received is answered, with Connection: close;
-            // an idle connection closes now. The request timeout bounds the wait.
+            // Drain: a request already (partly) received, or arriving before the idle
+            // connection's next check (`quiesceGrace` at least), is answered with Connection:
+            // close. Closing an idle connection at once would cut a request on its way.
             quiescing = true
-            let partial = (buffer?.readableBytes ?? 0) > 0 || bodyToSkip > 0
-            if !busyWithDisk && !partial { close(context: context) }
+            quiescingSince = .now()
             return
         }
         context.fireUserInboundEventTriggered(event)

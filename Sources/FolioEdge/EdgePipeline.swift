@@ -15,14 +15,31 @@ import NIOTLS
 struct ConnectionPipeline: Sendable {
     let content: EdgeService.Content
     let metrics: EdgeMetrics
-    let limits: ConnectionLimits
+    /// The limits a reload may change, read as each connection starts: a connection keeps the
+    /// limits it started with.
+    let live: LiveSettings
     let accessLog: Logger?
     let pool: NIOThreadPool
+    private var limits = ConnectionLimits()
+
+    init(content: EdgeService.Content, metrics: EdgeMetrics, live: LiveSettings, accessLog: Logger?, pool: NIOThreadPool) {
+        self.content = content
+        self.metrics = metrics
+        self.live = live
+        self.accessLog = accessLog
+        self.pool = pool
+    }
 
     /// `extraLines` go on every response (HSTS over TLS); `role` says which endpoints it answers.
     /// With `acme`, a TLS connection's ClientHello is read first, so that an ACME server's
     /// TLS-ALPN-01 validation gets the challenge certificate (`ACMEALPNSniffer`).
     func configure(_ channel: Channel, tls: NIOSSLContext?, extraLines: String, role: ListenerRole, acme: ACMEChallengeResponder? = nil) throws {
+        var now = self
+        now.limits = live.limits
+        try now.configureNow(channel, tls: tls, extraLines: extraLines, role: role, acme: acme)
+    }
+
+    private func configureNow(_ channel: Channel, tls: NIOSSLContext?, extraLines: String, role: ListenerRole, acme: ACMEChallengeResponder?) throws {
         let sync = channel.pipeline.syncOperations
         guard let tls else { return try configureHTTP1(sync, extraLines: extraLines, role: role) }
         guard let acme else { return try configureTLS(sync, tls: tls, extraLines: extraLines, role: role) }

@@ -11,6 +11,10 @@ import ServiceLifecycle
 import Synchronization
 import UnixSignals
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The HTTP listener as a swift-service-lifecycle `Service`: on graceful shutdown (SIGTERM)
 /// it stops accepting, lets every connection finish its request in flight, then returns.
 struct EdgeService: Service {
@@ -29,25 +33,89 @@ struct EdgeService: Service {
     var certificates: CertificateStore?
     /// With `--acme`: the answers to HTTP-01 challenges, served on the plain listener.
     var acmeResponder: ACMEChallengeResponder?
+    /// What a reload changes: limits for new connections, the drain timeout.
+    let live: LiveSettings
+    /// Listening sockets passed by systemd or a parent (`LISTEN_FDS`), used instead of binding.
+    var inherited: InheritedSockets?
+    let notifier: SystemdNotifier
 
     func run() async throws {
-        let group = self.group
         let tls = try certificates.map { store in
             do { return try EdgeTLS.serverContext(store, http2: config.listener.http2) } catch { throw EdgeStartupError("cannot set up TLS: \(error)") }
         }
         let quiesce = ServerQuiescingHelper(group: group)
-        let drained = group.next().makePromise(of: Void.self)
+        let drained = DrainSignal(group.next().makePromise(of: Void.self))
+        let connections = ConnectionPipeline(
+            content: content, metrics: metrics, live: live,
+            accessLog: config.listener.accessLog ? Logger(label: "folio.edge.access") : nil, pool: NIOThreadPool.singleton)
+        var inherited = self.inherited
+        let server: Channel
+        do {
+            server = try await mainListener(connections, tls: tls, quiesce: quiesce, inherited: &inherited)
+        } catch {
+            // The process ends with this error. The loops are left running, as on the normal
+            // path: shutting them down here raced the failed bind's own cleanup on them.
+            drained.finish()
+            throw error
+        }
+        let port = server.localAddress?.port ?? config.listener.port
+        let redirect = try await redirectListener(httpsPort: port, quiesce: quiesce, inherited: &inherited)
+        let admin = try await adminListener(connections, quiesce: quiesce, inherited: &inherited)
+        logStart(port: port)
+        notifier.ready(status: status)
+
+        await withGracefulShutdownHandler {
+            await drained.wait()
+        } onGracefulShutdown: {
+            notifier.stopping()
+            logger.info("draining connections", metadata: ["timeout_s": "\(live.drainTimeout.components.seconds)"])
+            let quiesced = group.next().makePromise(of: Void.self)
+            quiesced.futureResult.whenComplete { _ in drained.finish() }
+            quiesce.initiateShutdown(promise: quiesced)
+            group.next().scheduleTask(in: TimeAmount(live.drainTimeout)) {
+                if drained.finish() { logger.warning("drain timeout reached; closing the connections still open") }
+            }
+        }
+        try? await server.closeFuture.get()
+        try? await redirect?.close()
+        try? await admin?.close()
+        logger.info("stopped")
+        // The event loops live as long as the process (as NIO's singleton group does): the
+        // quiescing helper still completes work on them after the last connection closes.
+    }
+
+    /// The status line for systemd (`systemctl status`): what is served.
+    var status: String {
+        switch content {
+        case .site(let store): "serving version \(store.site.manifest.version)"
+        case .cache(let cache): "caching \(cache.pool.origins.map(\.base).joined(separator: ", "))"
+        }
+    }
+
+    /// The log line of a start: what is served, on which port.
+    func logStart(port: Int) {
+        switch content {
+        case .site(let store):
+            let site = store.site
+            logger.info(
+                "serving", metadata: ["root": "\(store.root)", "version": "\(site.manifest.version)", "channels": "\(site.channelVersions)", "port": "\(port)"])
+        case .cache(let cache):
+            let usage = cache.store.usage
+            logger.info("caching", metadata: ["origins": "\(cache.pool.origins.map(\.base))", "entries": "\(usage.entries)", "bytes": "\(usage.bytes)", "port": "\(port)"])
+        }
+    }
+
+    /// The public listener: TLS when configured, each connection counted against the limit.
+    func mainListener(
+        _ connections: ConnectionPipeline, tls: NIOSSLContext?, quiesce: ServerQuiescingHelper, inherited: inout InheritedSockets?
+    ) async throws -> Channel {
         let open = Atomic<Int>(0)
         let maxConnections = config.listener.maxConnections
         let metrics = self.metrics
-        let connections = ConnectionPipeline(
-            content: content, metrics: metrics, limits: config.listener.limits,
-            accessLog: config.listener.accessLog ? Logger(label: "folio.edge.access") : nil, pool: NIOThreadPool.singleton)
         // HSTS only where the answer itself came over TLS (RFC 6797 §7.2).
         let extraLines = tls != nil && config.listener.hstsMaxAge != nil ? "Strict-Transport-Security: max-age=\(config.listener.hstsMaxAge ?? 0)\r\n" : ""
         let role: ListenerRole = config.listener.adminListen == nil ? .all : .publicOnly
         let acme = acmeResponder
-
         let bootstrap = Self.listener(group, backlog: 1024, quiesce: quiesce)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
@@ -62,45 +130,29 @@ struct EdgeService: Service {
                     try connections.configure(channel, tls: tls, extraLines: extraLines, role: role, acme: acme)
                 }
             }
-
-        let server: Channel
-        do {
-            server = try await bootstrap.bind(host: config.listener.host, port: config.listener.port).get()
-        } catch {
-            // The process ends with this error. The loops are left running, as on the normal
-            // path: shutting them down here raced the failed bind's own cleanup on them.
-            drained.succeed(())
-            throw EdgeStartupError("cannot listen on \(config.listener.host):\(config.listener.port): \(error)")
-        }
-        let port = server.localAddress?.port ?? config.listener.port
-        let shownHost = Self.shown(config.listener.host)
-        // Tests and scripts read these lines to find the ports.
-        FileHandle.standardOutput.write(Data("listening on \(tls == nil ? "http" : "https")://\(shownHost):\(port)\n".utf8))
-        let redirect = try await redirectListener(httpsPort: port, quiesce: quiesce)
-        let admin = try await adminListener(connections, quiesce: quiesce)
-        switch content {
-        case .site(let store):
-            let site = store.site
-            logger.info(
-                "serving", metadata: ["root": "\(store.root)", "version": "\(site.manifest.version)", "channels": "\(site.channelVersions)", "port": "\(port)"])
-        case .cache(let cache):
-            let usage = cache.store.usage
-            logger.info("caching", metadata: ["origins": "\(cache.pool.origins.map(\.base))", "entries": "\(usage.entries)", "bytes": "\(usage.bytes)", "port": "\(port)"])
-        }
-
-        await withGracefulShutdownHandler {
-            try? await drained.futureResult.get()
-        } onGracefulShutdown: {
-            logger.info("draining connections")
-            quiesce.initiateShutdown(promise: drained)
-        }
-        try? await server.closeFuture.get()
-        try? await redirect?.close()
-        try? await admin?.close()
-        logger.info("stopped")
-        // The event loops live as long as the process (as NIO's singleton group does): the
-        // quiescing helper still completes work on them after the last connection closes.
+        let scheme = tls == nil ? "http" : "https"
+        let fd = inherited?.take(scheme, fallback: true)
+        return try await Self.bind(
+            bootstrap, config.listener.host, config.listener.port, inherited: fd, option: "--port", announce: "listening on", scheme: scheme)
     }
+}
+
+/// Completes the drain once: when the last connection closed, or at the drain timeout.
+final class DrainSignal: Sendable {
+    private let promise: EventLoopPromise<Void>
+    private let done = Atomic(false)
+
+    init(_ promise: EventLoopPromise<Void>) { self.promise = promise }
+
+    /// Completes the drain; false when it was complete already.
+    @discardableResult
+    func finish() -> Bool {
+        guard !done.exchange(true, ordering: .acquiringAndReleasing) else { return false }
+        promise.succeed(())
+        return true
+    }
+
+    func wait() async { try? await promise.futureResult.get() }
 }
 
 extension EdgeService {
@@ -118,7 +170,7 @@ extension EdgeService {
 
     /// With `--admin-listen`, the plain listener of the operating endpoints (`/metrics`, the
     /// tier's `/.folio/` ones and PURGE, `/healthz`); nil otherwise.
-    func adminListener(_ connections: ConnectionPipeline, quiesce: ServerQuiescingHelper) async throws -> Channel? {
+    func adminListener(_ connections: ConnectionPipeline, quiesce: ServerQuiescingHelper, inherited: inout InheritedSockets?) async throws -> Channel? {
         guard let address = config.listener.adminListen else { return nil }
         let bootstrap = Self.listener(group, backlog: 64, quiesce: quiesce)
             .childChannelInitializer { channel in
@@ -126,11 +178,12 @@ extension EdgeService {
                     try connections.configure(channel, tls: nil, extraLines: "", role: .adminOnly)
                 }
             }
-        return try await Self.bind(bootstrap, address.host, address.port, option: "--admin-listen", announce: "admin listening on")
+        let fd = inherited?.take("admin")
+        return try await Self.bind(bootstrap, address.host, address.port, inherited: fd, option: "--admin-listen", announce: "admin listening on")
     }
 
     /// With TLS and `--http-port`, the plain listener that redirects to https; nil otherwise.
-    func redirectListener(httpsPort: Int, quiesce: ServerQuiescingHelper) async throws -> Channel? {
+    func redirectListener(httpsPort: Int, quiesce: ServerQuiescingHelper, inherited: inout InheritedSockets?) async throws -> Channel? {
         guard certificates != nil, let httpPort = config.listener.httpPort else { return nil }
         let acme = acmeResponder
         let bootstrap = Self.listener(group, backlog: 256, quiesce: quiesce)
@@ -140,17 +193,30 @@ extension EdgeService {
                     try channel.pipeline.syncOperations.addHandler(RedirectToHTTPS(httpsPort: httpsPort, acme: acme))
                 }
             }
-        return try await Self.bind(bootstrap, config.listener.host, httpPort, option: "--http-port", announce: "listening on")
+        let fd = inherited?.take("http")
+        return try await Self.bind(bootstrap, config.listener.host, httpPort, inherited: fd, option: "--http-port", announce: "listening on")
     }
 
-    /// Binds a plain listener beside the main one and prints `ANNOUNCE http://HOST:PORT` (tests
-    /// and scripts read the port there); an error names the option that asked for it.
-    static func bind(_ bootstrap: ServerBootstrap, _ host: String, _ port: Int, option: String, announce: String) async throws -> Channel {
+    /// Binds a listener, or takes the inherited socket `fd` (listening already; its address is
+    /// the socket unit's), and prints `ANNOUNCE SCHEME://HOST:PORT` (tests and scripts read the
+    /// port there); an error names the option that asked for it.
+    static func bind(
+        _ bootstrap: ServerBootstrap, _ host: String, _ port: Int, inherited fd: CInt?, option: String, announce: String, scheme: String = "http"
+    ) async throws -> Channel {
         let channel: Channel
-        do { channel = try await bootstrap.bind(host: host, port: port).get() } catch {
-            throw EdgeStartupError("cannot listen on \(host):\(port) (\(option)): \(error)")
+        do {
+            if let fd {
+                _ = listen(fd, 1024)
+                channel = try await bootstrap.withBoundSocket(fd).get()
+            } else {
+                channel = try await bootstrap.bind(host: host, port: port).get()
+            }
+        } catch {
+            let place = fd.map { "the inherited socket \($0)" } ?? "\(host):\(port)"
+            throw EdgeStartupError("cannot listen on \(place) (\(option)): \(error)")
         }
-        FileHandle.standardOutput.write(Data("\(announce) http://\(shown(host)):\(channel.localAddress?.port ?? port)\n".utf8))
+        let shownHost = fd == nil ? shown(host) : (channel.localAddress?.ipAddress).map(shown) ?? shown(host)
+        FileHandle.standardOutput.write(Data("\(announce) \(scheme)://\(shownHost):\(channel.localAddress?.port ?? port)\n".utf8))
         return channel
     }
 
@@ -159,12 +225,17 @@ extension EdgeService {
 }
 
 /// Watches the published root and swaps in new versions, and the TLS certificates' files;
-/// SIGHUP reloads both at once.
+/// SIGHUP reads the configuration again (with `--config`), then reloads both at once, telling
+/// systemd (`RELOADING=1`, then `READY=1`). With a systemd watchdog, pings it.
 struct WatchService: Service {
     let reloader: SiteReloader?
     let certificates: CertificateStore?
+    let config: ConfigReloader?
     let interval: Duration
     let logger: Logger
+    let notifier: SystemdNotifier
+    /// The status line for systemd after a reload.
+    let status: @Sendable () -> String
 
     func reloadCertificates(force: Bool) {
         for line in certificates?.reload(force: force) ?? [] {
@@ -172,19 +243,33 @@ struct WatchService: Service {
         }
     }
 
+    /// One SIGHUP: the configuration, the published directory, the certificates.
+    func reloadAll() async {
+        notifier.reloading()
+        if let config { _ = await config.apply() }
+        await reloader?.check(force: true)
+        reloadCertificates(force: true)
+        notifier.ready(status: status())
+    }
+
     func run() async throws {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-                    await reloader?.check(force: true)
-                    reloadCertificates(force: true)
-                }
+                for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() { await reloadAll() }
             }
             group.addTask {
                 while !Task.isCancelled && !Task.isShuttingDownGracefully {
                     try? await Task.sleep(for: interval)
                     await reloader?.check()
                     reloadCertificates(force: false)
+                }
+            }
+            if let every = SystemdNotifier.watchdogInterval() {
+                group.addTask {
+                    while !Task.isCancelled {
+                        notifier.send("WATCHDOG=1")
+                        try? await Task.sleep(for: every)
+                    }
                 }
             }
             try? await gracefulShutdown()
@@ -214,12 +299,15 @@ package enum Edge {
     }
 
     package static func run(_ config: EdgeConfiguration) async throws {
-        var logger = Logger(label: "folio.edge")
-        logger.logLevel = .info
+        EdgeLogHandler.bootstrap(level: config.logLevel)
+        let logger = Logger(label: "folio.edge")
         OpenEntryFiles.raiseDescriptorLimit()
+        let inherited = InheritedSockets.fromEnvironment()
         let (certificates, acme) = try await Self.certificates(config, logger: logger)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: config.listener.threads)
-        let running = Running(config: config, group: group, logger: logger, certificates: certificates, acme: acme)
+        let running = Running(
+            config: config, group: group, logger: logger, certificates: certificates, acme: acme,
+            live: LiveSettings(limits: config.listener.limits, drainTimeout: config.drainTimeout), inherited: inherited)
         switch config.mode {
         case .origin(let origin): try await running.origin(origin)
         case .cacheTier(let tier): try await running.cacheTier(tier)
@@ -233,17 +321,25 @@ package enum Edge {
         let logger: Logger
         let certificates: CertificateStore?
         let acme: ACMEManager?
+        let live: LiveSettings
+        let inherited: InheritedSockets?
+        let notifier = SystemdNotifier()
 
-        /// The listener, the certificate watcher and the ACME renewals (when there are
-        /// certificates), and `more`, until SIGTERM or SIGINT.
-        func run(_ content: EdgeService.Content, metrics: EdgeMetrics, watcher: WatchService?) async throws {
+        /// The listener, the watcher (the published directory, certificates, SIGHUP) and the
+        /// ACME renewals (when there are certificates), until SIGTERM or SIGINT.
+        func run(_ content: EdgeService.Content, metrics: EdgeMetrics, site: SiteReloader?, admin: CacheAdmin?) async throws {
             let edge = EdgeService(
                 config: config, group: group, content: content, metrics: metrics, logger: logger, certificates: certificates,
-                acmeResponder: acme?.responder)
+                acmeResponder: acme?.responder, live: live, inherited: inherited, notifier: notifier)
+            let reconfigure = config.reload.map {
+                ConfigReloader(reload: $0, live: live, certificates: certificates, site: site, admin: admin, logger: logger)
+            }
+            let watcher = WatchService(
+                reloader: site, certificates: certificates, config: reconfigure, interval: config.watchInterval, logger: logger,
+                notifier: notifier, status: { edge.status })
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-                .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup)
+                .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup), .init(service: watcher),
             ]
-            if let watcher { services.append(.init(service: watcher)) }
             if let acme, let certificates { services.append(.init(service: ACMEService(manager: acme, certificates: certificates, logger: logger))) }
             let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
@@ -260,8 +356,7 @@ package enum Edge {
             site.reportChannelFailures(logger: logger, metrics: metrics)
             let store = SiteStore(site, root: mode.root)
             let reloader = SiteReloader(store: store, loader: loader, logger: logger, metrics: metrics)
-            let watcher = WatchService(reloader: reloader, certificates: certificates, interval: config.watchInterval, logger: logger)
-            try await run(.site(store), metrics: metrics, watcher: watcher)
+            try await run(.site(store), metrics: metrics, site: reloader, admin: nil)
         }
 
         func cacheTier(_ mode: CacheTierMode) async throws {
@@ -281,8 +376,7 @@ package enum Edge {
                 purgeOrigin: mode.purgeOrigin, originCA: mode.originCA, trust: mode.trust, timeout: TimeAmount(mode.originTimeout),
                 healthInterval: TimeAmount(mode.healthInterval))
             cache.health.start(on: group.next())
-            let watcher = certificates.map { WatchService(reloader: nil, certificates: $0, interval: config.watchInterval, logger: logger) }
-            try await run(.cache(cache), metrics: metrics, watcher: watcher)
+            try await run(.cache(cache), metrics: metrics, site: nil, admin: admin)
             store.flush()
             await cache.shutdown()
         }

@@ -54,7 +54,7 @@ actor SiteReloader {
     }
 
     private let store: SiteStore
-    private let loader: SiteLoader
+    private var loader: SiteLoader
     private let logger: Logger
     private let metrics: EdgeMetrics
     private var state: State
@@ -65,6 +65,13 @@ actor SiteReloader {
         self.logger = logger
         self.metrics = metrics
         self.state = .idle(PublishedStamp.read(loader.root))
+    }
+
+    /// Takes new manifest lifetimes and trust keys (a reload of the configuration), for the next
+    /// load (`check(force: true)`); a load they refuse keeps the version served.
+    func update(hints: CacheHintOverride, trust: Trust?) {
+        loader.manifestHintOverride = hints
+        loader.trust = trust
     }
 
     /// Reloads when a channel's `manifest.plist` changed since the last attempt, or always with `force`.

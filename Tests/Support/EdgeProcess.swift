@@ -47,7 +47,7 @@ package final class EdgeProcess: @unchecked Sendable {
     /// Starts `folio-edge --root ROOT --port 0 --no-access-log ARGS` (without `--root` for a
     /// tier, `--origin` in ARGS) and waits (20 s at most)
     /// for its `listening on http://127.0.0.1:PORT` line.
-    package static func start(root: String, args: [String] = [], timeout: Double = 20) throws -> EdgeProcess {
+    package static func start(root: String, args: [String] = [], env: [String: String] = [:], timeout: Double = 20) throws -> EdgeProcess {
         let logDir = Harness.tempDir("edge-log")
         let logPath = logDir + "/stderr.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -64,6 +64,7 @@ package final class EdgeProcess: @unchecked Sendable {
         p.standardOutput = pipe
         p.standardError = stderrHandle
         p.standardInput = FileHandle.nullDevice
+        if !env.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 } }
         do { try p.run() } catch {
             Harness.cleanup(logDir)
             throw error

@@ -15,17 +15,24 @@ import Synchronization
 /// Under maintenance the edge answers from its cache only, stale responses included, and a
 /// miss with 503 and `Retry-After`.
 final class CacheAdmin: Sendable {
-    /// SHA-256 of the token; nil when no token is configured (purge and the switch disabled).
-    private let tokenDigest: [UInt8]?
-    private let maintenanceFile: String?
+    /// SHA-256 of the token, nil when none is configured (purge and the switch disabled); and
+    /// the maintenance file. A reload (SIGHUP) replaces both.
+    private let settings: Mutex<(tokenDigest: [UInt8]?, maintenanceFile: String?)>
     private let switchedOn = Atomic(false)
     /// The flag file's state and when it was last looked at (at most once a second).
     private let fileState = Mutex<(on: Bool, checked: Double)>((false, -1))
 
     init(token: String?, maintenanceFile: String?) {
-        tokenDigest = token.map { Array(ContentHash.sha256Hex(Array($0.utf8)).utf8) }
-        self.maintenanceFile = maintenanceFile
+        settings = Mutex((Self.digest(token), maintenanceFile))
     }
+
+    /// Takes a new token and maintenance file (a reload); the file is looked at again now.
+    func update(token: String?, maintenanceFile: String?) {
+        settings.withLock { $0 = (Self.digest(token), maintenanceFile) }
+        fileState.withLock { $0 = (false, -1) }
+    }
+
+    private static func digest(_ token: String?) -> [UInt8]? { token.map { Array(ContentHash.sha256Hex(Array($0.utf8)).utf8) } }
 
     /// Reads the token file: its first line, trimmed; an error when it is missing or empty.
     static func readToken(_ path: String) throws -> String {
@@ -39,7 +46,7 @@ final class CacheAdmin: Sendable {
 
     var isMaintenance: Bool {
         if switchedOn.load(ordering: .relaxed) { return true }
-        guard let maintenanceFile else { return false }
+        guard let maintenanceFile = settings.withLock({ $0.maintenanceFile }) else { return false }
         let now = Date().timeIntervalSince1970
         return fileState.withLock { s in
             if now - s.checked >= 1 {
@@ -112,7 +119,7 @@ final class CacheAdmin: Sendable {
     /// nil when the request carries the configured bearer token; else 403 (disabled, or a wrong
     /// token) or 401 (none). The comparison takes the same time whatever the token.
     private func authorize(_ request: ProxyRequest) -> ProxyResponse? {
-        guard let tokenDigest else {
+        guard let tokenDigest = settings.withLock({ $0.tokenDigest }) else {
             return Self.text(.forbidden, "purge and maintenance are disabled: start folio-edge with --purge-token-file FILE\n")
         }
         guard let auth = request.headers.first(name: "authorization"), auth.lowercased().hasPrefix("bearer ") else {

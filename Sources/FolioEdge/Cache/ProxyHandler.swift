@@ -43,6 +43,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     let progress: RequestProgress
     var waitingSince = NIODeadline.now()
     var timer: RepeatedTask?
+    /// Since when the edge drains (SIGTERM): answers from then on close the connection.
+    var quiescingSince: NIODeadline?
 
     /// Which endpoints this listener answers (the `/.folio/` ones and PURGE only where the admin ones are).
     let role: ListenerRole
@@ -88,7 +90,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 readPaused = true
                 context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
             }
-            let keepAlive = head.isKeepAlive
+            let keepAlive = head.isKeepAlive && quiescingSince == nil
             let started = self.started
             if tooLarge {
                 let response = ProxyResponse(status: .payloadTooLarge, headers: [:], body: nil)

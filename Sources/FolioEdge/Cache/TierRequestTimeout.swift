@@ -5,6 +5,10 @@ import NIOHTTP1
 /// decoder hides a partial head from `ProxyHandler`, so `RequestBytesWatcher`, ahead of the
 /// decoder, sets it, and `ProxyHandler` clears it when a request is complete. Both handlers live
 /// on the connection's event loop.
+/// How long an idle connection stays open once the edge drains: a request its client is sending
+/// at that moment is answered (with `Connection: close`) rather than cut.
+let quiesceGrace = TimeAmount.milliseconds(200)
+
 final class RequestProgress {
     var bytesPending = false
     init() {}
@@ -45,7 +49,19 @@ extension ProxyHandler {
         timer = nil
     }
 
+    /// Drain (SIGTERM): each answer from now on closes its connection; an idle one closes at a
+    /// check at least `quiesceGrace` later, so that a request already on its way is answered.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
+        quiescingSince = .now()
+    }
+
     func checkRequestTimeout(context: ChannelHandlerContext) {
+        if let since = quiescingSince, !closed, queue.isEmpty, !progress.bytesPending, head == nil, NIODeadline.now() - since >= quiesceGrace {
+            closed = true
+            context.close(promise: nil)
+            return
+        }
         guard !closed, queue.isEmpty, NIODeadline.now() - waitingSince > requestTimeout else { return }
         if progress.bytesPending || head != nil {
             answerAndClose(context, .requestTimeout, "request timed out\n", head: head, started: waitingSince)

@@ -104,7 +104,7 @@ package struct CertificatePair: Sendable {
 /// (SNI), and swapped in when their files change or on SIGHUP: a handshake takes the pair current
 /// at that moment, so connections already open keep theirs and none is dropped.
 package final class CertificateStore: Sendable {
-    private let sources: [(certificate: String, key: String)]
+    private let sources: Mutex<[(certificate: String, key: String)]>
     private let pairs: Mutex<[CertificatePair]>
     /// The pair from ACME (`--acme`), after the given ones; a temporary self-signed one until
     /// the first certificate is issued.
@@ -121,7 +121,7 @@ package final class CertificateStore: Sendable {
         let stamps = sources.map(Self.stamps)
         var loaded: [CertificatePair] = []
         for source in sources { loaded.append(try CertificatePair.load(certificate: source.certificate, key: source.key)) }
-        self.sources = sources
+        self.sources = Mutex(sources)
         seen = Mutex(stamps)
         pairs = Mutex(loaded)
     }
@@ -149,7 +149,7 @@ package final class CertificateStore: Sendable {
     package func reload(force: Bool) -> [(ok: Bool, message: String)] {
         var next = pairs.withLock { $0 }
         var report: [(Bool, String)] = []
-        for (i, source) in sources.enumerated() {
+        for (i, source) in sources.withLock({ $0 }).enumerated() {
             let stamps = Self.stamps(source)
             let changed = seen.withLock { seen in
                 defer { seen[i] = stamps }
@@ -165,5 +165,19 @@ package final class CertificateStore: Sendable {
         }
         pairs.withLock { $0 = next }
         return report
+    }
+
+    /// Serves the pairs of other files from the next handshake on (a reload that names new
+    /// files); when any fails to load, nothing changes and the error says which.
+    package func replace(_ newSources: [(certificate: String, key: String)]) throws(TLSSetupError) {
+        let current = sources.withLock { $0 }
+        guard !newSources.elementsEqual(current, by: { $0.certificate == $1.certificate && $0.key == $1.key }) else { return }
+        guard !newSources.isEmpty || acme.withLock({ $0 }) != nil else { throw TLSSetupError("no certificate given; pass --tls-cert FILE --tls-key FILE") }
+        let stamps = newSources.map(Self.stamps)
+        var loaded: [CertificatePair] = []
+        for source in newSources { loaded.append(try CertificatePair.load(certificate: source.certificate, key: source.key)) }
+        sources.withLock { $0 = newSources }
+        seen.withLock { $0 = stamps }
+        pairs.withLock { $0 = loaded }
     }
 }
