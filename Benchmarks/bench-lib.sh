@@ -88,3 +88,13 @@ bench_cleanup() { # stops every server the benchmark started (pids), then remove
     wait 2>/dev/null || true
     rm -rf "$work"
 }
+
+bench_certificate() { # work_dir: a CA (ca.pem) and a P-256 certificate for 127.0.0.1 (cert.pem, key.pem) signed by it
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$1/ca.key" -out "$1/ca.pem" -days 2 \
+        -subj "/CN=Folio Bench CA" -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$1/key.pem" -out "$1/csr.pem" -subj "/CN=127.0.0.1" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > "$1/ext"
+    openssl x509 -req -in "$1/csr.pem" -CA "$1/ca.pem" -CAkey "$1/ca.key" -CAcreateserial -out "$1/cert.pem" -days 2 \
+        -extfile "$1/ext" 2>/dev/null
+    chmod 600 "$1/key.pem"
+}

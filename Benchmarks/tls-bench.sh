@@ -10,14 +10,7 @@ set -euo pipefail
 bench_setup tls-bench "$@"
 scheme=https
 
-# A CA and a server certificate for 127.0.0.1, as the tests make them.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/ca.key" -out "$work/ca.pem" -days 2 \
-    -subj "/CN=Folio Bench CA" -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/key.pem" -out "$work/csr.pem" -subj "/CN=127.0.0.1" 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > "$work/ext"
-openssl x509 -req -in "$work/csr.pem" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -out "$work/cert.pem" -days 2 \
-    -extfile "$work/ext" 2>/dev/null
-chmod 600 "$work/key.pem"
+bench_certificate "$work"
 ciphers="ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
 nginx_port=$(free_port)

@@ -27,7 +27,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
 
 /// `folio-edge [run]`: serve until SIGTERM.
 struct Run: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Serve (the default command).")
+    static let configuration = CommandConfiguration(abstract: "Serve until SIGTERM: a published directory (--root), or a cache of --origin.")
 
     @OptionGroup var options: EdgeOptions
 

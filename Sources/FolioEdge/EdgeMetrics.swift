@@ -25,6 +25,8 @@ final class EdgeMetrics: Sendable {
     let diskBytes: Metrics.Gauge
     let diskReads: Metrics.Gauge
     let diskFailures: Metrics.Gauge
+    /// 1 while the cache directory is full and entries are not written to it.
+    let diskFull: Metrics.Gauge
     let diskOpenFiles: Metrics.Gauge
     /// Answered fetches of each channel's manifest or head (`folio_edge_manifest_requests_total{channel=…}`).
     let manifestFetches: ManifestFetchCounters
@@ -64,6 +66,7 @@ final class EdgeMetrics: Sendable {
         diskBytes = Metrics.Gauge(label: "folio_edge_cache_disk_bytes")
         diskReads = Metrics.Gauge(label: "folio_edge_cache_disk_reads")
         diskFailures = Metrics.Gauge(label: "folio_edge_cache_disk_failures")
+        diskFull = Metrics.Gauge(label: "folio_edge_cache_disk_full")
         diskOpenFiles = Metrics.Gauge(label: "folio_edge_cache_disk_open_files")
         manifestFetches = ManifestFetchCounters()
     }

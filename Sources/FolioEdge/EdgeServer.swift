@@ -360,7 +360,7 @@ package enum Edge {
         }
 
         func cacheTier(_ mode: CacheTierMode) async throws {
-            let store = CacheStore(memoryLimit: mode.memoryLimit, directory: mode.cacheDirectory, diskLimit: mode.cacheSize)
+            let store = CacheStore(memoryLimit: mode.memoryLimit, directory: mode.cacheDirectory, diskLimit: mode.cacheSize, logger: logger)
             do { try store.open() } catch {
                 throw EdgeStartupError("cannot use the cache directory \(mode.cacheDirectory ?? ""): \(error)")
             }

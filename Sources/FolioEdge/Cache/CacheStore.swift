@@ -1,6 +1,7 @@
 import Dispatch
 import FolioSupport
 import Foundation
+import Logging
 import NIOHTTP1
 import Synchronization
 
@@ -38,11 +39,14 @@ final class CacheStore: Sendable {
     private let openFiles: OpenEntryFiles
     /// The memory tier's bound in bytes.
     private let memoryCapacity: Int
+    /// Whether the directory's file system is full: entries are then kept in memory only.
+    let fullDisk: FullDisk
 
     /// A cache of `memoryLimit` bytes in memory and, with a directory, `diskLimit` on disk.
     /// `openFiles` bounds the entry files held open (default: `OpenEntryFiles.defaultCapacity`).
-    init(memoryLimit: Int, directory: String? = nil, diskLimit: Int = 0, openFiles: Int? = nil) {
+    init(memoryLimit: Int, directory: String? = nil, diskLimit: Int = 0, openFiles: Int? = nil, logger: Logger? = nil) {
         self.directory = directory
+        fullDisk = FullDisk(directory: directory ?? "", logger: logger)
         memoryCapacity = max(1, memoryLimit)
         self.openFiles = OpenEntryFiles(capacity: directory == nil ? 0 : openFiles ?? OpenEntryFiles.defaultCapacity())
         state = Mutex(State(memory: MemoryTier(capacity: memoryLimit), disk: directory.map { _ in DiskTier(capacity: diskLimit) }))
@@ -109,7 +113,7 @@ final class CacheStore: Sendable {
         let name = directory != nil ? DiskTier.name(response) : ""
         var staleFiles: [String] = []
         let deletes: [String]? = state.withLock { s in
-            let onDisk = encoded.map { $0.count <= s.disk!.capacity } ?? false
+            let onDisk = encoded.map { $0.count <= s.disk!.capacity && !fullDisk.isFull } ?? false
             if response.cost <= s.memory.capacity {
                 _ = s.memory.insert(response)
             } else {
@@ -288,8 +292,10 @@ final class CacheStore: Sendable {
         if !FileIO.exists(shard) { try? FileIO.makeDirectory(shard) }
         do {
             try FileIO.writeAtomically(bytes, to: directory + "/" + name, sync: false)
+            fullDisk.wrote()
             return true
         } catch {
+            if error.errno == ENOSPC || error.errno == EDQUOT { fullDisk.refused() }
             return false
         }
     }

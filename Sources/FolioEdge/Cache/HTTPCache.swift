@@ -160,6 +160,7 @@ final class HTTPCache: Sendable {
         metrics.diskBytes.record(disk.bytes)
         metrics.diskReads.record(store.diskReads.load(ordering: .relaxed))
         metrics.diskFailures.record(store.diskFailures.load(ordering: .relaxed))
+        metrics.diskFull.record(store.fullDisk.isFull ? 1 : 0)
         metrics.diskOpenFiles.record(store.openFileCount)
     }
 

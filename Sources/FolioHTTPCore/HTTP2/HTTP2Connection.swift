@@ -30,8 +30,8 @@ package enum HTTP2Limits {
 
 /// After the HTTP/2 handler of a connection: counts its open streams; closes it when no stream
 /// has been open for the request timeout (an idle client, or one that never sends a request);
-/// on drain (`ChannelShouldQuiesceEvent`) sends GOAWAY naming the last stream it will answer,
-/// and closes once those are answered; after a connection error, closes by `LingeringClose`
+/// on drain (`ChannelShouldQuiesceEvent`) sends GOAWAY, and after a grace the GOAWAY naming the
+/// last stream it will answer, and closes once those are answered; after a connection error, closes by `LingeringClose`
 /// (at once when the pipeline has none).
 package final class HTTP2ConnectionGuard: ChannelDuplexHandler {
     package typealias InboundIn = Never
@@ -46,6 +46,14 @@ package final class HTTP2ConnectionGuard: ChannelDuplexHandler {
     private let timeout: TimeAmount
 
     package init(timeout: TimeAmount) { self.timeout = timeout }
+
+    /// How long after the first GOAWAY of a drain the final one is sent.
+    static let drainGrace = TimeAmount.milliseconds(200)
+
+    private func goAway(_ context: ChannelHandlerContext, lastStreamID: HTTP2StreamID) {
+        let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: nil))
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+    }
 
     package func handlerAdded(context: ChannelHandlerContext) {
         let check = min(timeout, .seconds(1))
@@ -82,10 +90,16 @@ package final class HTTP2ConnectionGuard: ChannelDuplexHandler {
             lastActivity = .now()
             if draining && open == 0 { context.close(promise: nil) }
         case is ChannelShouldQuiesceEvent:
+            // RFC 9113 §6.8: a first GOAWAY naming the highest stream, so that requests already
+            // on their way are still taken; after the grace, the one naming the last stream taken.
             draining = true
-            let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStream, errorCode: .noError, opaqueData: nil))
-            context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
-            if open == 0 { context.close(promise: nil) }
+            goAway(context, lastStreamID: .maxID)
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: Self.drainGrace) {
+                let (handler, context) = bound.value
+                handler.goAway(context, lastStreamID: handler.lastStream)
+                if handler.open == 0 { context.close(promise: nil) }
+            }
             return
         default:
             break
