@@ -29,6 +29,8 @@ struct EdgeService: Service {
     var certificates: CertificateStore?
     /// With `--acme`: the answers to HTTP-01 challenges, served on the plain listener.
     var acmeResponder: ACMEChallengeResponder?
+    /// Where each answered request is logged (nil: `--no-access-log`).
+    var accessLog: AccessLogSink?
 
     func run() async throws {
         let group = self.group
@@ -42,14 +44,14 @@ struct EdgeService: Service {
         let metrics = self.metrics
         let connections = ConnectionPipeline(
             content: content, metrics: metrics, limits: config.listener.limits,
-            accessLog: config.listener.accessLog ? Logger(label: "folio.edge.access") : nil, pool: NIOThreadPool.singleton)
+            accessLog: accessLog, pool: NIOThreadPool.singleton)
         // HSTS only where the answer itself came over TLS (RFC 6797 §7.2).
         let extraLines = tls != nil && config.listener.hstsMaxAge != nil ? "Strict-Transport-Security: max-age=\(config.listener.hstsMaxAge ?? 0)\r\n" : ""
         let role: ListenerRole = config.listener.adminListen == nil ? .all : .publicOnly
         let acme = acmeResponder
 
         let bootstrap = Self.listener(group, backlog: 1024, quiesce: quiesce)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 let count = open.add(1, ordering: .relaxed).newValue
@@ -217,9 +219,14 @@ package enum Edge {
         var logger = Logger(label: "folio.edge")
         logger.logLevel = .info
         OpenEntryFiles.raiseDescriptorLimit()
+        let accessLog: (sink: AccessLogSink?, writer: AccessLogWriter?)
+        do { accessLog = try AccessLogSink.make(config.listener) } catch { throw EdgeStartupError("--access-log: \(error)") }
+        defer { accessLog.writer?.flush() }
         let (certificates, acme) = try await Self.certificates(config, logger: logger)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: config.listener.threads)
-        let running = Running(config: config, group: group, logger: logger, certificates: certificates, acme: acme)
+        let running = Running(
+            config: config, group: group, logger: logger, certificates: certificates, acme: acme, accessLog: accessLog.sink,
+            accessLogWriter: accessLog.writer)
         switch config.mode {
         case .origin(let origin): try await running.origin(origin)
         case .cacheTier(let tier): try await running.cacheTier(tier)
@@ -233,17 +240,21 @@ package enum Edge {
         let logger: Logger
         let certificates: CertificateStore?
         let acme: ACMEManager?
+        let accessLog: AccessLogSink?
+        let accessLogWriter: AccessLogWriter?
 
         /// The listener, the certificate watcher and the ACME renewals (when there are
         /// certificates), and `more`, until SIGTERM or SIGINT.
         func run(_ content: EdgeService.Content, metrics: EdgeMetrics, watcher: WatchService?) async throws {
             let edge = EdgeService(
                 config: config, group: group, content: content, metrics: metrics, logger: logger, certificates: certificates,
-                acmeResponder: acme?.responder)
+                acmeResponder: acme?.responder, accessLog: accessLog)
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
                 .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup)
             ]
             if let watcher { services.append(.init(service: watcher)) }
+            // Last, so it is shut down first: the edge's last lines are written at exit (`Edge.run`).
+            services.append(.init(service: AccessLogService(writer: accessLogWriter, logger: logger)))
             if let acme, let certificates { services.append(.init(service: ACMEService(manager: acme, certificates: certificates, logger: logger))) }
             let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
