@@ -16,7 +16,7 @@ struct ConnectionPipeline: Sendable {
     let content: EdgeService.Content
     let metrics: EdgeMetrics
     let limits: ConnectionLimits
-    let accessLog: Logger?
+    let accessLog: AccessLogSink?
     let pool: NIOThreadPool
 
     /// `extraLines` go on every response (HSTS over TLS); `role` says which endpoints it answers.
