@@ -3,9 +3,11 @@
 # for, and checks that it serves:
 #   - as a non-root user (nobody) with CAP_NET_BIND_SERVICE alone (bounding, ambient and
 #     effective sets), and NoNewPrivileges (setpriv);
-#   - under the unit's seccomp filters (scripts/seccomp-exec.py: @system-service ~@privileged
-#     , unknown calls kill the process; MemoryDenyWriteExecute;
-#     RestrictAddressFamilies);
+#   - under the unit's seccomp filters (scripts/seccomp-exec.py: @system-service ~@privileged,
+#     unknown calls kill the process; MemoryDenyWriteExecute; RestrictAddressFamilies);
+#   - in the unit's file system (scripts/fs-sandbox.sh in a mount namespace: ProtectSystem=strict
+#     with the log and cache directories writable, PrivateTmp, PrivateDevices, ProtectHome,
+#     ProtectKernelTunables), where `unshare -m` is allowed;
 # in both modes: a published directory over HTTPS (HTTP/1.1 and HTTP/2), the plain redirect
 # listener and the admin listener on privileged ports, with an access log file; and a cache
 # tier with a disk cache in front of it. SIGHUP, SIGUSR1 and SIGTERM are sent too, and the
@@ -38,11 +40,19 @@ sandbox=(setpriv --reuid=65534 --regid=65534 --clear-groups
 
 # Controls: the launcher's filters are live.
 set +e
-("${sandbox[@]}" /bin/mount -t tmpfs none "$work") 2>/dev/null; status=$?
+sh -c '"$@"; exit $?' sh "${sandbox[@]}" /bin/mount -t tmpfs none "$work" 2>/dev/null; status=$?
 set -e
 [ "$status" -eq 159 ] || fail "mount(2) under the filter should die of SIGSYS (exit 159), got $status"
 "${sandbox[@]}" /usr/bin/python3 -c 'import mmap; mmap.mmap(-1, 4096, prot=7)' 2>/dev/null && fail "W+X memory was allowed"
 echo "controls: mount(2) killed by SIGSYS, W+X mmap refused"
+
+# The unit's file system, when this machine lets us make a mount namespace.
+fs=()
+if unshare -m --propagation private true 2>/dev/null; then
+  fs=(unshare -m --propagation private "$here/fs-sandbox.sh" "$work" "$work/logs" "$work/cache" --)
+else
+  echo "note: unshare -m is not permitted here: the file system restrictions are not reproduced"
+fi
 
 # Content, a certificate, and directories the edge's user may write (logs, cache).
 SOURCE_DATE_EPOCH=1700000000 "$bin/folio-build" --content "$repo/content" --output "$work/public" --quiet
@@ -51,6 +61,12 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -su
   -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
 chown 65534:65534 "$work/key.pem" && chmod 600 "$work/key.pem" && chmod 644 "$work/cert.pem"
 mkdir -m 700 "$work/logs" "$work/cache" && chown 65534:65534 "$work/logs" "$work/cache"
+if [ ${#fs[@]} -gt 0 ]; then
+  "${fs[@]}" sh -c "touch '$work/public/x' 2>/dev/null || touch /etc/folio-x 2>/dev/null" && fail "the file system sandbox left / writable"
+  "${fs[@]}" sh -c "touch '$work/logs/.probe'" || fail "the file system sandbox made the log directory read-only"
+  rm -f "$work/logs/.probe"
+  echo "controls: ${work}/public and /etc read-only, the log directory writable in the file system sandbox"
+fi
 
 # Three free privileged ports.
 read -r https_port http_port tier_port < <(/usr/bin/python3 - <<'PY'
@@ -75,7 +91,7 @@ wait_port() {  # PORT: until it accepts (10 s)
   fail "nothing listens on $1"
 }
 
-"${sandbox[@]}" "$bin/folio-edge" --root "$work/public" --host 127.0.0.1 --port "$https_port" --threads 2 \
+"${fs[@]}" "${sandbox[@]}" "$bin/folio-edge" --root "$work/public" --host 127.0.0.1 --port "$https_port" --threads 2 \
   --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" --http-port "$http_port" --admin-listen 127.0.0.1:0 \
   --memory-budget 4096 --access-log "$work/logs/access.log" --access-log-format combined \
   > "$work/edge.out" 2> "$work/edge.err" &
@@ -99,7 +115,7 @@ admin=$(sed -n 's|^admin listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$work
 echo "origin: HTTPS/1.1 200, HTTP/2 200, http 308 on :$http_port, admin /metrics 200"
 
 # A cache tier in front, with its cache on disk, on a privileged port.
-"${sandbox[@]}" "$bin/folio-edge" --origin "https://localhost:$https_port" --origin-ca "$work/cert.pem" \
+"${fs[@]}" "${sandbox[@]}" "$bin/folio-edge" --origin "https://localhost:$https_port" --origin-ca "$work/cert.pem" \
   --host 127.0.0.1 --port "$tier_port" --threads 2 --cache-dir "$work/cache" --cache-size 64M \
   --access-log "$work/logs/tier.log" --access-log-format json > "$work/tier.out" 2> "$work/tier.err" &
 tier=$!; pids+=("$tier")
@@ -124,4 +140,4 @@ pids=()
 grep -q '"GET /manifest.plist HTTP/2.0" 200' "$work/logs/access.log.1" || fail "no HTTP/2 line in the access log"
 [ -s "$work/logs/access.log" ] || fail "SIGUSR1 did not reopen the access log"
 echo "SIGHUP, SIGUSR1 (log reopened), SIGTERM: both edges exited 0"
-echo "PASS: folio-edge serves under the unit's seccomp filters and capabilities"
+echo "PASS: folio-edge serves under the unit's seccomp filters and capabilities${fs:+, in its file system}"
