@@ -252,7 +252,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch answer {
         case .simple(let simple):
             writeSimple(context: context, simple)
-            finish(request, context: context, status: simple.status, bytes: simple.status == 200 && !simple.omitBody ? simple.body.utf8.count : 0)
+            finish(request, context: context, status: simple.status, bytes: simple.omitBody ? 0 : simple.body.utf8.count)
         case .notModified(let rep):
             writePreparedHead(context: context, rep.head304)
             finish(request, context: context, status: 304, bytes: 0)
