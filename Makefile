@@ -18,13 +18,16 @@ DEBUG      := .build/debug
 # Debian packages: build (zlib, libdeflate, brotli, libxml2, pkg-config, cmark-gfm for Markdown's HTML), tests (plistutil, python3, curl,
 # gettext: msgfmt writes the .mo the real-catalog tests compare lookups with; openssl and testssl.sh for the edge's TLS,
 # nghttp2-client (h2load) for its HTTP/2, pebble (Let's Encrypt's test server) for its ACME client, brotli(1) to check
-# brotli variants against Google's own tool),
-# and the reference programs `make bench` compares against.
+# brotli variants against Google's own tool; for the install and the hardened unit: systemd's systemd-analyze,
+# man-db and groff-base to render the man pages, python3-seccomp and util-linux's setpriv to run the edge under
+# the unit's seccomp filter and capabilities, binutils' readelf for stripped programs; goaccess reads the
+# edge's combined access log), and the reference programs `make bench` compares against.
 BUILD_PKGS := zlib1g-dev libdeflate-dev libbrotli-dev libxml2-dev pkgconf libcmark-gfm-dev libcmark-gfm-extensions-dev
-TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh nghttp2-client pebble brotli
+TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh nghttp2-client pebble brotli \
+              systemd man-db groff-base python3-seccomp util-linux binutils goaccess
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time caddy openssl
 
-.PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests
+.PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests install uninstall
 
 define apt_install
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -142,6 +145,19 @@ bench: bench-deps build publish
 	@python3 Benchmarks/scale-bench.py $(RELEASE)
 	@echo "== diff: folio diff vs graphtage on 100 changed entries (Benchmarks/diff-bench.py) =="
 	@python3 Benchmarks/diff-bench.py $(RELEASE) $(CONTENT)
+
+# `make install` (PREFIX, default /usr/local; DESTDIR to stage): the three programs stripped, the
+# client's seed, folio-edge's systemd units, man pages, bash/zsh/fish completions, and an example
+# /etc/folio/edge.toml when there is none (scripts/install.sh lists them). `make uninstall` removes
+# those files and nothing else: edge.toml and other configuration stay.
+PREFIX     ?= /usr/local
+SYSCONFDIR ?= /etc
+
+install: build
+	PREFIX=$(PREFIX) SYSCONFDIR=$(SYSCONFDIR) DESTDIR=$(DESTDIR) scripts/install.sh install $(RELEASE)
+
+uninstall:
+	PREFIX=$(PREFIX) SYSCONFDIR=$(SYSCONFDIR) DESTDIR=$(DESTDIR) scripts/install.sh uninstall
 
 demo: publish
 	@BIN=$(RELEASE) PUBLIC=$(PUBLIC) CONTENT=$(CONTENT) scripts/demo.sh

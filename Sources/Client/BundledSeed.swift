@@ -2,7 +2,8 @@ import FolioKit
 import Foundation
 
 /// The seed `folio` reads with no cache: `FOLIO_SEED` (a seed file; empty for none), else the
-/// `seed.folioseed` resource installed beside the binary (`Folio_Client.resources/`).
+/// `seed.folioseed` resource beside the binary (`Folio_Client.resources/`, as built), else the
+/// installed one (`PREFIX/share/folio/` beside `PREFIX/bin/folio`, as `make install` puts it).
 ///
 /// The resource is found from the executable's own path rather than through `Bundle.module`,
 /// whose accessor stops the process when the bundle is missing (a binary copied alone).
@@ -13,7 +14,10 @@ enum BundledSeed {
         }
         guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
         let dir = (exe as NSString).deletingLastPathComponent
-        return try? FolioSeed(contentsOf: dir + "/Folio_Client.resources/seed.folioseed")
+        for path in [dir + "/Folio_Client.resources/seed.folioseed", dir + "/../share/folio/seed.folioseed"] where FileManager.default.fileExists(atPath: path) {
+            return try? FolioSeed(contentsOf: path)
+        }
+        return nil
     }()
 }
 

@@ -35,13 +35,14 @@ extension ConfigFile {
         return name
     }
 
-    /// The keys the command line `arguments` sets (`--key`, `--key=…`, `--no-key`).
+    /// The keys the command line `arguments` sets (`--key`, `--key=…`, `--no-key`). `key` and
+    /// `no-key` go together: either on the command line overrides both in the file.
     static func keysGiven(_ arguments: [String]) -> Set<String> {
         var given = Set<String>()
         for argument in arguments where argument.hasPrefix("--") {
             var name = String(argument.dropFirst(2).prefix { $0 != "=" })
-            if keys[name] == nil, name.hasPrefix("no-") { name.removeFirst(3) }
-            if keys[name] != nil { given.insert(name) }
+            if name.hasPrefix("no-") { name.removeFirst(3) }
+            for key in [name, "no-" + name] where keys[key] != nil { given.insert(key) }
         }
         return given
     }

@@ -74,6 +74,8 @@ struct ConfigFile {
             let near = keys.keys.filter { $0.hasPrefix(String(key.prefix(3))) }.sorted().prefix(3)
             throw Message(text: "unknown key '\(key)'\(near.isEmpty ? "" : " (did you mean \(near.joined(separator: ", "))?)"); the keys are folio-edge's long options, see folio-edge run --help")
         }
+        // `access-log = false` for `--no-access-log`: an option turned off by a flag of its own.
+        if case .bool(false) = value, case .flag = keys["no-" + key] { return ["--no-\(key)"] }
         switch (kind, value) {
         case (.string, .string(let s)): return ["--\(key)", s]
         case (.integer, .int(let i)), (.number, .int(let i)): return ["--\(key)", String(i)]

@@ -25,7 +25,11 @@ struct EdgeOptions: ParsableArguments {
     @Option(help: "stale-while-revalidate for the manifest (default: the manifest's hint).") var staleWhileRevalidate: Int?
     @Option(help: "stale-if-error for the manifest (default: the manifest's hint).") var staleIfError: Int?
     @Option(help: "How often to check manifest.plist for a new version, in milliseconds.") var watchIntervalMs = 250
-    @Flag(inversion: .prefixedNo, help: "Log every request to stderr, with swift-log.") var accessLog = true
+    @Flag(help: "Log no request (by default each one is logged, see --access-log).") var noAccessLog = false
+    @Option(help: ArgumentHelp("Write the access log to this file, reopened on SIGUSR1 (default: stderr).", valueName: "path"))
+    var accessLog: String?
+    @Option(help: ArgumentHelp("The access log's format: text (swift-log's), combined (NCSA, as nginx's) or json (an object per line).", valueName: "text|combined|json"))
+    var accessLogFormat: String?
     @Option(help: "Pull from this origin (http or https URL) through a cache instead of serving --root; repeatable: the first is the primary, the others its backups.")
     var origin: [String] = []
     @Option(help: ArgumentHelp("With several origins: send every request to the first one up (primary), or to each one up in turn (round-robin).", valueName: "primary|round-robin"))
@@ -69,7 +73,7 @@ struct EdgeOptions: ParsableArguments {
 
     /// Every problem with the options as given, each naming its option; empty when they are good.
     func problems() -> [String] {
-        let checks: [() throws -> Void] = [validatePorts, validateMode, validateTLS, validateLimits, validateContent]
+        let checks: [() throws -> Void] = [validatePorts, validateMode, validateTLS, validateAccessLog, validateLimits, validateContent]
         var found: [String] = []
         for check in checks {
             do { try check() } catch let error as ValidationError { found.append(error.message) } catch { found.append("\(error)") }
@@ -148,6 +152,23 @@ struct EdgeOptions: ParsableArguments {
         }
     }
 
+    /// `--access-log` and `--access-log-format`: a known format, a file in a directory that
+    /// exists, and neither with `--no-access-log`.
+    func validateAccessLog() throws {
+        if noAccessLog, let option = accessLog != nil ? "--access-log" : accessLogFormat != nil ? "--access-log-format" : nil {
+            throw ValidationError("\(option) configures the access log that --no-access-log turns off: remove one of them")
+        }
+        if let accessLogFormat, AccessLogFormat(rawValue: accessLogFormat) == nil {
+            throw ValidationError("--access-log-format is text, combined or json, got '\(accessLogFormat)'")
+        }
+        if let accessLog {
+            let dir = (accessLog as NSString).deletingLastPathComponent
+            guard FileIO.exists(dir.isEmpty ? "." : dir) else {
+                throw ValidationError("--access-log \(accessLog): the directory \(dir) does not exist; create it (the service's is /var/log/folio-edge)")
+            }
+        }
+    }
+
     func validateTLS() throws {
         guard tlsCert.count == tlsKey.count else {
             throw ValidationError("give one --tls-key for each --tls-cert (got \(tlsCert.count) certificates and \(tlsKey.count) keys)")
@@ -176,7 +197,9 @@ struct EdgeOptions: ParsableArguments {
         limits.requestTimeout = .seconds(Int64(requestTimeout))
         limits.maxHeaderBytes = maxHeaderBytes
         var listener = EdgeListener(
-            host: host, port: port, threads: threads ?? System.coreCount, maxConnections: maxConnections, limits: limits, accessLog: accessLog)
+            host: host, port: port, threads: threads ?? System.coreCount, maxConnections: maxConnections, limits: limits, accessLog: !noAccessLog)
+        listener.accessLogPath = accessLog
+        listener.accessLogFormat = accessLogFormat.flatMap(AccessLogFormat.init(rawValue:)) ?? .text
         listener.tls = zip(tlsCert, tlsKey).map { TLSFiles(certificate: $0, key: $1) }
         listener.httpPort = httpPort
         listener.hstsMaxAge = hstsMaxAge

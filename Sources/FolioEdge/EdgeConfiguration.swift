@@ -34,6 +34,9 @@ package struct EdgeListener: Sendable {
     package var maxConnections: Int
     package var limits: ConnectionLimits
     package var accessLog: Bool
+    /// The access log's file (nil: stderr) and format.
+    package var accessLogPath: String?
+    package var accessLogFormat = AccessLogFormat.text
     /// Certificate and key files for https (none: plain http), chosen by SNI.
     package var tls: [TLSFiles] = []
     /// With TLS, a plain listener on this port that redirects to https (308).

@@ -43,6 +43,9 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var waitingSince: NIODeadline = .now()
     private var lastLogged: NIODeadline = .now()
     private var closeAfterResponse = false
+    /// The current request's details for the access log, read only when its format wants them.
+    private var details: RequestDetails?
+    private var clientAddress: String?
     private var quiescing = false
     private var quiescingSince = NIODeadline.now()
     private var closed = false
@@ -66,7 +69,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let extraLines: String
 
     init(
-        store: SiteStore, limits: ConnectionLimits, metrics: EdgeMetrics, accessLog: Logger?, fileIO: NIOThreadPool,
+        store: SiteStore, limits: ConnectionLimits, metrics: EdgeMetrics, accessLog: AccessLogSink?, fileIO: NIOThreadPool,
         extraLines: String = "", role: ListenerRole = .all
     ) {
         self.extraLines = extraLines
@@ -105,6 +108,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if (buffer?.readableBytes ?? 0) > 0 || bodyToSkip > 0 {
             closeAfterResponse = true
             requestStart = .now()
+            unreadRequest(context)
             log(method: "-", target: "-", status: writeSimple(context: context, status: 408, reason: "Request Timeout", body: "request timed out\n"), bytes: 0)
             flush(context)
         }
@@ -193,6 +197,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                         closeAfterResponse = true
                     }
                     bodyToSkip = request.contentLength
+                    if recorder.wantsDetails { readDetails(UnsafeRawBufferPointer(rebasing: bytes[..<length]), context) }
                     respond(to: request, context: context)
                     return .answered(length)
                 }
@@ -206,6 +211,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 buffer = nil
                 closeAfterResponse = true
                 requestStart = .now()
+                unreadRequest(context)
                 let status = writeSimple(context: context, status: error.status, reason: error.reason, body: error.message + "\n")
                 log(method: "-", target: "-", status: status, bytes: 0)
                 flush(context)
@@ -249,7 +255,7 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch answer {
         case .simple(let simple):
             writeSimple(context: context, simple)
-            finish(request, context: context, status: simple.status, bytes: simple.status == 200 ? simple.body.utf8.count : 0)
+            finish(request, context: context, status: simple.status, bytes: simple.omitBody ? 0 : simple.body.utf8.count)
         case .notModified(let rep):
             writePreparedHead(context: context, rep.head304)
             finish(request, context: context, status: 304, bytes: 0)
@@ -317,13 +323,26 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// The access log's details of the request whose head is `head` (its format wants them).
+    private func readDetails(_ head: UnsafeRawBufferPointer, _ context: ChannelHandlerContext) {
+        if clientAddress == nil { clientAddress = context.channel.remoteAddressForLog }
+        details = RequestDetails(head: head, remoteAddress: clientAddress ?? "-")
+    }
+
+    /// The access log's details of a request that could not be read.
+    private func unreadRequest(_ context: ChannelHandlerContext) {
+        guard recorder.wantsDetails else { return }
+        if clientAddress == nil { clientAddress = context.channel.remoteAddressForLog }
+        details = RequestDetails(remoteAddress: clientAddress ?? "-", protocolName: "-")
+    }
+
     private func finish(_ request: ParsedRequest, context: ChannelHandlerContext, status: Int, bytes: Int) {
         log(method: request.method.name, target: request.target, status: status, bytes: bytes)
     }
 
     private func log(method: String, target: HeaderValue, status: Int, bytes: Int) {
         lastLogged = recorder.record(
-            requestNumber, method: method, target: target.string, status: status, bytes: bytes, since: requestStart)
+            requestNumber, method: method, target: target.string, status: status, bytes: bytes, since: requestStart, details: details)
     }
 
     // MARK: Writing

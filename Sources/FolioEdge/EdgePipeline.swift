@@ -18,11 +18,11 @@ struct ConnectionPipeline: Sendable {
     /// The limits a reload may change, read as each connection starts: a connection keeps the
     /// limits it started with.
     let live: LiveSettings
-    let accessLog: Logger?
+    let accessLog: AccessLogSink?
     let pool: NIOThreadPool
     private var limits = ConnectionLimits()
 
-    init(content: EdgeService.Content, metrics: EdgeMetrics, live: LiveSettings, accessLog: Logger?, pool: NIOThreadPool) {
+    init(content: EdgeService.Content, metrics: EdgeMetrics, live: LiveSettings, accessLog: AccessLogSink?, pool: NIOThreadPool) {
         self.content = content
         self.metrics = metrics
         self.live = live

@@ -33,6 +33,8 @@ struct EdgeService: Service {
     var certificates: CertificateStore?
     /// With `--acme`: the answers to HTTP-01 challenges, served on the plain listener.
     var acmeResponder: ACMEChallengeResponder?
+    /// Where each answered request is logged (nil: `--no-access-log`).
+    var accessLog: AccessLogSink?
     /// What a reload changes: limits for new connections, the drain timeout.
     let live: LiveSettings
     /// Listening sockets passed by systemd or a parent (`LISTEN_FDS`), used instead of binding.
@@ -47,7 +49,7 @@ struct EdgeService: Service {
         let drained = DrainSignal(group.next().makePromise(of: Void.self))
         let connections = ConnectionPipeline(
             content: content, metrics: metrics, live: live,
-            accessLog: config.listener.accessLog ? Logger(label: "folio.edge.access") : nil, pool: NIOThreadPool.singleton)
+            accessLog: accessLog, pool: NIOThreadPool.singleton)
         var inherited = self.inherited
         let server: Channel
         do {
@@ -117,7 +119,7 @@ struct EdgeService: Service {
         let role: ListenerRole = config.listener.adminListen == nil ? .all : .publicOnly
         let acme = acmeResponder
         let bootstrap = Self.listener(group, backlog: 1024, quiesce: quiesce)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 let count = open.add(1, ordering: .relaxed).newValue
@@ -302,12 +304,16 @@ package enum Edge {
         EdgeLogHandler.bootstrap(level: config.logLevel)
         let logger = Logger(label: "folio.edge")
         OpenEntryFiles.raiseDescriptorLimit()
+        let accessLog: (sink: AccessLogSink?, writer: AccessLogWriter?)
+        do { accessLog = try AccessLogSink.make(config.listener) } catch { throw EdgeStartupError("--access-log: \(error)") }
+        defer { accessLog.writer?.flush() }
         let inherited = InheritedSockets.fromEnvironment()
         let (certificates, acme) = try await Self.certificates(config, logger: logger)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: config.listener.threads)
         let running = Running(
-            config: config, group: group, logger: logger, certificates: certificates, acme: acme,
-            live: LiveSettings(limits: config.listener.limits, drainTimeout: config.drainTimeout), inherited: inherited)
+            config: config, group: group, logger: logger, certificates: certificates, acme: acme, accessLog: accessLog.sink,
+            accessLogWriter: accessLog.writer, live: LiveSettings(limits: config.listener.limits, drainTimeout: config.drainTimeout),
+            inherited: inherited)
         switch config.mode {
         case .origin(let origin): try await running.origin(origin)
         case .cacheTier(let tier): try await running.cacheTier(tier)
@@ -321,6 +327,8 @@ package enum Edge {
         let logger: Logger
         let certificates: CertificateStore?
         let acme: ACMEManager?
+        let accessLog: AccessLogSink?
+        let accessLogWriter: AccessLogWriter?
         let live: LiveSettings
         let inherited: InheritedSockets?
         let notifier = SystemdNotifier()
@@ -330,7 +338,7 @@ package enum Edge {
         func run(_ content: EdgeService.Content, metrics: EdgeMetrics, site: SiteReloader?, admin: CacheAdmin?) async throws {
             let edge = EdgeService(
                 config: config, group: group, content: content, metrics: metrics, logger: logger, certificates: certificates,
-                acmeResponder: acme?.responder, live: live, inherited: inherited, notifier: notifier)
+                acmeResponder: acme?.responder, accessLog: accessLog, live: live, inherited: inherited, notifier: notifier)
             let reconfigure = config.reload.map {
                 ConfigReloader(reload: $0, live: live, certificates: certificates, site: site, admin: admin, logger: logger)
             }
@@ -341,6 +349,8 @@ package enum Edge {
                 .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup), .init(service: watcher),
             ]
             if let acme, let certificates { services.append(.init(service: ACMEService(manager: acme, certificates: certificates, logger: logger))) }
+            // Last, so it is shut down first: the edge's last lines are written at exit (`Edge.run`).
+            services.append(.init(service: AccessLogService(writer: accessLogWriter, logger: logger)))
             let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
         }

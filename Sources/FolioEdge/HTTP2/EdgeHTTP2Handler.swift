@@ -29,11 +29,13 @@ final class EdgeHTTP2Handler: ChannelInboundHandler {
     /// Streams whose request head has arrived, and the body bytes seen so far.
     private var open: [HTTP2StreamID: (head: ByteBuffer, body: Int)] = [:]
     private var requestNumber = 0
+    /// The client's address, read for the access log when its format wants it.
+    private var clientAddress: String?
     private var dateSecond = -1
     private var date = ""
 
     init(
-        store: SiteStore, limits: ConnectionLimits, metrics: EdgeMetrics, accessLog: Logger?, fileIO: NIOThreadPool,
+        store: SiteStore, limits: ConnectionLimits, metrics: EdgeMetrics, accessLog: AccessLogSink?, fileIO: NIOThreadPool,
         extraLines: String, role: ListenerRole
     ) {
         responder = EdgeResponder(store: store, role: role, metrics: metrics)
@@ -90,24 +92,33 @@ final class EdgeHTTP2Handler: ChannelInboundHandler {
         requestNumber += 1
         let start = NIODeadline.now()
         head.withUnsafeReadableBytes { bytes in
+            let details = recorder.wantsDetails ? self.details(bytes, context) : nil
             switch parser.parse(bytes) {
             case .request(let request, _):
                 let answer = responder.answer(request).answer
                 let sent = write(answer, id, withBody: request.method != .head, context)
-                if sent >= 0 { record(request.method.name, request.target.string, answer.status, sent, start) }
-                if sent < 0 { readFromDisk(answer, id, request: request.owned(), start: start, context) }
+                if sent >= 0 { record(request.method.name, request.target.string, answer.status, sent, start, details) }
+                if sent < 0 { readFromDisk(answer, id, request: request.owned(), start: start, details: details, context) }
             case .failure(let error):
                 let answer = EdgeAnswer.simple(SimpleAnswer(status: error.status, reason: error.reason, body: error.message + "\n"))
-                record("-", "-", error.status, write(answer, id, withBody: true, context), start)
+                record("-", "-", error.status, write(answer, id, withBody: true, context), start, details)
             case .incomplete:
                 let answer = EdgeAnswer.simple(SimpleAnswer(status: 400, reason: "Bad Request", body: "incomplete request head\n"))
-                record("-", "-", 400, write(answer, id, withBody: true, context), start)
+                record("-", "-", 400, write(answer, id, withBody: true, context), start, details)
             }
         }
     }
 
-    private func record(_ method: String, _ target: @autoclosure () -> String, _ status: Int, _ bytes: Int, _ start: NIODeadline) {
-        recorder.record(requestNumber, method: method, target: target(), status: status, bytes: max(bytes, 0), since: start)
+    /// The access log's details of a stream's request (its head in HTTP/1.1 form).
+    private func details(_ head: UnsafeRawBufferPointer, _ context: ChannelHandlerContext) -> RequestDetails {
+        if clientAddress == nil { clientAddress = context.channel.remoteAddressForLog }
+        return RequestDetails(head: head, remoteAddress: clientAddress ?? "-", protocolName: "HTTP/2.0")
+    }
+
+    private func record(
+        _ method: String, _ target: @autoclosure () -> String, _ status: Int, _ bytes: Int, _ start: NIODeadline, _ details: RequestDetails?
+    ) {
+        recorder.record(requestNumber, method: method, target: target(), status: status, bytes: max(bytes, 0), since: start, details: details)
     }
 
     // MARK: Writing
@@ -177,7 +188,9 @@ final class EdgeHTTP2Handler: ChannelInboundHandler {
 
     /// Over the memory budget: the body is read on the thread pool, then sent; a file that
     /// cannot be read (or changed size) resets the stream.
-    private func readFromDisk(_ answer: EdgeAnswer, _ id: HTTP2StreamID, request: ParsedRequest, start: NIODeadline, _ context: ChannelHandlerContext) {
+    private func readFromDisk(
+        _ answer: EdgeAnswer, _ id: HTTP2StreamID, request: ParsedRequest, start: NIODeadline, details: RequestDetails?, _ context: ChannelHandlerContext
+    ) {
         let (rep, range): (Representation, ClosedRange<Int>?)
         switch answer {
         case .full(let r): (rep, range) = (r, nil)
@@ -190,14 +203,14 @@ final class EdgeHTTP2Handler: ChannelInboundHandler {
             let (handler, context) = bound.value
             guard case .success(let bytes) = result, bytes.count == rep.length else {
                 handler.reset(context, id, .internalError)
-                handler.record(request.method.name, request.target.string, 500, 0, start)
+                handler.record(request.method.name, request.target.string, 500, 0, start, details)
                 return
             }
             var buffer = context.channel.allocator.buffer(capacity: range?.count ?? bytes.count)
             if let range { buffer.writeBytes(bytes[range]) } else { buffer.writeBytes(bytes) }
             handler.writeData(context, id, buffer)
             context.flush()
-            handler.record(request.method.name, request.target.string, answer.status, buffer.readableBytes, start)
+            handler.record(request.method.name, request.target.string, answer.status, buffer.readableBytes, start, details)
         }
     }
 }
