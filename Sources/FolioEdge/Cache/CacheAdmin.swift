@@ -15,26 +15,16 @@ import Synchronization
 /// Under maintenance the edge answers from its cache only, stale responses included, and a
 /// miss with 503 and `Retry-After`.
 final class CacheAdmin: Sendable {
-    /// SHA-256 of the token; nil when no token is configured (purge and the switch disabled).
-    private let tokenDigest: [UInt8]?
+    /// The token; nil when none is configured (purge and the switch disabled).
+    private let token: BearerToken?
     private let maintenanceFile: String?
     private let switchedOn = Atomic(false)
     /// The flag file's state and when it was last looked at (at most once a second).
     private let fileState = Mutex<(on: Bool, checked: Double)>((false, -1))
 
     init(token: String?, maintenanceFile: String?) {
-        tokenDigest = token.map { Array(ContentHash.sha256Hex(Array($0.utf8)).utf8) }
+        self.token = token.map(BearerToken.init)
         self.maintenanceFile = maintenanceFile
-    }
-
-    /// Reads the token file: its first line, trimmed; an error when it is missing or empty.
-    static func readToken(_ path: String) throws -> String {
-        let text = String(decoding: try FileIO.read(path), as: UTF8.self)
-        let token = text.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        guard token.count >= 16 else {
-            throw EdgeStartupError("\(path): the purge token must be one line of at least 16 characters")
-        }
-        return token
     }
 
     var isMaintenance: Bool {
@@ -112,18 +102,19 @@ final class CacheAdmin: Sendable {
     /// nil when the request carries the configured bearer token; else 403 (disabled, or a wrong
     /// token) or 401 (none). The comparison takes the same time whatever the token.
     private func authorize(_ request: ProxyRequest) -> ProxyResponse? {
-        guard let tokenDigest else {
+        guard let token else {
             return Self.text(.forbidden, "purge and maintenance are disabled: start folio-edge with --purge-token-file FILE\n")
         }
-        guard let auth = request.headers.first(name: "authorization"), auth.lowercased().hasPrefix("bearer ") else {
+        switch token.check(authorization: request.headers.first(name: "authorization")) {
+        case .accepted:
+            return nil
+        case .missing:
             var r = Self.text(.unauthorized, "send the purge token: Authorization: Bearer TOKEN\n")
             r.headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"folio-edge\"")
             return r
+        case .wrong:
+            return Self.text(.forbidden, "wrong purge token\n")
         }
-        let given = Array(ContentHash.sha256Hex(Array(auth.dropFirst(7).trimmingCharacters(in: .whitespaces).utf8)).utf8)
-        var difference: UInt8 = 0
-        for (a, b) in zip(given, tokenDigest) { difference |= a ^ b }
-        return difference == 0 ? nil : Self.text(.forbidden, "wrong purge token\n")
     }
 
     private static func split(_ target: String) -> (String, [String: String]) {
