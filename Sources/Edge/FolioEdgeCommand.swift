@@ -62,6 +62,10 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "With https: offer HTTP/2 by ALPN beside HTTP/1.1.") var http2 = true
     @Option(help: "Serve the operating endpoints (/metrics; a tier's /.folio/ ones and PURGE) on this HOST:PORT only, not on the public port.")
     var adminListen: String?
+    @Option(help: "A file holding the bearer token for push deploys (folio-build publish DIR URL) to the admin listener, or the only one; without it deploys are disabled (not with --origin).")
+    var deployTokenFile: String?
+    @Option(help: "Seconds after which a deploy that sent nothing more (a client killed mid-deploy) loses its lock to the next one (default: 60).")
+    var deployLockTimeout: Int?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
@@ -72,6 +76,10 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         try validateTLS()
         guard threads ?? 1 >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard requestTimeout >= 1 else { throw ValidationError("--request-timeout must be at least 1 second") }
+        if let deployLockTimeout {
+            guard deployTokenFile != nil else { throw ValidationError("--deploy-lock-timeout is for push deploys: add --deploy-token-file FILE") }
+            guard deployLockTimeout >= 1 else { throw ValidationError("--deploy-lock-timeout must be at least 1 second") }
+        }
         if !origin.isEmpty {
             try validateOrigins()
             if let originCa, !FileIO.exists(originCa) { throw ValidationError("--origin-ca \(originCa) does not exist") }
@@ -110,6 +118,7 @@ struct FolioEdgeCommand: AsyncParsableCommand {
         let site: [(String, Bool)] = [
             ("--root", root != nil), ("--memory-budget", memoryBudget != nil), ("--manifest-max-age", manifestMaxAge != nil),
             ("--stale-while-revalidate", staleWhileRevalidate != nil), ("--stale-if-error", staleIfError != nil),
+            ("--deploy-token-file", deployTokenFile != nil), ("--deploy-lock-timeout", deployLockTimeout != nil),
         ]
         let tier: [(String, Bool)] = [
             ("--cache-dir", cacheDir != nil), ("--cache-size", cacheSize != nil), ("--memory-size", memorySize != nil),
@@ -175,7 +184,10 @@ struct FolioEdgeCommand: AsyncParsableCommand {
     func mode(trust: Trust?) -> EdgeMode {
         guard !origin.isEmpty else {
             let hints = CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
-            return .origin(OriginMode(root: publishedRoot, memoryBudget: memoryBudget ?? 256 << 20, manifestHintOverride: hints, trust: trust))
+            return .origin(
+                OriginMode(
+                    root: publishedRoot, memoryBudget: memoryBudget ?? 256 << 20, manifestHintOverride: hints, trust: trust,
+                    deployTokenFile: deployTokenFile, deployLockTimeout: deployLockTimeout ?? 60))
         }
         var tier = CacheTierMode(origins: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize ?? "1G") ?? 1 << 30)
         tier.memorySize = memorySize.flatMap { Self.bytes($0, zero: true) }

@@ -18,6 +18,8 @@ struct ConnectionPipeline: Sendable {
     let limits: ConnectionLimits
     let accessLog: Logger?
     let pool: NIOThreadPool
+    /// The push-deploy endpoints, in origin mode with `--deploy-token-file`.
+    var deploy: EdgeDeploy?
 
     /// `extraLines` go on every response (HSTS over TLS); `role` says which endpoints it answers.
     /// With `acme`, a TLS connection's ClientHello is read first, so that an ACME server's
@@ -78,7 +80,9 @@ struct ConnectionPipeline: Sendable {
         switch content {
         case .site(let store):
             try sync.addHandler(
-                EdgeHandler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool, extraLines: extraLines, role: role))
+                EdgeHandler(
+                    store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool, extraLines: extraLines, role: role,
+                    deploy: deploy))
         case .cache(let cache):
             // The request decoder only: ProxyHandler writes responses as bytes and keeps
             // pipelined answers in order itself.

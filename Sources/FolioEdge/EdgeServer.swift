@@ -29,6 +29,8 @@ struct EdgeService: Service {
     var certificates: CertificateStore?
     /// With `--acme`: the answers to HTTP-01 challenges, served on the plain listener.
     var acmeResponder: ACMEChallengeResponder?
+    /// With `--deploy-token-file`: the push-deploy endpoints.
+    var deploy: EdgeDeploy?
 
     func run() async throws {
         let group = self.group
@@ -42,7 +44,7 @@ struct EdgeService: Service {
         let metrics = self.metrics
         let connections = ConnectionPipeline(
             content: content, metrics: metrics, limits: config.listener.limits,
-            accessLog: config.listener.accessLog ? Logger(label: "folio.edge.access") : nil, pool: NIOThreadPool.singleton)
+            accessLog: config.listener.accessLog ? Logger(label: "folio.edge.access") : nil, pool: NIOThreadPool.singleton, deploy: deploy)
         // HSTS only where the answer itself came over TLS (RFC 6797 §7.2).
         let extraLines = tls != nil && config.listener.hstsMaxAge != nil ? "Strict-Transport-Security: max-age=\(config.listener.hstsMaxAge ?? 0)\r\n" : ""
         let role: ListenerRole = config.listener.adminListen == nil ? .all : .publicOnly
@@ -236,10 +238,10 @@ package enum Edge {
 
         /// The listener, the certificate watcher and the ACME renewals (when there are
         /// certificates), and `more`, until SIGTERM or SIGINT.
-        func run(_ content: EdgeService.Content, metrics: EdgeMetrics, watcher: WatchService?) async throws {
+        func run(_ content: EdgeService.Content, metrics: EdgeMetrics, watcher: WatchService?, deploy: EdgeDeploy? = nil) async throws {
             let edge = EdgeService(
                 config: config, group: group, content: content, metrics: metrics, logger: logger, certificates: certificates,
-                acmeResponder: acme?.responder)
+                acmeResponder: acme?.responder, deploy: deploy)
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
                 .init(service: edge, successTerminationBehavior: .gracefullyShutdownGroup)
             ]
@@ -261,7 +263,20 @@ package enum Edge {
             let store = SiteStore(site, root: mode.root)
             let reloader = SiteReloader(store: store, loader: loader, logger: logger, metrics: metrics)
             let watcher = WatchService(reloader: reloader, certificates: certificates, interval: config.watchInterval, logger: logger)
-            try await run(.site(store), metrics: metrics, watcher: watcher)
+            let deploy = try mode.deployTokenFile.map { file in
+                EdgeDeploy(
+                    root: mode.root, token: try Self.token(file, what: "deploy"), trust: mode.trust, store: store, staleAfter: TimeInterval(mode.deployLockTimeout),
+                    logger: logger
+                ) { await reloader.check() }
+            }
+            try await run(.site(store), metrics: metrics, watcher: watcher, deploy: deploy)
+        }
+
+        /// The token in a token file; a startup error naming the file otherwise.
+        static func token(_ path: String, what: String) throws -> String {
+            do { return try BearerToken.read(path, what: what) } catch let e as EdgeStartupError { throw e } catch {
+                throw EdgeStartupError("cannot read the \(what) token file \(path): \(error)")
+            }
         }
 
         func cacheTier(_ mode: CacheTierMode) async throws {
@@ -269,11 +284,7 @@ package enum Edge {
             do { try store.open() } catch {
                 throw EdgeStartupError("cannot use the cache directory \(mode.cacheDirectory ?? ""): \(error)")
             }
-            let token = try mode.purgeTokenFile.map { path in
-                do { return try CacheAdmin.readToken(path) } catch let e as EdgeStartupError { throw e } catch {
-                    throw EdgeStartupError("cannot read the purge token file \(path): \(error)")
-                }
-            }
+            let token = try mode.purgeTokenFile.map { try Self.token($0, what: "purge") }
             let admin = CacheAdmin(token: token, maintenanceFile: mode.maintenanceFile)
             let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
             let cache = HTTPCache(
