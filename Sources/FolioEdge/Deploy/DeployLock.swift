@@ -37,19 +37,24 @@ final class DeployLock: Sendable {
         return (new, try result.get())
     }
 
-    /// The session `id` when it still holds the lock, marked used now (and committing).
+    /// The session `id` when it still holds the lock and is not committing, marked used now
+    /// (and committing).
     func use(_ id: String, committing: Bool = false) throws(DeployFailure) -> Session {
         let found: Session? = session.withLock { current in
-            guard current?.id == id else { return nil }
+            guard current?.id == id, current?.committing == false else { return nil }
             current?.lastUsed = Date()
             if committing { current?.committing = true }
             return current
         }
         guard let found else {
-            throw DeployFailure(404, "no deploy \(id) is in progress on this edge: it ended, or another deploy took over its lock after \(Int(staleAfter)) s idle; deploy again")
+            throw DeployFailure(
+                404, "no deploy \(id) is in progress on this edge: it ended or is committing, or another deploy took over its lock after \(Int(staleAfter)) s idle; deploy again")
         }
         return found
     }
+
+    /// Whether the session `id` holds the lock.
+    func holds(_ id: String) -> Bool { session.withLock { $0?.id == id } }
 
     /// Lets the lock go when `id` still holds it.
     func release(_ id: String) {

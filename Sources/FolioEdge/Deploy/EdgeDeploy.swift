@@ -97,7 +97,10 @@ final class EdgeDeploy: Sendable {
 
     private func stage(_ id: String, _ relative: String, _ body: [UInt8]) throws(DeployFailure) -> DeployResponse {
         _ = try lock.use(id)
-        try DeployStaging(root: root, id: id).store(relative, body)
+        let staging = DeployStaging(root: root, id: id)
+        // A file written while the deploy was aborted (the removal may have missed it) goes too.
+        defer { if !lock.holds(id) { staging.remove() } }
+        try staging.store(relative, body)
         return .json(201, ["stored": relative])
     }
 
@@ -105,8 +108,8 @@ final class EdgeDeploy: Sendable {
         let session = try lock.use(id, committing: true)
         let staging = DeployStaging(root: root, id: id)
         defer {
-            staging.remove()
             lock.release(id)
+            staging.remove()
         }
         let previous = store.site.manifest.version
         let commit = DeployCommit(staging: staging, trust: trust, force: session.force, site: store.site)
@@ -129,8 +132,8 @@ final class EdgeDeploy: Sendable {
 
     private func abort(_ id: String) -> DeployResponse {
         guard (try? lock.use(id)) != nil else { return .json(200, ["aborted": false]) }
-        DeployStaging(root: root, id: id).remove()
         lock.release(id)
+        DeployStaging(root: root, id: id).remove()
         return .json(200, ["aborted": true])
     }
 
