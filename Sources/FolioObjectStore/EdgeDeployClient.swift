@@ -119,10 +119,19 @@ package final class EdgeDeployClient: Sendable {
         } catch let error as CancellationError {
             throw error
         } catch {
-            throw ObjectStoreError(.store, "could not \(what) at \(base.absoluteString): \(ObjectStorePublisher.describe(error))")
+            throw ObjectStoreError(.store, "could not \(what) at \(base.absoluteString): \(Self.describe(error))")
         }
         guard !(200..<300).contains(status) else { return answer }
         throw Self.refusal(status, String(decoding: answer, as: UTF8.self), what: what)
+    }
+
+    /// A transport error in words; a certificate the client does not trust points to --ca.
+    private static func describe(_ error: Error) -> String {
+        let text = "\(error)"
+        guard text.contains("certificate") || text.contains("handshake") || text.contains("NIOSSL") || text.contains("BoringSSL") else {
+            return ObjectStorePublisher.describe(error)
+        }
+        return "the TLS handshake failed (\(text)): if the edge's certificate is from a private CA, pass --ca FILE with that CA"
     }
 
     private var endpoint: String {
