@@ -25,6 +25,8 @@ package final class EdgeDeployClient: Sendable {
         package struct File: Codable, Sendable {
             package var path: String
             package var size: Int
+            /// For a mutable file: the edge compares it with its own.
+            package var sha256: String?
         }
         package var version: Int
         package var holder: String

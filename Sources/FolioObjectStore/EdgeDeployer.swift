@@ -24,10 +24,10 @@ package struct EdgeDeployOptions: Sendable {
     }
 }
 
-/// Deploys a published directory to an edge by digest: the edge is told every immutable file
-/// (objects, deltas, versioned manifests) and answers those it lacks; only those, then the
-/// mutable ones (heads, mirrors, manifests), are uploaded, phase by phase in commit order; then
-/// the edge checks and switches. On failure the deploy is aborted (the edge's staging dropped).
+/// Deploys a published directory to an edge by digest: the edge is told every file (by size;
+/// the mutable ones, heads and manifests, by SHA-256 too) and answers those it lacks or has
+/// otherwise; only those are uploaded, phase by phase in commit order; then the edge checks and
+/// switches. On failure the deploy is aborted (the edge's staging dropped).
 package struct EdgeDeployer: Sendable {
     package let client: EdgeDeployClient
     package let options: EdgeDeployOptions
@@ -43,10 +43,8 @@ package struct EdgeDeployer: Sendable {
     /// The deploy: plan, begin (the lock), upload what is missing, commit.
     package func run() async throws -> PublishSummary {
         let plan = try UploadPlan(root: options.root)
-        let immutable = plan.phases.flatMap(\.items).filter(\.immutable)
         let begin = EdgeDeployClient.Begin(
-            version: plan.version, holder: options.holder, force: options.force,
-            files: immutable.map { .init(path: $0.relative, size: $0.size) }, dryRun: options.dryRun)
+            version: plan.version, holder: options.holder, force: options.force, files: try files(plan), dryRun: options.dryRun)
         let started = try await client.begin(begin)
         if options.dryRun { return dryRun(plan, missing: Set(started.missing), current: started.current) }
         do {
@@ -61,11 +59,22 @@ package struct EdgeDeployer: Sendable {
         }
     }
 
-    /// Uploads the missing immutable files and every mutable one, one phase after another.
+    /// Every file of the plan with its size, and the mutable ones' SHA-256.
+    private func files(_ plan: UploadPlan) throws -> [EdgeDeployClient.Begin.File] {
+        try plan.phases.flatMap(\.items).map { item in
+            let path = PublishedLayout.path(options.root, item.relative)
+            guard !item.immutable else { return .init(path: item.relative, size: item.size) }
+            do { return .init(path: item.relative, size: item.size, sha256: try ContentHash.sha256Hex(file: path).hex) } catch {
+                throw ObjectStoreError(.usage, "cannot read \(path): \(error)")
+            }
+        }
+    }
+
+    /// Uploads the files the edge lacks, one phase after another.
     private func upload(_ plan: UploadPlan, id: String, missing: Set<String>) async throws -> PublishSummary {
         var summary = PublishSummary(version: plan.version)
         for (name, items) in plan.phases where !items.isEmpty {
-            let todo = items.filter { !$0.immutable || missing.contains($0.relative) }
+            let todo = items.filter { missing.contains($0.relative) }
             try await upload(todo, id: id)
             if name == plan.phases.first?.name {
                 let objects = items.filter { $0.relative.hasPrefix(PublishedLayout.objects + "/") }
@@ -84,7 +93,7 @@ package struct EdgeDeployer: Sendable {
     private func dryRun(_ plan: UploadPlan, missing: Set<String>, current: Int) -> PublishSummary {
         var summary = PublishSummary(version: plan.version, previousVersion: current)
         for item in plan.phases.flatMap(\.items) {
-            guard !item.immutable || missing.contains(item.relative) else {
+            guard missing.contains(item.relative) else {
                 summary.skipped += 1
                 continue
             }

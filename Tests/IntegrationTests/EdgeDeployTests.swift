@@ -32,6 +32,7 @@ extension EdgeIntegration {
             let again = try s.deploy()
             #expect(again.status == 0, "\(again.stderr)")
             #expect(DeploySetup.objectsUploaded(again) == 0, "\(again.stdout)")
+            #expect(again.stdout.contains("deployed version 2 to \(s.url): 0 files uploaded (0 KB, 0 bytes)"), "\(again.stdout)")
             try s.expectServesWhole(2)
 
             // A client synced to version 2 through the edge.

@@ -70,10 +70,11 @@ struct DeployResponse: Sendable, Equatable {
 
 /// What the client sends to begin a deploy (`POST /.folio/deploy`).
 struct DeployBegin: Codable, Sendable {
-    /// One immutable file the client has (objects, deltas, versioned manifests) and its size.
+    /// One file the client has and its size; a mutable one (manifests, heads) with its SHA-256.
     struct File: Codable, Sendable {
         var path: String
         var size: Int
+        var sha256: String?
     }
 
     /// Production's version in the deployed directory.

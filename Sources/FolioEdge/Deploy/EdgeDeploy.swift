@@ -79,8 +79,11 @@ final class EdgeDeploy: Sendable {
                 412, "the edge serves version \(current), the deploy is version \(begin.version): deploying would roll it back; "
                     + "build a newer version, or pass --force to deploy the older one")
         }
-        if begin.dryRun == true { return .json(200, DeployStarted(id: "", missing: missing(begin.files), current: current)) }
-        let (session, replaced) = try lock.take(holder: begin.holder, force: begin.force)
+        let missing = missing(begin.files)
+        if begin.dryRun == true { return .json(200, DeployStarted(id: "", missing: missing, current: current)) }
+        // Unchanged: the client has a manifest.plist, and the edge has it and every other file.
+        let unchanged = missing.isEmpty && begin.files.contains { $0.path == PublishedLayout.manifest }
+        let (session, replaced) = try lock.take(holder: begin.holder, force: begin.force, unchanged: unchanged)
         if let replaced {
             DeployStaging(root: root, id: replaced.id).remove()
             logger.warning("took over a stale deploy lock", metadata: ["holder": "\(replaced.holder)", "id": "\(replaced.id)"])
@@ -90,7 +93,6 @@ final class EdgeDeploy: Sendable {
             lock.release(session.id)
             throw error
         }
-        let missing = missing(begin.files)
         logger.info("deploy begun", metadata: ["id": "\(session.id)", "holder": "\(begin.holder)", "version": "\(begin.version)", "missing": "\(missing.count)"])
         return .json(200, DeployStarted(id: session.id, missing: missing, current: current))
     }
@@ -112,6 +114,7 @@ final class EdgeDeploy: Sendable {
             staging.remove()
         }
         let previous = store.site.manifest.version
+        if session.unchanged, staging.files().isEmpty { return .json(200, DeployCommitted(version: previous, previous: previous)) }
         let commit = DeployCommit(staging: staging, trust: trust, force: session.force, site: store.site)
         let version: Int
         do throws(DeployFailure) {
@@ -137,9 +140,15 @@ final class EdgeDeploy: Sendable {
         return .json(200, ["aborted": true])
     }
 
-    /// The files the published root lacks, or has at another size.
+    /// The files the published root lacks, or has at another size; the mutable ones (manifests,
+    /// heads) all of them when any differs from the root's, none when all are the same.
     private func missing(_ files: [DeployBegin.File]) -> [String] {
-        files.filter { DeployPaths.problem($0.path) == nil && Self.size(root + "/" + $0.path) != $0.size }.map(\.path)
+        let valid = files.filter { DeployPaths.problem($0.path) == nil }
+        let isMutable = { (file: DeployBegin.File) in PublishedHeaders.kind(of: file.path) == .mutable }
+        let changed = valid.filter(isMutable).contains { file in
+            Self.size(root + "/" + file.path) != file.size || (try? ContentHash.sha256Hex(file: root + "/" + file.path).hex) != file.sha256
+        }
+        return valid.filter { isMutable($0) ? changed : Self.size(root + "/" + $0.path) != $0.size }.map(\.path)
     }
 
     /// The size of the file at `path`; nil when there is none.
