@@ -14,9 +14,9 @@ struct PublishCommand: ParsableCommand {
         discussion: """
             Endpoint, region and credentials come from the AWS environment variables (AWS_ENDPOINT_URL, AWS_REGION, \
             AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_PROFILE) and files (~/.aws/credentials, \
-            ~/.aws/config). To an edge (https://HOST:PORT, its --admin-listen address; http:// only to a loopback \
-            address): the token from --token-file or FOLIO_DEPLOY_TOKEN; only the objects the edge lacks are uploaded, \
-            then it switches. Exit codes: 0 published, 1 failed (the previous version stays current), 2 another publish \
+            ~/.aws/config). To an edge (http://127.0.0.1:PORT of its --admin-listen, or https://HOST:PORT of its \
+            only listener; the token is refused over http:// but to a loopback address): the token from --token-file or \
+            FOLIO_DEPLOY_TOKEN; only the files the edge lacks are uploaded, then it switches. Exit codes: 0 published, 1 failed (the previous version stays current), 2 another publish \
             holds the lock, 3 the bucket or edge holds a newer version.
             """)
 
@@ -25,7 +25,7 @@ struct PublishCommand: ParsableCommand {
     static let rollbackExitCode: Int32 = 3
 
     @Argument(help: "The published directory to upload (folio-build's --output).") var directory: String
-    @Argument(help: "Where: s3://BUCKET or s3://BUCKET/PREFIX, or an edge: https://HOST:PORT.") var destination: String
+    @Argument(help: "Where: s3://BUCKET or s3://BUCKET/PREFIX, or an edge: https://HOST:PORT or http://127.0.0.1:PORT.") var destination: String
     @Option(help: "path (https://ENDPOINT/BUCKET/KEY) or virtual (https://BUCKET.ENDPOINT/KEY); default: the AWS config's s3 addressing_style, else path with AWS_ENDPOINT_URL and virtual without.")
     var addressing: S3Addressing?
     @Option(help: "Uploads at once.") var concurrency = 16
