@@ -59,6 +59,26 @@ extension EdgeIntegration {
             #expect(r["objectsFetched"]?.intValue == 0, "\(r)")
         }
 
+        @Test("a channel's version deploys beside production, which stays as it was")
+        func channel() throws {
+            let s = try DeploySetup.make("deploy-channel")
+            defer { s.cleanup() }
+            #expect(try s.deploy().status == 0)
+            try EdgePublishTests.editSonnet18(in: s.content, to: "winter’s day")
+            try s.rebuild(["--channel", "beta"])
+            let r = try s.deploy()
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains("heads: 1 uploaded, 1 already there"), "\(r.stdout)")  // beta's head only
+            #expect(r.stdout.contains("manifest: 0 uploaded, 1 already there"), "\(r.stdout)")  // production's unchanged
+            try s.expectServesWhole(2)
+            let beta = try FileIO.read(s.src + "/channels/beta/manifest.plist")
+            #expect(try FileIO.read(s.edgeRoot + "/channels/beta/manifest.plist") == beta)
+            #expect(try RawHTTPConnection.fetch(port: s.edge.port, "/channels/beta/manifest.plist").body == beta)
+            let entry = try #require(try Manifest(bytes: beta).entry("sonnets/018.plist"))
+            let object = try RawHTTPConnection.fetch(port: s.edge.port, "/" + entry.objectPath)
+            #expect(object.status == 200 && entry.matches(object.body))
+        }
+
         @Test("over https with a private CA, on the edge's only listener")
         func https() throws {
             let pki = try TestPKI(Harness.tempDir("deploy-pki"))

@@ -9,18 +9,21 @@ struct DeployCommit {
     let staging: DeployStaging
     let trust: Trust?
     let force: Bool
+    /// The begin named a manifest.plist: with none staged, the edge's own (the same) stays.
+    let hasManifest: Bool
     /// The site served now: its versions, and the objects it has already verified.
     let site: Site
 
     var root: String { staging.root }
 
-    /// Checks the staged manifests; production's staged version.
+    /// Checks the staged manifests (the channels whose manifests changed); production's
+    /// version after the commit.
     func check() throws(DeployFailure) -> Int {
         let channels = PublishedLayout.publishedChannels(staging.directory)
-        guard channels.contains(Channel.production) else {
+        guard !channels.isEmpty || hasManifest else {
             throw DeployFailure(422, "the deploy sent no manifest.plist: nothing to switch to (send the whole published directory)")
         }
-        var version = 0
+        var version = site.manifest.version
         for name in channels {
             let staged: ChannelManifest
             do { staged = try ChannelManifest.read(root: staging.directory, channel: name, trust: trust) } catch {

@@ -11,8 +11,8 @@ final class DeployLock: Sendable {
         var since: Date
         var lastUsed: Date
         var force: Bool
-        /// The edge already has every file the deploy has: the commit changes nothing.
-        var unchanged: Bool
+        /// The deploy has a manifest.plist (a begin naming none cannot commit without sending one).
+        var hasManifest: Bool
         /// Set while the commit runs: the lock is not stale then, however long it takes.
         var committing = false
     }
@@ -26,8 +26,8 @@ final class DeployLock: Sendable {
 
     /// Takes the lock for a new session; the stale session it took over, if any. Throws a 409
     /// naming the holder when a live one has it.
-    func take(holder: String, force: Bool, unchanged: Bool, now: Date = Date()) throws(DeployFailure) -> (taken: Session, replaced: Session?) {
-        let new = Session(id: UUID().uuidString.lowercased(), holder: holder, since: now, lastUsed: now, force: force, unchanged: unchanged)
+    func take(holder: String, force: Bool, hasManifest: Bool, now: Date = Date()) throws(DeployFailure) -> (taken: Session, replaced: Session?) {
+        let new = Session(id: UUID().uuidString.lowercased(), holder: holder, since: now, lastUsed: now, force: force, hasManifest: hasManifest)
         let result: Result<Session?, DeployFailure> = session.withLock { current in
             if let held = current, held.committing || now.timeIntervalSince(held.lastUsed) <= staleAfter {
                 return .failure(Self.busy(held, now: now, staleAfter: staleAfter))

@@ -51,6 +51,12 @@ enum DeployPaths {
         return (String(hash), PublishedHeaders.stripEncoding(name).encoding)
     }
 
+    /// The channel a path belongs to: `channels/NAME/…` NAME's, everything else production's.
+    static func channel(of relative: String) -> String {
+        guard relative.hasPrefix(PublishedLayout.channels + "/") else { return Channel.production }
+        return String(relative.split(separator: "/")[1])
+    }
+
     /// The order files go into place in, as a local publish writes them: objects, deltas,
     /// versioned manifests, heads, mirrors, channel manifests, production's manifest last.
     static func rank(_ relative: String) -> Int {

@@ -81,9 +81,8 @@ final class EdgeDeploy: Sendable {
         }
         let missing = missing(begin.files)
         if begin.dryRun == true { return .json(200, DeployStarted(id: "", missing: missing, current: current)) }
-        // Unchanged: the client has a manifest.plist, and the edge has it and every other file.
-        let unchanged = missing.isEmpty && begin.files.contains { $0.path == PublishedLayout.manifest }
-        let (session, replaced) = try lock.take(holder: begin.holder, force: begin.force, unchanged: unchanged)
+        let hasManifest = begin.files.contains { $0.path == PublishedLayout.manifest }
+        let (session, replaced) = try lock.take(holder: begin.holder, force: begin.force, hasManifest: hasManifest)
         if let replaced {
             DeployStaging(root: root, id: replaced.id).remove()
             logger.warning("took over a stale deploy lock", metadata: ["holder": "\(replaced.holder)", "id": "\(replaced.id)"])
@@ -114,8 +113,7 @@ final class EdgeDeploy: Sendable {
             staging.remove()
         }
         let previous = store.site.manifest.version
-        if session.unchanged, staging.files().isEmpty { return .json(200, DeployCommitted(version: previous, previous: previous)) }
-        let commit = DeployCommit(staging: staging, trust: trust, force: session.force, site: store.site)
+        let commit = DeployCommit(staging: staging, trust: trust, force: session.force, hasManifest: session.hasManifest, site: store.site)
         let version: Int
         do throws(DeployFailure) {
             version = try commit.check()
@@ -140,15 +138,18 @@ final class EdgeDeploy: Sendable {
         return .json(200, ["aborted": true])
     }
 
-    /// The files the published root lacks, or has at another size; the mutable ones (manifests,
-    /// heads) all of them when any differs from the root's, none when all are the same.
+    /// The files the published root lacks, or has at another size; of a channel's mutable ones
+    /// (manifests, heads), all when any differs from the root's, none when all are the same.
     private func missing(_ files: [DeployBegin.File]) -> [String] {
         let valid = files.filter { DeployPaths.problem($0.path) == nil }
         let isMutable = { (file: DeployBegin.File) in PublishedHeaders.kind(of: file.path) == .mutable }
-        let changed = valid.filter(isMutable).contains { file in
-            Self.size(root + "/" + file.path) != file.size || (try? ContentHash.sha256Hex(file: root + "/" + file.path).hex) != file.sha256
-        }
-        return valid.filter { isMutable($0) ? changed : Self.size(root + "/" + $0.path) != $0.size }.map(\.path)
+        let changed = Set(
+            valid.filter(isMutable).filter { file in
+                Self.size(root + "/" + file.path) != file.size || (try? ContentHash.sha256Hex(file: root + "/" + file.path).hex) != file.sha256
+            }.map { DeployPaths.channel(of: $0.path) })
+        return valid.filter { file in
+            isMutable(file) ? changed.contains(DeployPaths.channel(of: file.path)) : Self.size(root + "/" + file.path) != file.size
+        }.map(\.path)
     }
 
     /// The size of the file at `path`; nil when there is none.
