@@ -147,6 +147,11 @@ extension EdgeIntegration {
         /// refused with 422.
         private func truncatedUploads(_ s: DeploySetup, victim: String) throws {
             let id = try DeployRaw.begin(port: s.adminPort, holder: "truncating test", version: 2)
+            for path in ["objects/../manifest.plist", "etc/passwd", ".deploy/x/manifest.plist", "objects/notahash.plist"] {
+                let r = try DeployRaw.request(port: s.adminPort, "PUT", "/.folio/deploy/\(id)/\(path)", body: [1, 2, 3])
+                #expect(r.status == 400, "\(path): \(r.status) \(r.text)")
+            }
+            #expect(try DeployRaw.request(port: s.adminPort, "PUT", "/.folio/deploy/not-an-id/head.plist", body: [1]).status == 404)
             let whole = try FileIO.read(s.src + "/objects/" + victim)
             let c = try RawHTTPConnection(port: s.adminPort)
             let head = RawHTTPConnection.head(

@@ -12,11 +12,6 @@ struct DeployRequest: Sendable {
     /// The largest body a deploy request may carry (one object or file).
     static let maxBody = 512 << 20
 
-    /// Whether a request target belongs to the deploy endpoints.
-    static func isDeploy(_ target: String) -> Bool {
-        target == DeployRoute.base || target.hasPrefix(DeployRoute.base + "/") || target.hasPrefix(DeployRoute.base + "?")
-    }
-
     /// The value of the header field `name` in a raw HTTP/1.1 request head; nil when absent.
     static func field(_ name: String, inHead head: [UInt8]) -> String? {
         let wanted = name.lowercased() + ":"
@@ -62,6 +57,7 @@ struct DeployResponse: Sendable, Equatable {
         case 412: "Precondition Failed"
         case 413: "Content Too Large"
         case 422: "Unprocessable Content"
+        case 500: "Internal Server Error"
         case 507: "Insufficient Storage"
         default: "Error"
         }
