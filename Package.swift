@@ -75,7 +75,8 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"), .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         // Internal: publishing a published directory to S3-compatible object storage (SigV4,
-        // the AWS credentials and config files, the upload plan, the lock), under folio-build publish.
+        // the AWS credentials and config files, the upload plan, the lock), or to an edge by a
+        // digest deploy, under folio-build publish.
         .target(
             name: "FolioObjectStore",
             dependencies: [
@@ -84,6 +85,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
         .executableTarget(
             name: "Builder",

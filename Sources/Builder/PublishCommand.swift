@@ -5,16 +5,19 @@ import Foundation
 import Synchronization
 
 /// `folio-build publish DIR s3://BUCKET/PREFIX`: uploads a built published directory to
-/// S3-compatible object storage, manifest.plist last.
+/// S3-compatible object storage, manifest.plist last; `folio-build publish DIR https://HOST:PORT`
+/// deploys it to an edge's admin listener by digest (`EdgeDeployJob`).
 struct PublishCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "publish",
-        abstract: "Upload a published directory to S3-compatible object storage, manifest.plist last.",
+        abstract: "Upload a published directory to S3-compatible object storage, or deploy it to an edge, manifest.plist last.",
         discussion: """
             Endpoint, region and credentials come from the AWS environment variables (AWS_ENDPOINT_URL, AWS_REGION, \
             AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_PROFILE) and files (~/.aws/credentials, \
-            ~/.aws/config). Exit codes: 0 published, 1 failed (the previous version stays current), 2 another publish \
-            holds the lock, 3 the bucket holds a newer version.
+            ~/.aws/config). To an edge (http://127.0.0.1:PORT of its --admin-listen, or https://HOST:PORT of its \
+            only listener; the token is refused over http:// but to a loopback address): the token from --token-file or \
+            FOLIO_DEPLOY_TOKEN; only the files the edge lacks are uploaded, then it switches. Exit codes: 0 published, 1 failed (the previous version stays current), 2 another publish \
+            holds the lock, 3 the bucket or edge holds a newer version.
             """)
 
     /// Exit codes beside 0 and 1.
@@ -22,7 +25,7 @@ struct PublishCommand: ParsableCommand {
     static let rollbackExitCode: Int32 = 3
 
     @Argument(help: "The published directory to upload (folio-build's --output).") var directory: String
-    @Argument(help: "Where: s3://BUCKET or s3://BUCKET/PREFIX.") var destination: String
+    @Argument(help: "Where: s3://BUCKET or s3://BUCKET/PREFIX, or an edge: https://HOST:PORT or http://127.0.0.1:PORT.") var destination: String
     @Option(help: "path (https://ENDPOINT/BUCKET/KEY) or virtual (https://BUCKET.ENDPOINT/KEY); default: the AWS config's s3 addressing_style, else path with AWS_ENDPOINT_URL and virtual without.")
     var addressing: S3Addressing?
     @Option(help: "Uploads at once.") var concurrency = 16
@@ -32,6 +35,9 @@ struct PublishCommand: ParsableCommand {
     @Flag(help: "Remove a stale lock (older than --lock-timeout) left by a publisher that is gone.") var breakLock = false
     @Flag(help: "Publish even when the bucket holds a newer version (a rollback).") var force = false
     @Flag(name: .shortAndLong, help: "Print only errors and the summary line.") var quiet = false
+    @Option(help: "To an edge: a file whose first line is its deploy token (default: FOLIO_DEPLOY_TOKEN).") var tokenFile: String?
+    @Option(help: "To an edge: a PEM file of certificate authorities to trust for its https (a private CA's).") var ca: String?
+    @Flag(help: "To an edge: print what would be uploaded, and change nothing.") var dryRun = false
 
     func validate() throws {
         if !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1 to 256, got \(concurrency)") }
@@ -44,6 +50,10 @@ struct PublishCommand: ParsableCommand {
     /// command stays synchronous, so a build keeps its allocator set up on the main thread
     /// (BatchMemory).
     func run() throws {
+        if destination.hasPrefix("https://") || destination.hasPrefix("http://") { return try deploy() }
+        if dryRun || tokenFile != nil || ca != nil {
+            throw ValidationError("--dry-run, --token-file and --ca are for a deploy to an edge (https://HOST:PORT), not to s3://")
+        }
         let job: PublishJob
         do {
             let location = try S3Location(parsing: destination)
@@ -51,6 +61,21 @@ struct PublishCommand: ParsableCommand {
             job = PublishJob(configuration: config, options: makeOptions(location), destination: destination, quiet: quiet)
         } catch { throw ExitCode(PublishJob.report(error)) }
         let code = job.runBlocking()
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    /// A deploy to an edge.
+    private func deploy() throws {
+        var options = EdgeDeployOptions(root: directory)
+        options.concurrency = concurrency
+        options.force = force
+        options.dryRun = dryRun
+        let token: String
+        do { token = try EdgeDeployJob.token(file: tokenFile, environment: ProcessInfo.processInfo.environment) } catch {
+            throw ExitCode(PublishJob.report(error))
+        }
+        let job = EdgeDeployJob(options: options, destination: destination, token: token, caFile: ca, quiet: quiet)
+        let code = PublishJob.blocking { await job.run() }
         if code != 0 { throw ExitCode(code) }
     }
 
@@ -74,12 +99,15 @@ struct PublishJob: Sendable {
     let quiet: Bool
 
     /// The exit code, after the publish has run in a task and ended.
-    func runBlocking() -> Int32 {
+    func runBlocking() -> Int32 { Self.blocking { await run() } }
+
+    /// The exit code `work` returns, after it has run in a task and ended.
+    static func blocking(_ work: @escaping @Sendable () async -> Int32) -> Int32 {
         final class Outcome: Sendable { let code = Atomic<Int32>(1) }
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)
         Task {
-            outcome.code.store(await run(), ordering: .releasing)
+            outcome.code.store(await work(), ordering: .releasing)
             done.signal()
         }
         done.wait()

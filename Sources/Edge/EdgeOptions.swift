@@ -67,6 +67,10 @@ struct EdgeOptions: ParsableArguments {
     @Option(help: "Serve the operating endpoints (/metrics; a tier's /.folio/ ones and PURGE) on this HOST:PORT only, not on the public port.")
     var adminListen: String?
 
+    @Option(help: "A file holding the bearer token for push deploys (folio-build publish DIR URL) to the admin listener, or the only one; without it deploys are disabled (not with --origin).")
+    var deployTokenFile: String?
+    @Option(help: "Seconds after which a deploy that sent nothing more (a client killed mid-deploy) loses its lock to the next one (default: 60).")
+    var deployLockTimeout: Int?
     @Option(help: "After SIGTERM, seconds to answer what is in flight before exiting.") var drainTimeout = 10
     @Option(help: ArgumentHelp("The least severe log messages written.", valueName: "trace|debug|info|notice|warning|error|critical"))
     var logLevel = "info"
@@ -94,6 +98,10 @@ struct EdgeOptions: ParsableArguments {
         guard threads ?? 1 >= 1 else { throw ValidationError("--threads must be at least 1") }
         guard requestTimeout >= 1 else { throw ValidationError("--request-timeout must be at least 1 second") }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must be 0 or more seconds") }
+        if let deployLockTimeout {
+            guard deployTokenFile != nil else { throw ValidationError("--deploy-lock-timeout is for push deploys: add --deploy-token-file FILE") }
+            guard deployLockTimeout >= 1 else { throw ValidationError("--deploy-lock-timeout must be at least 1 second") }
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got '\(logLevel)'")
         }
@@ -137,6 +145,7 @@ struct EdgeOptions: ParsableArguments {
         let site: [(String, Bool)] = [
             ("--root", root != nil), ("--memory-budget", memoryBudget != nil), ("--manifest-max-age", manifestMaxAge != nil),
             ("--stale-while-revalidate", staleWhileRevalidate != nil), ("--stale-if-error", staleIfError != nil),
+            ("--deploy-token-file", deployTokenFile != nil), ("--deploy-lock-timeout", deployLockTimeout != nil),
         ]
         let tier: [(String, Bool)] = [
             ("--cache-dir", cacheDir != nil), ("--cache-size", cacheSize != nil), ("--memory-size", memorySize != nil),
@@ -216,7 +225,10 @@ struct EdgeOptions: ParsableArguments {
     func mode(trust: Trust?) -> EdgeMode {
         guard !origin.isEmpty else {
             let hints = CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
-            return .origin(OriginMode(root: publishedRoot, memoryBudget: memoryBudget ?? 256 << 20, manifestHintOverride: hints, trust: trust))
+            return .origin(
+                OriginMode(
+                    root: publishedRoot, memoryBudget: memoryBudget ?? 256 << 20, manifestHintOverride: hints, trust: trust,
+                    deployTokenFile: deployTokenFile, deployLockTimeout: deployLockTimeout ?? 60))
         }
         var tier = CacheTierMode(origins: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize ?? "1G") ?? 1 << 30)
         tier.memorySize = memorySize.flatMap { Self.bytes($0, zero: true) }

@@ -76,12 +76,21 @@ package struct OriginMode: Sendable {
     package var manifestHintOverride: CacheHintOverride
     /// Root keys the manifest must verify under (nil: unsigned manifests are served too).
     package var trust: Trust?
+    /// The file holding the bearer token for push deploys on the admin listener (nil: deploys off).
+    package var deployTokenFile: String?
+    /// Seconds an idle deploy keeps its lock.
+    package var deployLockTimeout = 60
 
-    package init(root: String, memoryBudget: Int, manifestHintOverride: CacheHintOverride = CacheHintOverride(), trust: Trust? = nil) {
+    package init(
+        root: String, memoryBudget: Int, manifestHintOverride: CacheHintOverride = CacheHintOverride(), trust: Trust? = nil,
+        deployTokenFile: String? = nil, deployLockTimeout: Int = 60
+    ) {
         self.root = root
         self.memoryBudget = memoryBudget
         self.manifestHintOverride = manifestHintOverride
         self.trust = trust
+        self.deployTokenFile = deployTokenFile
+        self.deployLockTimeout = deployLockTimeout
     }
 }
 

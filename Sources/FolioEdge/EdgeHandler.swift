@@ -67,12 +67,19 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Header lines sent on every response of this listener (`Strict-Transport-Security` over TLS).
     private let extraLines: String
+    /// Which endpoints this listener answers; the deploy endpoints (off: nil).
+    private let role: ListenerRole
+    private let deploy: EdgeDeploy?
+    /// The deploy request whose body is arriving.
+    private var deployUpload: DeployUpload?
 
     init(
         store: SiteStore, limits: ConnectionLimits, metrics: EdgeMetrics, accessLog: AccessLogSink?, fileIO: NIOThreadPool,
-        extraLines: String = "", role: ListenerRole = .all
+        extraLines: String = "", role: ListenerRole = .all, deploy: EdgeDeploy? = nil
     ) {
         self.extraLines = extraLines
+        self.role = role
+        self.deploy = deploy
         self.responder = EdgeResponder(store: store, role: role, metrics: metrics)
         self.limits = limits
         self.parser = HTTPRequestParser(
@@ -105,7 +112,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let idle = (buffer?.readableBytes ?? 0) == 0 && bodyToSkip == 0
         if quiescing, !closed, !busyWithDisk, idle, NIODeadline.now() - quiescingSince >= quiesceGrace { return close(context: context) }
         guard !closed, !busyWithDisk, NIODeadline.now() - waitingSince > limit else { return }
-        if (buffer?.readableBytes ?? 0) > 0 || bodyToSkip > 0 {
+        if (buffer?.readableBytes ?? 0) > 0 || bodyToSkip > 0 || deployUpload != nil {
+            deployUpload = nil
             closeAfterResponse = true
             requestStart = .now()
             unreadRequest(context)
@@ -182,6 +190,11 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 buffer = buf
                 continue
             }
+            if deployUpload != nil {
+                absorbDeployBody(&buf, context: context)
+                buffer = buf
+                continue
+            }
             // The request is answered while its bytes are in view: its target and header
             // values point into them (see `HeaderValue`).
             let outcome = buf.withUnsafeReadableBytes { bytes -> Step in
@@ -192,6 +205,10 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     return .failure(error)
                 case .request(let request, let length):
                     requestStart = .now()
+                    if role != .publicOnly, DeployUpload.matches(request.target) {
+                        deployUpload = DeployUpload(request, head: UnsafeRawBufferPointer(rebasing: bytes[..<length]), deploy: deploy)
+                        return .deploy(length)
+                    }
                     if request.chunked {
                         // A chunked body on GET or HEAD is not worth parsing: answer and close.
                         closeAfterResponse = true
@@ -222,6 +239,10 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 buf.moveReaderIndex(forwardBy: length)
                 buffer = buf
                 if !busyWithDisk { finishRequest(context: context) }
+            case .deploy(let length):
+                buf.moveReaderIndex(forwardBy: length)
+                absorbDeployBody(&buf, context: context)
+                buffer = buf
             }
         }
     }
@@ -230,6 +251,49 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case incomplete
         case failure(RequestError)
         case answered(Int)
+        /// A deploy request's head was consumed; its body follows (`deployUpload`).
+        case deploy(Int)
+    }
+
+    // MARK: Deploy requests: the body collected, then answered off the event loop.
+
+    /// Feeds the arriving deploy body; once whole, hands the request to the deploy endpoints
+    /// (pausing this connection's reads until it is answered). A refused one is answered at
+    /// once and the connection closes, its body unread.
+    private func absorbDeployBody(_ buf: inout ByteBuffer, context: ChannelHandlerContext) {
+        guard var upload = deployUpload else { return }
+        if let refusal = upload.refusal {
+            deployUpload = nil
+            closeAfterResponse = true
+            answerDeploy(upload.request, refusal, context: context)
+            finishRequest(context: context)
+            return
+        }
+        waitingSince = .now()
+        guard upload.absorb(&buf) else {
+            deployUpload = upload
+            return
+        }
+        deployUpload = nil
+        guard let deploy else { return }
+        busyWithDisk = true
+        let request = upload.request
+        let promise = context.eventLoop.makePromise(of: DeployResponse.self)
+        promise.completeWithTask { await deploy.handle(request) }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        promise.futureResult.whenSuccess { response in
+            let (handler, context) = bound.value
+            handler.answerDeploy(request, response, context: context)
+            handler.busyWithDisk = false
+            handler.finishRequest(context: context)
+            handler.resumeAfterDisk(context: context)
+        }
+    }
+
+    private func answerDeploy(_ request: DeployRequest, _ response: DeployResponse, context: ChannelHandlerContext) {
+        requestNumber += 1
+        writeSimple(context: context, status: response.status, reason: response.reason, body: response.body, contentType: response.contentType)
+        log(method: request.method, target: HeaderValue(request.path), status: response.status, bytes: response.body.utf8.count)
     }
 
     private func finishRequest(context: ChannelHandlerContext) {

@@ -20,14 +20,17 @@ struct ConnectionPipeline: Sendable {
     let live: LiveSettings
     let accessLog: AccessLogSink?
     let pool: NIOThreadPool
+    /// The push-deploy endpoints, in origin mode with `--deploy-token-file`.
+    var deploy: EdgeDeploy?
     private var limits = ConnectionLimits()
 
-    init(content: EdgeService.Content, metrics: EdgeMetrics, live: LiveSettings, accessLog: AccessLogSink?, pool: NIOThreadPool) {
+    init(content: EdgeService.Content, metrics: EdgeMetrics, live: LiveSettings, accessLog: AccessLogSink?, pool: NIOThreadPool, deploy: EdgeDeploy?) {
         self.content = content
         self.metrics = metrics
         self.live = live
         self.accessLog = accessLog
         self.pool = pool
+        self.deploy = deploy
     }
 
     /// `extraLines` go on every response (HSTS over TLS); `role` says which endpoints it answers.
@@ -95,7 +98,9 @@ struct ConnectionPipeline: Sendable {
         switch content {
         case .site(let store):
             try sync.addHandler(
-                EdgeHandler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool, extraLines: extraLines, role: role))
+                EdgeHandler(
+                    store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool, extraLines: extraLines, role: role,
+                    deploy: deploy))
         case .cache(let cache):
             // The request decoder only: ProxyHandler writes responses as bytes and keeps
             // pipelined answers in order itself.

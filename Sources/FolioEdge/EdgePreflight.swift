@@ -17,13 +17,20 @@ package enum EdgePreflight {
         case .origin(let mode):
             let loader = SiteLoader(root: mode.root, memoryBudget: mode.memoryBudget, manifestHintOverride: mode.manifestHintOverride, trust: mode.trust)
             do { _ = try loader.load(previous: nil) } catch { found.append("--root \(mode.root): cannot serve it: \(error)") }
+            found += tokenProblems("--deploy-token-file", mode.deployTokenFile, what: "deploy")
         case .cacheTier(let tier):
-            if let path = tier.purgeTokenFile {
-                do { _ = try CacheAdmin.readToken(path) } catch { found.append("--purge-token-file \(error)") }
-            }
+            found += tokenProblems("--purge-token-file", tier.purgeTokenFile, what: "purge")
         }
         if !socketsInherited { found += portProblems(config.listener) }
         return found
+    }
+
+    static func tokenProblems(_ option: String, _ path: String?, what: String) -> [String] {
+        guard let path else { return [] }
+        do {
+            _ = try BearerToken.read(path, what: what)
+            return []
+        } catch { return ["\(option) \(error)"] }
     }
 
     static func certificateProblems(_ listener: EdgeListener) -> [String] {

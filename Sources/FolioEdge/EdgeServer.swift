@@ -35,6 +35,8 @@ struct EdgeService: Service {
     var acmeResponder: ACMEChallengeResponder?
     /// Where each answered request is logged (nil: `--no-access-log`).
     var accessLog: AccessLogSink?
+    /// With `--deploy-token-file`: the push-deploy endpoints.
+    var deploy: EdgeDeploy?
     /// What a reload changes: limits for new connections, the drain timeout.
     let live: LiveSettings
     /// Listening sockets passed by systemd or a parent (`LISTEN_FDS`), used instead of binding.
@@ -49,7 +51,7 @@ struct EdgeService: Service {
         let drained = DrainSignal(group.next().makePromise(of: Void.self))
         let connections = ConnectionPipeline(
             content: content, metrics: metrics, live: live,
-            accessLog: accessLog, pool: NIOThreadPool.singleton)
+            accessLog: accessLog, pool: NIOThreadPool.singleton, deploy: deploy)
         var inherited = self.inherited
         let server: Channel
         do {
@@ -335,10 +337,10 @@ package enum Edge {
 
         /// The listener, the watcher (the published directory, certificates, SIGHUP) and the
         /// ACME renewals (when there are certificates), until SIGTERM or SIGINT.
-        func run(_ content: EdgeService.Content, metrics: EdgeMetrics, site: SiteReloader?, admin: CacheAdmin?) async throws {
+        func run(_ content: EdgeService.Content, metrics: EdgeMetrics, site: SiteReloader?, admin: CacheAdmin?, deploy: EdgeDeploy? = nil) async throws {
             let edge = EdgeService(
                 config: config, group: group, content: content, metrics: metrics, logger: logger, certificates: certificates,
-                acmeResponder: acme?.responder, accessLog: accessLog, live: live, inherited: inherited, notifier: notifier)
+                acmeResponder: acme?.responder, accessLog: accessLog, deploy: deploy, live: live, inherited: inherited, notifier: notifier)
             let reconfigure = config.reload.map {
                 ConfigReloader(reload: $0, live: live, certificates: certificates, site: site, admin: admin, logger: logger)
             }
@@ -366,7 +368,20 @@ package enum Edge {
             site.reportChannelFailures(logger: logger, metrics: metrics)
             let store = SiteStore(site, root: mode.root)
             let reloader = SiteReloader(store: store, loader: loader, logger: logger, metrics: metrics)
-            try await run(.site(store), metrics: metrics, site: reloader, admin: nil)
+            let deploy = try mode.deployTokenFile.map { file in
+                EdgeDeploy(
+                    root: mode.root, token: try Self.token(file, what: "deploy"), trust: mode.trust, store: store, staleAfter: TimeInterval(mode.deployLockTimeout),
+                    logger: logger
+                ) { await reloader.check() }
+            }
+            try await run(.site(store), metrics: metrics, site: reloader, admin: nil, deploy: deploy)
+        }
+
+        /// The token in a token file; a startup error naming the file otherwise.
+        static func token(_ path: String, what: String) throws -> String {
+            do { return try BearerToken.read(path, what: what) } catch let e as EdgeStartupError { throw e } catch {
+                throw EdgeStartupError("cannot read the \(what) token file \(path): \(error)")
+            }
         }
 
         func cacheTier(_ mode: CacheTierMode) async throws {
@@ -374,11 +389,7 @@ package enum Edge {
             do { try store.open() } catch {
                 throw EdgeStartupError("cannot use the cache directory \(mode.cacheDirectory ?? ""): \(error)")
             }
-            let token = try mode.purgeTokenFile.map { path in
-                do { return try CacheAdmin.readToken(path) } catch let e as EdgeStartupError { throw e } catch {
-                    throw EdgeStartupError("cannot read the purge token file \(path): \(error)")
-                }
-            }
+            let token = try mode.purgeTokenFile.map { try Self.token($0, what: "purge") }
             let admin = CacheAdmin(token: token, maintenanceFile: mode.maintenanceFile)
             let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
             let cache = HTTPCache(

@@ -15,33 +15,21 @@ import Synchronization
 /// Under maintenance the edge answers from its cache only, stale responses included, and a
 /// miss with 503 and `Retry-After`.
 final class CacheAdmin: Sendable {
-    /// SHA-256 of the token, nil when none is configured (purge and the switch disabled); and
-    /// the maintenance file. A reload (SIGHUP) replaces both.
-    private let settings: Mutex<(tokenDigest: [UInt8]?, maintenanceFile: String?)>
+    /// The token, nil when none is configured (purge and the switch disabled); and the
+    /// maintenance file. A reload (SIGHUP) replaces both.
+    private let settings: Mutex<(token: BearerToken?, maintenanceFile: String?)>
     private let switchedOn = Atomic(false)
     /// The flag file's state and when it was last looked at (at most once a second).
     private let fileState = Mutex<(on: Bool, checked: Double)>((false, -1))
 
     init(token: String?, maintenanceFile: String?) {
-        settings = Mutex((Self.digest(token), maintenanceFile))
+        settings = Mutex((token.map(BearerToken.init), maintenanceFile))
     }
 
     /// Takes a new token and maintenance file (a reload); the file is looked at again now.
     func update(token: String?, maintenanceFile: String?) {
-        settings.withLock { $0 = (Self.digest(token), maintenanceFile) }
+        settings.withLock { $0 = (token.map(BearerToken.init), maintenanceFile) }
         fileState.withLock { $0 = (false, -1) }
-    }
-
-    private static func digest(_ token: String?) -> [UInt8]? { token.map { Array(ContentHash.sha256Hex(Array($0.utf8)).utf8) } }
-
-    /// Reads the token file: its first line, trimmed; an error when it is missing or empty.
-    static func readToken(_ path: String) throws -> String {
-        let text = String(decoding: try FileIO.read(path), as: UTF8.self)
-        let token = text.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        guard token.count >= 16 else {
-            throw EdgeStartupError("\(path): the purge token must be one line of at least 16 characters")
-        }
-        return token
     }
 
     var isMaintenance: Bool {
@@ -119,18 +107,19 @@ final class CacheAdmin: Sendable {
     /// nil when the request carries the configured bearer token; else 403 (disabled, or a wrong
     /// token) or 401 (none). The comparison takes the same time whatever the token.
     private func authorize(_ request: ProxyRequest) -> ProxyResponse? {
-        guard let tokenDigest = settings.withLock({ $0.tokenDigest }) else {
+        guard let token = settings.withLock({ $0.token }) else {
             return Self.text(.forbidden, "purge and maintenance are disabled: start folio-edge with --purge-token-file FILE\n")
         }
-        guard let auth = request.headers.first(name: "authorization"), auth.lowercased().hasPrefix("bearer ") else {
+        switch token.check(authorization: request.headers.first(name: "authorization")) {
+        case .accepted:
+            return nil
+        case .missing:
             var r = Self.text(.unauthorized, "send the purge token: Authorization: Bearer TOKEN\n")
             r.headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"folio-edge\"")
             return r
+        case .wrong:
+            return Self.text(.forbidden, "wrong purge token\n")
         }
-        let given = Array(ContentHash.sha256Hex(Array(auth.dropFirst(7).trimmingCharacters(in: .whitespaces).utf8)).utf8)
-        var difference: UInt8 = 0
-        for (a, b) in zip(given, tokenDigest) { difference |= a ^ b }
-        return difference == 0 ? nil : Self.text(.forbidden, "wrong purge token\n")
     }
 
     private static func split(_ target: String) -> (String, [String: String]) {

@@ -46,7 +46,7 @@ struct ConfigReloader: Sendable {
             throw EdgeStartupError("switching between http and https takes a restart (systemctl restart folio-edge)")
         }
         var token: String?
-        if case .cacheTier(let tier) = next.mode, let path = tier.purgeTokenFile { token = try CacheAdmin.readToken(path) }
+        if case .cacheTier(let tier) = next.mode, let path = tier.purgeTokenFile { token = try BearerToken.read(path, what: "purge") }
         do { try certificates?.replace(next.listener.tls.map { ($0.certificate, $0.key) }) } catch { throw EdgeStartupError("\(error)") }
         live.update(next.listener, drainTimeout: next.drainTimeout)
         EdgeLogHandler.setLevel(next.logLevel)

@@ -1,0 +1,90 @@
+import FolioPublished
+import FolioSupport
+import Foundation
+
+/// The commit of a staged deploy: the staged manifests checked as the edge would load them
+/// (parse, `--trust`, channel, no rollback unless forced, every object present and whole),
+/// then the files moved into the published root by rename, in a local publish's order.
+struct DeployCommit {
+    let staging: DeployStaging
+    let trust: Trust?
+    let force: Bool
+    /// The begin named a manifest.plist: with none staged, the edge's own (the same) stays.
+    let hasManifest: Bool
+    /// The site served now: its versions, and the objects it has already verified.
+    let site: Site
+
+    var root: String { staging.root }
+
+    /// Checks the staged manifests (the channels whose manifests changed); production's
+    /// version after the commit.
+    func check() throws(DeployFailure) -> Int {
+        let channels = PublishedLayout.publishedChannels(staging.directory)
+        guard !channels.isEmpty || hasManifest else {
+            throw DeployFailure(422, "the deploy sent no manifest.plist: nothing to switch to (send the whole published directory)")
+        }
+        var version = site.manifest.version
+        for name in channels {
+            let staged: ChannelManifest
+            do { staged = try ChannelManifest.read(root: staging.directory, channel: name, trust: trust) } catch {
+                throw DeployFailure(422, "refused: \(Self.relative(error, staging.directory))")
+            }
+            try checkRollback(staged)
+            try checkObjects(staged.manifest, channel: name)
+            if name == Channel.production { version = staged.manifest.version }
+        }
+        return version
+    }
+
+    /// Refuses a channel's manifest older than the one served, unless forced.
+    private func checkRollback(_ staged: ChannelManifest) throws(DeployFailure) {
+        guard !force, let served = site.channels[staged.name]?.manifest.version, served > staged.manifest.version else { return }
+        let which = staged.name == Channel.production ? "" : " (channel \(staged.name))"
+        throw DeployFailure(
+            412, "the edge serves version \(served), the deploy is version \(staged.manifest.version)\(which): "
+                + "deploying would roll it back; build a newer version, or pass --force to deploy the older one")
+    }
+
+    /// Every object the manifest names, and its variants, staged or in the root; each object
+    /// not already verified by the site served is read and checked against its entry.
+    private func checkObjects(_ manifest: Manifest, channel: String) throws(DeployFailure) {
+        for entry in manifest.allEntries {
+            for path in [entry.objectPath, entry.gzipObjectPath, entry.brotliObjectPath].compactMap({ $0 }) {
+                guard let file = location(path) else {
+                    throw DeployFailure(
+                        422, "\(channel)'s manifest names \(path) (for \(entry.path)), which the edge does not have and the deploy did not send")
+                }
+                guard path == entry.objectPath, site.objects[entry.sha256] == nil else { continue }
+                let bytes: [UInt8]
+                do { bytes = try FileIO.read(file) } catch { throw DeployFailure.file(error, doing: "read \(path)") }
+                let problem = entry.check(bytes)
+                if problem != .matches {
+                    throw DeployFailure(422, "\(path) is not \(entry.path) as the manifest describes it (\(problem)): rebuild and deploy again")
+                }
+            }
+        }
+    }
+
+    /// The file for `relative`: staged, else in the root; nil when neither has it.
+    private func location(_ relative: String) -> String? {
+        [staging.directory + "/" + relative, root + "/" + relative].first(where: FileIO.exists)
+    }
+
+    /// Moves every staged file into place, production's manifest last.
+    func moveIntoPlace() throws(DeployFailure) {
+        for relative in staging.files() {
+            do {
+                try DeployStaging.makeDirectories(root, FileIO.parent(of: relative))
+                guard rename(staging.directory + "/" + relative, root + "/" + relative) == 0 else {
+                    throw FileError("rename into place", root + "/" + relative)
+                }
+            } catch { throw DeployFailure.file(error, doing: "move \(relative) into place") }
+        }
+        try? FileIO.syncDirectory(root)
+    }
+
+    /// A load error's text with the staging directory's paths shown relative.
+    private static func relative(_ error: Error, _ dir: String) -> String {
+        "\(error)".replacingOccurrences(of: dir + "/", with: "")
+    }
+}

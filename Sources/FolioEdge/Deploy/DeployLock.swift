@@ -1,0 +1,73 @@
+import Foundation
+import Synchronization
+
+/// The edge's one deploy at a time: who holds it, since when, and when it was last used. A
+/// lock idle longer than `staleAfter` (a client killed mid-deploy) may be taken over.
+final class DeployLock: Sendable {
+    /// The deploy holding the lock.
+    struct Session: Sendable {
+        var id: String
+        var holder: String
+        var since: Date
+        var lastUsed: Date
+        var force: Bool
+        /// The deploy has a manifest.plist (a begin naming none cannot commit without sending one).
+        var hasManifest: Bool
+        /// Set while the commit runs: the lock is not stale then, however long it takes.
+        var committing = false
+    }
+
+    private let session = Mutex<Session?>(nil)
+    let staleAfter: TimeInterval
+
+    init(staleAfter: TimeInterval) {
+        self.staleAfter = staleAfter
+    }
+
+    /// Takes the lock for a new session; the stale session it took over, if any. Throws a 409
+    /// naming the holder when a live one has it.
+    func take(holder: String, force: Bool, hasManifest: Bool, now: Date = Date()) throws(DeployFailure) -> (taken: Session, replaced: Session?) {
+        let new = Session(id: UUID().uuidString.lowercased(), holder: holder, since: now, lastUsed: now, force: force, hasManifest: hasManifest)
+        let result: Result<Session?, DeployFailure> = session.withLock { current in
+            if let held = current, held.committing || now.timeIntervalSince(held.lastUsed) <= staleAfter {
+                return .failure(Self.busy(held, now: now, staleAfter: staleAfter))
+            }
+            let replaced = current
+            current = new
+            return .success(replaced)
+        }
+        return (new, try result.get())
+    }
+
+    /// The session `id` when it still holds the lock and is not committing, marked used now
+    /// (and committing).
+    func use(_ id: String, committing: Bool = false) throws(DeployFailure) -> Session {
+        let found: Session? = session.withLock { current in
+            guard current?.id == id, current?.committing == false else { return nil }
+            current?.lastUsed = Date()
+            if committing { current?.committing = true }
+            return current
+        }
+        guard let found else {
+            throw DeployFailure(
+                404, "no deploy \(id) is in progress on this edge: it ended or is committing, or another deploy took over its lock after \(Int(staleAfter)) s idle; deploy again")
+        }
+        return found
+    }
+
+    /// Whether the session `id` holds the lock.
+    func holds(_ id: String) -> Bool { session.withLock { $0?.id == id } }
+
+    /// Lets the lock go when `id` still holds it.
+    func release(_ id: String) {
+        session.withLock { current in if current?.id == id { current = nil } }
+    }
+
+    private static func busy(_ held: Session, now: Date, staleAfter: TimeInterval) -> DeployFailure {
+        let since = ISO8601DateFormatter().string(from: held.since)
+        let idle = Int(now.timeIntervalSince(held.lastUsed))
+        return DeployFailure(
+            409, "another deploy is in progress: held by \(held.holder) since \(since) (last request \(idle) s ago); "
+                + "wait for it to finish (a deploy idle for \(Int(staleAfter)) s may be taken over)")
+    }
+}

@@ -1,0 +1,152 @@
+import FolioPublished
+import FolioSupport
+import Foundation
+
+/// A deploy's refusal: the status it is answered with and what to do, in words.
+struct DeployFailure: Error, CustomStringConvertible {
+    var status: Int
+    var message: String
+
+    init(_ status: Int, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    var description: String { message }
+
+    /// A file-system failure while staging or moving into place: 507 when the disk is full.
+    static func file(_ error: Error, doing what: String) -> DeployFailure {
+        if let e = error as? FileError, e.errno == ENOSPC || e.errno == EDQUOT {
+            return DeployFailure(507, "the edge's disk is full: could not \(what) (\(e)); free space on the edge, then deploy again")
+        }
+        return DeployFailure(500, "the edge could not \(what): \(error)")
+    }
+}
+
+/// The paths a deploy may write, relative to the published root.
+enum DeployPaths {
+    /// Nil when `relative` is a file of a published directory; else why not.
+    static func problem(_ relative: String) -> String? {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+        if relative.utf8.count > 512 || parts.contains(where: { $0.isEmpty || $0.hasPrefix(".") || $0.contains("\\") }) {
+            return "'\(relative)' is not a relative path of plain names"
+        }
+        guard let kind = PublishedHeaders.kind(of: relative) else {
+            return "'\(relative)' is not a file of a published directory (objects/, deltas/, manifests/, channels/, manifest, head)"
+        }
+        if parts[0] == Substring(PublishedLayout.channels), !Channel.isValidName(String(parts[1])) || parts[1] == Substring(Channel.production) {
+            return "'\(relative)': '\(parts[1])' is not a channel name"
+        }
+        if kind == .object, parts.count != 2 || objectHash(relative) == nil {
+            return "'\(relative)' is not an object name (objects/SHA256.EXT, .gz or .br)"
+        }
+        return nil
+    }
+
+    /// The SHA-256 an object's name gives (of its uncompressed bytes) and its coding.
+    static func objectHash(_ relative: String) -> (sha256: String, encoding: String?)? {
+        let name = FileIO.lastComponent(of: relative)
+        let hash = name.prefix { $0 != "." }
+        guard ContentHash.isSHA256Hex(hash), name.count > hash.count + 1 else { return nil }
+        return (String(hash), PublishedHeaders.stripEncoding(name).encoding)
+    }
+
+    /// The channel a path belongs to: `channels/NAME/…` NAME's, everything else production's.
+    static func channel(of relative: String) -> String {
+        guard relative.hasPrefix(PublishedLayout.channels + "/") else { return Channel.production }
+        return String(relative.split(separator: "/")[1])
+    }
+
+    /// The order files go into place in, as a local publish writes them: objects, deltas,
+    /// versioned manifests, heads, mirrors, channel manifests, production's manifest last.
+    static func rank(_ relative: String) -> Int {
+        switch PublishedHeaders.kind(of: relative) {
+        case .object: return 0
+        case .immutable: return relative.contains(PublishedLayout.deltas + "/") ? 1 : 2
+        case .mutable, nil:
+            let name = FileIO.lastComponent(of: relative)
+            if name == PublishedLayout.head { return 3 }
+            if name != PublishedLayout.manifest { return 4 }
+            return relative == PublishedLayout.manifest ? 6 : 5
+        }
+    }
+}
+
+/// One deploy's staging directory (`ROOT/.deploy/ID`): files arrive here, checked, and move
+/// into the published root only at the commit.
+struct DeployStaging: Sendable {
+    let root: String
+    let id: String
+
+    /// Where deploys stage their files.
+    static func base(_ root: String) -> String { root + "/.deploy" }
+
+    var directory: String { Self.base(root) + "/" + id }
+
+    /// Creates the (empty) staging directory.
+    func create() throws(DeployFailure) {
+        do {
+            try FileIO.makeDirectory(Self.base(root))
+            try FileIO.makeDirectory(directory)
+        } catch { throw DeployFailure.file(error, doing: "create the staging directory \(directory)") }
+    }
+
+    /// Removes the staging directory and everything in it.
+    func remove() { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// Stores one arriving file: an object only when its bytes hash to its name.
+    func store(_ relative: String, _ bytes: [UInt8]) throws(DeployFailure) {
+        if let problem = DeployPaths.problem(relative) { throw DeployFailure(400, problem) }
+        if relative.hasPrefix(PublishedLayout.objects + "/"), let name = DeployPaths.objectHash(relative) {
+            try Self.verify(relative, bytes, sha256: name.sha256, encoding: name.encoding)
+        }
+        let path = directory + "/" + relative
+        do {
+            try Self.makeDirectories(directory, FileIO.parent(of: relative))
+            try FileIO.writeAtomically(bytes, to: path)
+        } catch { throw DeployFailure.file(error, doing: "stage \(relative)") }
+    }
+
+    /// Refuses an object whose bytes (decompressed, for a variant) do not hash to its name.
+    static func verify(_ relative: String, _ bytes: [UInt8], sha256: String, encoding: String?) throws(DeployFailure) {
+        let plain: [UInt8]
+        do {
+            switch encoding {
+            case "gzip": plain = try Gzip.decompress(bytes, maxSize: DeployRequest.maxBody)
+            case "br": plain = try Brotli.decompress(bytes, maxSize: DeployRequest.maxBody)
+            default: plain = bytes
+            }
+        } catch {
+            throw DeployFailure(422, "\(relative): \(bytes.count) bytes that do not decompress (\(error)): truncated or corrupt; deploy again")
+        }
+        let actual = ContentHash.sha256Hex(plain)
+        guard actual == sha256 else {
+            throw DeployFailure(
+                422, "\(relative): its \(plain.count) bytes hash to \(actual), not to the hash its name gives: corrupt or misnamed; rebuild and deploy again")
+        }
+    }
+
+    /// Creates `relative` (a directory path) and its parents under `base`.
+    static func makeDirectories(_ base: String, _ relative: String) throws(FileError) {
+        var path = base
+        for part in relative.split(separator: "/") {
+            path += "/" + part
+            try FileIO.makeDirectory(path)
+        }
+    }
+
+    /// Every file staged, relative, in the order they go into place.
+    func files() -> [String] {
+        guard let e = FileManager.default.enumerator(atPath: directory) else { return [] }
+        var out: [String] = []
+        while let rel = e.nextObject() as? String {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: directory + "/" + rel, isDirectory: &isDir), !isDir.boolValue,
+                !FileIO.lastComponent(of: rel).hasPrefix(".")
+            {
+                out.append(rel)
+            }
+        }
+        return out.sorted { (DeployPaths.rank($0), $0) < (DeployPaths.rank($1), $1) }
+    }
+}

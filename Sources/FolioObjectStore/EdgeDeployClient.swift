@@ -1,0 +1,157 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// The deploy endpoints of an edge's admin listener (`/.folio/deploy…`), over HTTP/1.1 with
+/// the bearer token; each refusal becomes an ``ObjectStoreError`` carrying the edge's message.
+package final class EdgeDeployClient: Sendable {
+    /// What the edge answers a begin: the deploy's id and the files it lacks.
+    package struct Started: Codable, Sendable {
+        package var id: String
+        package var missing: [String]
+        package var current: Int
+    }
+
+    /// What the edge answers a commit.
+    package struct Committed: Codable, Sendable {
+        package var version: Int
+        package var previous: Int
+    }
+
+    /// What a begin sends.
+    package struct Begin: Codable, Sendable {
+        package struct File: Codable, Sendable {
+            package var path: String
+            package var size: Int
+            /// For a mutable file: the edge compares it with its own.
+            package var sha256: String?
+        }
+        package var version: Int
+        package var holder: String
+        package var force: Bool
+        package var files: [File]
+        package var dryRun: Bool
+    }
+
+    package let base: URL
+    private let token: String
+    private let http: HTTPClient
+
+    /// A client of the edge at `base` (`https://HOST:PORT`), trusting `caFile`'s authorities
+    /// instead of the system's when given. The token is refused over plain http but on loopback.
+    package init(base: URL, token: String, caFile: String?) throws(ObjectStoreError) {
+        try Self.checkTransport(base)
+        var config = HTTPClient.Configuration()
+        config.timeout = .init(connect: .seconds(5), read: .seconds(120))
+        config.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        config.decompression = .disabled
+        config.httpVersion = .http1Only
+        if let caFile {
+            guard FileManager.default.fileExists(atPath: caFile) else {
+                throw ObjectStoreError(.usage, "--ca \(caFile) does not exist: give the PEM file of the authority that signed the edge's certificate")
+            }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .file(caFile)
+            config.tlsConfiguration = tls
+        }
+        self.base = base
+        self.token = token
+        self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+    }
+
+    /// Refuses a URL that is not https, or http to a loopback address (the token would travel in clear).
+    package static func checkTransport(_ url: URL) throws(ObjectStoreError) {
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard let host = url.host, !host.isEmpty, scheme == "https" || scheme == "http" else {
+            throw ObjectStoreError(.usage, "'\(url.absoluteString)' is not an edge's URL: give https://HOST:PORT (its admin listener)")
+        }
+        if scheme == "http", !isLoopback(host) {
+            throw ObjectStoreError(
+                .usage, "refusing to send the deploy token over plain http to \(host): use https://\(host)…, or http:// only to a loopback address (127.0.0.1, ::1, localhost)")
+        }
+    }
+
+    /// Whether `host` names this machine only.
+    static func isLoopback(_ host: String) -> Bool {
+        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return h == "localhost" || h == "::1" || h.hasPrefix("127.") && h.split(separator: ".").count == 4 && h.split(separator: ".").allSatisfy { UInt8($0) != nil }
+    }
+
+    package func shutdown() async { try? await http.shutdown() }
+
+    package func begin(_ begin: Begin) async throws -> Started {
+        let body = try JSONEncoder().encode(begin)
+        return try decode(try await send("POST", "", body: Array(body), what: "begin the deploy"))
+    }
+
+    package func put(_ id: String, _ relative: String, _ bytes: [UInt8]) async throws {
+        _ = try await send("PUT", "/\(id)/\(relative)", body: bytes, what: "upload \(relative)")
+    }
+
+    package func commit(_ id: String) async throws -> Committed {
+        try decode(try await send("POST", "/\(id)/commit", body: [], what: "switch the edge to the new version"))
+    }
+
+    /// Drops the staged files and the lock (after a failure); errors are ignored.
+    package func abort(_ id: String) async {
+        _ = try? await send("DELETE", "/\(id)", body: [], what: "abort the deploy")
+    }
+
+    private func decode<T: Decodable>(_ body: [UInt8]) throws -> T {
+        do { return try JSONDecoder().decode(T.self, from: Data(body)) } catch {
+            throw ObjectStoreError(.store, "\(base.absoluteString) answered something that is not a folio-edge deploy answer: is it an edge's admin listener?")
+        }
+    }
+
+    /// Sends one request; the body of a 2xx answer, else an error with the edge's message.
+    private func send(_ method: String, _ path: String, body: [UInt8], what: String) async throws -> [UInt8] {
+        var request = HTTPClientRequest(url: endpoint + path)
+        request.method = HTTPMethod(rawValue: method)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Content-Type", value: path.isEmpty ? "application/json" : "application/octet-stream")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let status: Int
+        let answer: [UInt8]
+        do {
+            let response = try await http.execute(request, timeout: .seconds(300))
+            status = Int(response.status.code)
+            answer = Array(try await response.body.collect(upTo: 64 << 20).readableBytesView)
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw ObjectStoreError(.store, "could not \(what) at \(base.absoluteString): \(Self.describe(error))")
+        }
+        guard !(200..<300).contains(status) else { return answer }
+        throw Self.refusal(status, String(decoding: answer, as: UTF8.self), what: what)
+    }
+
+    /// A transport error in words; a certificate the client does not trust points to --ca.
+    private static func describe(_ error: Error) -> String {
+        let text = "\(error)"
+        guard text.contains("certificate") || text.contains("handshake") || text.contains("NIOSSL") || text.contains("BoringSSL") else {
+            return ObjectStorePublisher.describe(error)
+        }
+        return "the TLS handshake failed (\(text)): if the edge's certificate is from a private CA, pass --ca FILE with that CA"
+    }
+
+    private var endpoint: String {
+        var text = base.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return text + "/.folio/deploy"
+    }
+
+    /// The edge's refusal as an error: 409 locked, 412 a rollback, else a failure.
+    private static func refusal(_ status: Int, _ message: String, what: String) -> ObjectStoreError {
+        let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        switch status {
+        case 409: return ObjectStoreError(.locked, "the edge refused to begin the deploy (409): \(text)")
+        case 412: return ObjectStoreError(.rollback, "the edge refused the deploy (412): \(text)")
+        case 401: return ObjectStoreError(.credentials, "the edge refused the token (401): \(text)")
+        case 405 where text.hasPrefix("only GET"):
+            return ObjectStoreError(.store, "the edge does not take deploys here (405): give its --admin-listen address, and start it with --deploy-token-file")
+        default: return ObjectStoreError(.store, "could not \(what): the edge answered \(status): \(text)")
+        }
+    }
+}

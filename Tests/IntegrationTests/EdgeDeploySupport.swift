@@ -1,0 +1,178 @@
+import FolioPublished
+import FolioSupport
+import FolioTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A built published directory and an edge to deploy it to: `content/` copied, a small part
+/// of it published as version 1 (the edge's root starts as a copy of that), then all of it
+/// published as version 2 into `src`, the directory the tests deploy.
+struct DeploySetup {
+    let dir: String
+    let content: String
+    /// The directory folio-build writes and `folio-build publish` deploys.
+    let src: String
+    /// The edge's root.
+    let edgeRoot: String
+    /// A copy of version 1 as built (for a rollback).
+    let v1: String
+    let tokenFile: String
+    let edge: EdgeProcess
+
+    static let token = "deploy-token-0123456789abcdef"
+
+    /// The setup, with the edge started with `--admin-listen 127.0.0.1:0 --deploy-token-file`
+    /// and `edgeArgs`; `buildArgs` go to every build.
+    static func make(_ label: String, edgeArgs: [String] = [], adminListen: Bool = true, buildArgs: [String] = []) throws -> DeploySetup {
+        let dir = Harness.tempDir(label)
+        do {
+            let content = Harness.copyContent(to: dir)
+            let small = try smallContent(dir)
+            let src = dir + "/public"
+            try build(small, into: src, buildArgs)
+            let v1 = dir + "/v1"
+            let edgeRoot = dir + "/edge"
+            try FileManager.default.copyItem(atPath: src, toPath: v1)
+            try FileManager.default.copyItem(atPath: src, toPath: edgeRoot)
+            try build(content, into: src, buildArgs)
+            let tokenFile = dir + "/token"
+            try FileIO.writeAtomically(Array((token + "\n").utf8), to: tokenFile)
+            let admin = adminListen ? ["--admin-listen", "127.0.0.1:0"] : []
+            let edge = try EdgeProcess.start(
+                root: edgeRoot, args: ["--threads", "1", "--watch-interval-ms", "100", "--deploy-token-file", tokenFile] + admin + edgeArgs)
+            return DeploySetup(dir: dir, content: content, src: src, edgeRoot: edgeRoot, v1: v1, tokenFile: tokenFile, edge: edge)
+        } catch {
+            Harness.cleanup(dir)
+            throw error
+        }
+    }
+
+    /// A copy of content/ with only its first ten sonnets.
+    private static func smallContent(_ dir: String) throws -> String {
+        let small = dir + "/small"
+        try FileManager.default.copyItem(atPath: Harness.repoRoot + "/content", toPath: small)
+        for name in try FileIO.list(small + "/sonnets") where name.hasSuffix(".txt") && name > "010.txt" {
+            try FileManager.default.removeItem(atPath: small + "/sonnets/" + name)
+        }
+        return small
+    }
+
+    static func build(_ content: String, into output: String, _ extra: [String] = []) throws {
+        let r = try Harness.run(
+            Harness.binary("folio-build"), ["--content", content, "--output", output, "--quiet"] + extra, env: EdgeFixture.buildEnv)
+        guard r.status == 0 else { throw HarnessError("folio-build failed (\(r.status)): \(r.stderr)") }
+    }
+
+    /// Rebuilds `src` from the (edited) content.
+    func rebuild(_ extra: [String] = []) throws { try Self.build(content, into: src, extra) }
+
+    func cleanup() {
+        edge.stop()
+        Harness.cleanup(dir)
+    }
+
+    /// The admin listener's URL (or the only listener's).
+    var url: String { edge.adminPort.map { "http://127.0.0.1:\($0)" } ?? edge.baseURL }
+    var adminPort: Int { edge.adminPort ?? edge.port }
+
+    /// `folio-build publish DIR URL --token-file FILE ARGS`.
+    func deploy(_ args: [String] = [], from dir: String? = nil, url: String? = nil, env: [String: String] = [:]) throws -> Harness.Output {
+        try Harness.run(
+            Harness.binary("folio-build"), ["publish", dir ?? src, url ?? self.url, "--token-file", tokenFile] + args, env: env)
+    }
+
+    /// The number N in the deploy's `objects: N uploaded` line.
+    static func objectsUploaded(_ out: Harness.Output) -> Int? {
+        guard let line = out.stdout.split(separator: "\n").first(where: { $0.hasPrefix("objects: ") }) else { return nil }
+        return Int(line.dropFirst("objects: ".count).prefix { $0.isNumber })
+    }
+
+    /// The object files under `root` (`objects/…`, variants included).
+    static func objectFiles(_ root: String) throws -> Set<String> {
+        Set(try FileIO.list(root + "/objects").filter { !$0.hasPrefix(".") })
+    }
+
+    /// The edge's production manifest on disk.
+    func edgeManifestBytes() throws -> [UInt8] { try FileIO.read(edgeRoot + "/manifest.plist") }
+
+    /// Requires the edge to serve `version` whole: /healthz, the manifest as on its disk, and
+    /// every object that manifest names; and no staging left behind (unless `staging`).
+    func expectServesWhole(_ version: Int, staging: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try edge.requireVersion(version)
+        let bytes = try edgeManifestBytes()
+        let manifest = try Manifest(bytes: bytes)
+        #expect(manifest.version == version, sourceLocation: sourceLocation)
+        let served = try RawHTTPConnection.fetch(port: edge.port, "/manifest.plist")
+        #expect(served.status == 200 && served.body == bytes, "the edge serves another manifest than its disk's", sourceLocation: sourceLocation)
+        for entry in manifest.entries.prefix(40) {
+            let r = try RawHTTPConnection.fetch(port: edge.port, "/" + entry.objectPath)
+            #expect(r.status == 200 && entry.matches(r.body), "\(entry.path)", sourceLocation: sourceLocation)
+        }
+        if !staging {
+            #expect(((try? FileIO.list(edgeRoot + "/.deploy")) ?? []).isEmpty, "staging left behind", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// Raw requests to the deploy endpoints (the admin listener is cleartext HTTP/1.1).
+enum DeployRaw {
+    /// Sends `method target` with `body` and the token on a fresh connection; the response.
+    static func request(port: Int, _ method: String, _ target: String, body: [UInt8] = [], token: String = DeploySetup.token) throws -> EdgeResponse {
+        let c = try RawHTTPConnection(port: port)
+        defer { c.close() }
+        let head = RawHTTPConnection.head(
+            method, target, headers: [("Authorization", "Bearer \(token)"), ("Content-Length", "\(body.count)")])
+        try c.send(Array(head.utf8) + body)
+        return try c.readResponse(method: method)
+    }
+
+    /// Begins a deploy held by `holder` (no files); its id.
+    static func begin(port: Int, holder: String, version: Int) throws -> String {
+        let body = #"{"version":\#(version),"holder":"\#(holder)","force":false,"files":[]}"#
+        let r = try request(port: port, "POST", "/.folio/deploy", body: Array(body.utf8))
+        guard r.status == 200, let object = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any], let id = object["id"] as? String
+        else { throw HarnessError("begin: \(r.status) \(r.text)") }
+        return id
+    }
+}
+
+/// A `folio-build` process running in the background (to be killed mid-deploy).
+final class BuilderProcess {
+    private let process = Process()
+    private let dir = Harness.tempDir("builder-proc")
+
+    init(_ args: [String]) throws {
+        _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
+        _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
+        process.executableURL = URL(fileURLWithPath: Harness.binary("folio-build"))
+        process.arguments = args
+        process.standardOutput = FileHandle(forWritingAtPath: dir + "/out")!
+        process.standardError = FileHandle(forWritingAtPath: dir + "/err")!
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// SIGKILL, only while this process of ours runs; true when it was still running.
+    @discardableResult
+    func killNow() -> Bool {
+        guard process.isRunning else { return false }
+        kill(process.processIdentifier, SIGKILL)
+        return true
+    }
+
+    var pid: pid_t { process.processIdentifier }
+    var stderr: String { String(decoding: (try? FileIO.read(dir + "/err")) ?? [], as: UTF8.self) }
+
+    /// Kills (if needed), reaps, removes the output files; whether it ended by a signal.
+    @discardableResult
+    func finish() -> Bool {
+        killNow()
+        process.waitUntilExit()
+        Harness.cleanup(dir)
+        return process.terminationReason == .uncaughtSignal
+    }
+}

@@ -1,0 +1,258 @@
+import FolioPlist
+import FolioPublished
+import FolioSupport
+import FolioTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension EdgeIntegration {
+    /// `folio-build publish DIR http(s)://EDGE` against the real folio-edge: digest deploys,
+    /// and every refusal leaving the previous version served whole.
+    @Suite("folio-edge: push deploys", .serialized)
+    struct EdgeDeployTests {
+        @Test("a deploy to an edge started from an initial root, an unchanged one, a one-line edit taken as a delta")
+        func deployRedeployEdit() throws {
+            let s = try DeploySetup.make("deploy-flow")
+            defer { s.cleanup() }
+            try s.expectServesWhole(1)
+            let lacking = try DeploySetup.objectFiles(s.src).subtracting(try DeploySetup.objectFiles(s.edgeRoot))
+            let first = try s.deploy()
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stdout.contains("deployed version 2 to \(s.url):"), "\(first.stdout)")
+            #expect(DeploySetup.objectsUploaded(first) == lacking.count, "\(first.stdout)")
+            try s.expectServesWhole(2)
+            #expect(try s.edgeManifestBytes() == FileIO.read(s.src + "/manifest.plist"))
+            let entry = try #require(try Manifest(bytes: try s.edgeManifestBytes()).entry("sonnets/018.plist"))
+            #expect(try RawHTTPConnection.fetch(port: s.edge.port, "/content/sonnets/018.plist").body == FileIO.read(s.src + "/" + entry.objectPath))
+
+            let again = try s.deploy()
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(DeploySetup.objectsUploaded(again) == 0, "\(again.stdout)")
+            #expect(again.stdout.contains("deployed version 2 to \(s.url): 0 files uploaded (0 KB, 0 bytes)"), "\(again.stdout)")
+            try s.expectServesWhole(2)
+
+            // A client synced to version 2 through the edge.
+            let cache = ClientCache(dir: s.dir + "/cache")
+            let sync = { try ClientTest.folio(["sync", "--force", "--json"], cache: cache.dir, edge: s.edge.baseURL, env: ["FOLIO_SEED": ""]) }
+            #expect(try sync().status == 0)
+
+            try EdgePublishTests.editSonnet18(in: s.content, to: "winter’s day")
+            try s.rebuild()
+            let changed = try DeploySetup.objectFiles(s.src).subtracting(try DeploySetup.objectFiles(s.edgeRoot))
+            #expect(!changed.isEmpty && changed.count <= 9, "\(changed)")  // the sonnet, index.plist, all.plist and variants
+            let dry = try s.deploy(["--dry-run"])
+            #expect(dry.status == 0, "\(dry.stderr)")
+            #expect(dry.stdout.contains("would upload objects/"), "\(dry.stdout)")
+            #expect(dry.stdout.contains("nothing was changed"), "\(dry.stdout)")
+            try s.expectServesWhole(2)
+
+            let edit = try s.deploy()
+            #expect(edit.status == 0, "\(edit.stderr)")
+            #expect(DeploySetup.objectsUploaded(edit) == changed.count, "\(edit.stdout)")
+            try s.expectServesWhole(3)
+            let r = try ClientTest.json(try sync())
+            #expect(r["method"]?.stringValue == "delta", "\(r)")
+            #expect(r["objectsFetched"]?.intValue == 0, "\(r)")
+        }
+
+        @Test("a channel's version deploys beside production, which stays as it was")
+        func channel() throws {
+            let s = try DeploySetup.make("deploy-channel")
+            defer { s.cleanup() }
+            #expect(try s.deploy().status == 0)
+            try EdgePublishTests.editSonnet18(in: s.content, to: "winter’s day")
+            try s.rebuild(["--channel", "beta"])
+            let r = try s.deploy()
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains("heads: 1 uploaded, 1 already there"), "\(r.stdout)")  // beta's head only
+            #expect(r.stdout.contains("manifest: 0 uploaded, 1 already there"), "\(r.stdout)")  // production's unchanged
+            try s.expectServesWhole(2)
+            let beta = try FileIO.read(s.src + "/channels/beta/manifest.plist")
+            #expect(try FileIO.read(s.edgeRoot + "/channels/beta/manifest.plist") == beta)
+            #expect(try RawHTTPConnection.fetch(port: s.edge.port, "/channels/beta/manifest.plist").body == beta)
+            let entry = try #require(try Manifest(bytes: beta).entry("sonnets/018.plist"))
+            let object = try RawHTTPConnection.fetch(port: s.edge.port, "/" + entry.objectPath)
+            #expect(object.status == 200 && entry.matches(object.body))
+        }
+
+        @Test("over https with a private CA, on the edge's only listener")
+        func https() throws {
+            let pki = try TestPKI(Harness.tempDir("deploy-pki"))
+            defer { Harness.cleanup(pki.dir) }
+            let (cert, key) = try pki.leaf("localhost")
+            let s = try DeploySetup.make("deploy-https", edgeArgs: ["--tls-cert", cert, "--tls-key", key], adminListen: false)
+            defer { s.cleanup() }
+            let url = "https://127.0.0.1:\(s.edge.port)"
+            let untrusted = try s.deploy(url: url)
+            #expect(untrusted.status == 1, "\(untrusted.stdout)")
+            #expect(untrusted.stderr.contains("could not begin the deploy") && untrusted.stderr.contains("--ca"), "\(untrusted.stderr)")
+            let r = try s.deploy(["--ca", pki.ca], url: url)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains("deployed version 2 to \(url)"), "\(r.stdout)")
+            // Fetched with curl and the CA (whatever the test stack's TLS settings).
+            let get = { (path: String) in try EdgeCurl.request(url + path, options: ["--cacert", pki.ca, "--http1.1"], headers: []).response }
+            #expect(try get("/healthz").text == "ok version 2\n")
+            #expect(try get("/manifest.plist").body == FileIO.read(s.src + "/manifest.plist"))
+        }
+
+        @Test("a wrong token, a second deploy, a corrupt object, a missing one, a truncated upload: refused, version 1 whole")
+        func refusals() throws {
+            let s = try DeploySetup.make("deploy-refusals")
+            defer { s.cleanup() }
+            let before = try s.edgeManifestBytes()
+
+            try FileIO.writeAtomically(Array("not-the-deploy-token-at-all\n".utf8), to: s.dir + "/wrong")
+            let wrong = try Harness.run(Harness.binary("folio-build"), ["publish", s.src, s.url, "--token-file", s.dir + "/wrong"])
+            #expect(wrong.status == 1)
+            #expect(wrong.stderr.contains("401") && wrong.stderr.contains("wrong deploy token"), "\(wrong.stderr)")
+            #expect(try DeployRaw.request(port: s.adminPort, "POST", "/.folio/deploy", token: "x").status == 401)
+
+            let id = try DeployRaw.begin(port: s.adminPort, holder: "alice@ci pid 7", version: 2)
+            let second = try s.deploy()
+            #expect(second.status == 2, "\(second.stderr)")
+            #expect(second.stderr.contains("409") && second.stderr.contains("alice@ci pid 7"), "\(second.stderr)")
+            #expect(try DeployRaw.request(port: s.adminPort, "DELETE", "/.folio/deploy/\(id)").status == 200)
+
+            let new = try DeploySetup.objectFiles(s.src).subtracting(try DeploySetup.objectFiles(s.edgeRoot))
+            let victim = try #require(new.sorted().first { !$0.hasSuffix(".gz") && !$0.hasSuffix(".br") })
+            let corrupt = try copy(s.src, to: s.dir + "/corrupt")
+            var bytes = try FileIO.read(corrupt + "/objects/" + victim)
+            bytes[bytes.count / 2] ^= 0x55
+            try FileIO.writeAtomically(bytes, to: corrupt + "/objects/" + victim)
+            let bad = try s.deploy(from: corrupt)
+            #expect(bad.status == 1)
+            #expect(bad.stderr.contains("422") && bad.stderr.contains("objects/\(victim)") && bad.stderr.contains("hash"), "\(bad.stderr)")
+            try s.expectServesWhole(1)
+
+            let missing = try copy(s.src, to: s.dir + "/missing")
+            for name in [victim, victim + ".gz", victim + ".br"] { try? FileManager.default.removeItem(atPath: missing + "/objects/" + name) }
+            let never = try s.deploy(from: missing)
+            #expect(never.status == 1)
+            #expect(never.stderr.contains("objects/\(victim)") && never.stderr.contains("did not send"), "\(never.stderr)")
+            try s.expectServesWhole(1)
+            #expect(try s.edgeManifestBytes() == before)
+
+            try truncatedUploads(s, victim: victim)
+            try s.expectServesWhole(1)
+            let ok = try s.deploy()
+            #expect(ok.status == 0, "\(ok.stderr)")
+            try s.expectServesWhole(2)
+        }
+
+        /// A body cut short by a closed connection stages nothing; a gzip variant cut short is
+        /// refused with 422.
+        private func truncatedUploads(_ s: DeploySetup, victim: String) throws {
+            let id = try DeployRaw.begin(port: s.adminPort, holder: "truncating test", version: 2)
+            for path in ["objects/../manifest.plist", "etc/passwd", ".deploy/x/manifest.plist", "objects/notahash.plist"] {
+                let r = try DeployRaw.request(port: s.adminPort, "PUT", "/.folio/deploy/\(id)/\(path)", body: [1, 2, 3])
+                #expect(r.status == 400, "\(path): \(r.status) \(r.text)")
+            }
+            #expect(try DeployRaw.request(port: s.adminPort, "PUT", "/.folio/deploy/not-an-id/head.plist", body: [1]).status == 404)
+            let whole = try FileIO.read(s.src + "/objects/" + victim)
+            let c = try RawHTTPConnection(port: s.adminPort)
+            let head = RawHTTPConnection.head(
+                "PUT", "/.folio/deploy/\(id)/objects/\(victim)",
+                headers: [("Authorization", "Bearer \(DeploySetup.token)"), ("Content-Length", "\(whole.count)")])
+            try c.send(Array(head.utf8) + whole.prefix(whole.count / 2))
+            c.close()
+            ClientTest.sleep(ms: 200)
+            #expect(!FileIO.exists(s.edgeRoot + "/.deploy/\(id)/objects/\(victim)"))
+            let gz = try #require(try FileIO.list(s.src + "/objects").first { $0.hasSuffix(".gz") && !FileIO.exists(s.edgeRoot + "/objects/" + $0) })
+            let gzBytes = try FileIO.read(s.src + "/objects/" + gz)
+            let cut = try DeployRaw.request(port: s.adminPort, "PUT", "/.folio/deploy/\(id)/objects/\(gz)", body: Array(gzBytes.prefix(gzBytes.count - 8)))
+            #expect(cut.status == 422, "\(cut.text)")
+            #expect(cut.text.contains("truncated"), "\(cut.text)")
+            let commit = try DeployRaw.request(port: s.adminPort, "POST", "/.folio/deploy/\(id)/commit")
+            #expect(commit.status == 422, "\(commit.text)")  // no manifest sent
+            #expect(try DeployRaw.request(port: s.adminPort, "PUT", "/.folio/deploy/\(id)/head.plist").status == 404)  // the lock is let go
+        }
+
+        @Test("a rollback is refused (exit 3) without --force, and deployed with it")
+        func rollback() throws {
+            let s = try DeploySetup.make("deploy-rollback")
+            defer { s.cleanup() }
+            #expect(try s.deploy().status == 0)
+            try s.expectServesWhole(2)
+            let back = try s.deploy(from: s.v1)
+            #expect(back.status == 3, "\(back.stderr)")
+            #expect(back.stderr.contains("roll it back") && back.stderr.contains("--force"), "\(back.stderr)")
+            try s.expectServesWhole(2)
+            let forced = try s.deploy(["--force"], from: s.v1)
+            #expect(forced.status == 0, "\(forced.stderr)")
+            try s.expectServesWhole(1)
+        }
+
+        @Test("a manifest signed under a key list the edge's --trust root did not sign is refused")
+        func untrustedSignature() throws {
+            let keys = try SigningKeys.make(in: Harness.tempDir("deploy-keys"), ["root", "ci", "evil"])
+            defer { Harness.cleanup(FileIO.parent(of: keys.dir)) }
+            let trusted = try keys.authorize(["ci"], version: 1)
+            let forged = try keys.authorize(["evil"], version: 2, root: "evil")
+            let s = try DeploySetup.make("deploy-trust", edgeArgs: ["--trust", keys.pub("root")], buildArgs: keys.buildArgs(["ci"], keyList: trusted))
+            defer { s.cleanup() }
+            try s.rebuild(keys.buildArgs(["evil"], keyList: forged))
+            let r = try s.deploy()
+            #expect(r.status == 1)
+            #expect(r.stderr.contains("422") && r.stderr.contains("--trust"), "\(r.stderr)")
+            try s.expectServesWhole(1)
+        }
+
+        @Test("a deploy client killed mid-upload: the edge serves version 1 whole, its lock goes stale, the next deploy succeeds")
+        func killedClient() async throws {
+            let s = try DeploySetup.make("deploy-killed", edgeArgs: ["--deploy-lock-timeout", "5"])
+            defer { s.cleanup() }
+            let client = try BuilderProcess(["publish", s.src, s.url, "--token-file", s.tokenFile, "--concurrency", "1"])
+            #expect(await s.edge.waitForLog("deploy begun", timeout: 20), "\(s.edge.log)")
+            let killed = client.killNow()
+            let bySignal = client.finish()
+            try #require(killed && bySignal, "the deploy ended before it could be killed")
+            try s.expectServesWhole(1, staging: true)
+            let blocked = try s.deploy()
+            #expect(blocked.status == 2, "\(blocked.stderr)")
+            #expect(blocked.stderr.contains("pid \(client.pid)"), "\(blocked.stderr)")
+            try await Task.sleep(for: .milliseconds(5500))
+            let next = try s.deploy()
+            #expect(next.status == 0, "\(next.stderr)")
+            try s.expectServesWhole(2)
+            #expect(s.edge.log.contains("took over a stale deploy lock"))
+        }
+
+        @Test("the token is refused over plain http to an address that is not loopback, before anything is sent")
+        func plainHTTPRefused() throws {
+            let src = Harness.tempDir("deploy-plain")
+            defer { Harness.cleanup(src) }
+            try DeploySetup.build(Harness.repoRoot + "/content", into: src)
+            for url in ["http://192.0.2.1:9443", "http://example.com"] {
+                let started = Date()
+                let r = try Harness.run(Harness.binary("folio-build"), ["publish", src, url], env: ["FOLIO_DEPLOY_TOKEN": DeploySetup.token])
+                #expect(r.status == 1)
+                #expect(r.stderr.contains("refusing to send the deploy token over plain http"), "\(r.stderr)")
+                #expect(Date().timeIntervalSince(started) < 5)
+            }
+        }
+
+        @Test("--deploy-token-file is refused with --origin, and deploys are off without it")
+        func edgeOptions() throws {
+            let r = try Harness.run(
+                Harness.binary("folio-edge"), ["--origin", "http://127.0.0.1:1", "--deploy-token-file", "/nonexistent"])
+            #expect(r.status != 0)
+            #expect(r.stderr.contains("--deploy-token-file is for serving a published directory"), "\(r.stderr)")
+            let fixture = try EdgeFixture.make("deploy-off")
+            defer { fixture.cleanup() }
+            let edge = try EdgeProcess.start(root: fixture.root, args: ["--admin-listen", "127.0.0.1:0"])
+            defer { edge.stop() }
+            let off = try DeployRaw.request(port: try #require(edge.adminPort), "POST", "/.folio/deploy")
+            #expect(off.status == 403, "\(off.text)")
+            #expect(off.text.contains("--deploy-token-file"))
+        }
+
+        private func copy(_ from: String, to: String) throws -> String {
+            try FileManager.default.copyItem(atPath: from, toPath: to)
+            return to
+        }
+    }
+}
