@@ -1,4 +1,5 @@
 import FolioACME
+import FolioSupport
 import Foundation
 import Logging
 import NIOCore
@@ -64,7 +65,7 @@ struct EdgeService: Service {
         }
         let port = server.localAddress?.port ?? config.listener.port
         let redirect = try await redirectListener(httpsPort: port, quiesce: quiesce, inherited: &inherited)
-        let admin = try await adminListener(connections, quiesce: quiesce, inherited: &inherited)
+        let admin = try await adminListener(connections, tls: tls, quiesce: quiesce, inherited: &inherited)
         logStart(port: port)
         notifier.ready(status: status)
 
@@ -174,16 +175,23 @@ extension EdgeService {
 
     /// With `--admin-listen`, the plain listener of the operating endpoints (`/metrics`, the
     /// tier's `/.folio/` ones and PURGE, `/healthz`); nil otherwise.
-    func adminListener(_ connections: ConnectionPipeline, quiesce: ServerQuiescingHelper, inherited: inout InheritedSockets?) async throws -> Channel? {
+    /// It speaks https with the edge's certificates unless it listens on a loopback address:
+    /// its bearer tokens (purge, deploy) never cross a network in clear.
+    func adminListener(
+        _ connections: ConnectionPipeline, tls: NIOSSLContext?, quiesce: ServerQuiescingHelper, inherited: inout InheritedSockets?
+    ) async throws -> Channel? {
         guard let address = config.listener.adminListen else { return nil }
+        let tls = Loopback.contains(address.host) ? nil : tls
         let bootstrap = Self.listener(group, backlog: 64, quiesce: quiesce)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try connections.configure(channel, tls: nil, extraLines: "", role: .adminOnly)
+                    try connections.configure(channel, tls: tls, extraLines: "", role: .adminOnly)
                 }
             }
         let fd = inherited?.take("admin")
-        return try await Self.bind(bootstrap, address.host, address.port, inherited: fd, option: "--admin-listen", announce: "admin listening on")
+        return try await Self.bind(
+            bootstrap, address.host, address.port, inherited: fd, option: "--admin-listen", announce: "admin listening on",
+            scheme: tls == nil ? "http" : "https")
     }
 
     /// With TLS and `--http-port`, the plain listener that redirects to https; nil otherwise.

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FolioSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -67,16 +68,10 @@ package final class EdgeDeployClient: Sendable {
         guard let host = url.host, !host.isEmpty, scheme == "https" || scheme == "http" else {
             throw ObjectStoreError(.usage, "'\(url.absoluteString)' is not an edge's URL: give https://HOST:PORT (its admin listener)")
         }
-        if scheme == "http", !isLoopback(host) {
+        if scheme == "http", !Loopback.contains(host) {
             throw ObjectStoreError(
                 .usage, "refusing to send the deploy token over plain http to \(host): use https://\(host)…, or http:// only to a loopback address (127.0.0.1, ::1, localhost)")
         }
-    }
-
-    /// Whether `host` names this machine only.
-    static func isLoopback(_ host: String) -> Bool {
-        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return h == "localhost" || h == "::1" || h.hasPrefix("127.") && h.split(separator: ".").count == 4 && h.split(separator: ".").allSatisfy { UInt8($0) != nil }
     }
 
     package func shutdown() async { try? await http.shutdown() }

@@ -99,6 +99,25 @@ extension EdgeIntegration {
             #expect(try get("/manifest.plist").body == FileIO.read(s.src + "/manifest.plist"))
         }
 
+        @Test("an admin listener off loopback speaks https with the edge's certificate; a deploy reaches it with --ca")
+        func adminOverHTTPS() throws {
+            let pki = try TestPKI(Harness.tempDir("deploy-admin-pki"))
+            defer { Harness.cleanup(pki.dir) }
+            let (cert, key) = try pki.leaf("localhost")
+            let s = try DeploySetup.make(
+                "deploy-admin-https", edgeArgs: ["--tls-cert", cert, "--tls-key", key, "--admin-listen", "0.0.0.0:0"], adminListen: false)
+            defer { s.cleanup() }
+            let admin = try #require(s.edge.adminPort)
+            #expect(s.edge.stdoutText.contains("admin listening on https://0.0.0.0:\(admin)"), "\(s.edge.stdoutText)")
+            // Plain http is not answered there.
+            #expect((try? EdgeCurl.request("http://127.0.0.1:\(admin)/metrics", options: ["--http1.1"], headers: []).response.status) != 200)
+            let url = "https://127.0.0.1:\(admin)"
+            let r = try s.deploy(["--ca", pki.ca], url: url)
+            #expect(r.status == 0 && r.stdout.contains("deployed version 2 to \(url)"), "\(r.stdout) \(r.stderr)")
+            let metrics = try EdgeCurl.request(url + "/metrics", options: ["--cacert", pki.ca, "--http1.1"], headers: []).response
+            #expect(metrics.status == 200 && metrics.text.contains("folio_edge_loaded_version 2"), "\(metrics.text.prefix(300))")
+        }
+
         @Test("a wrong token, a second deploy, a corrupt object, a missing one, a truncated upload: refused, version 1 whole")
         func refusals() throws {
             let s = try DeploySetup.make("deploy-refusals")

@@ -20,6 +20,8 @@ package final class EdgeProcess: @unchecked Sendable {
     package let httpPort: Int?
     /// The admin listener's port (`--admin-listen`).
     package private(set) var adminPort: Int?
+    /// What the edge printed on stdout up to its listening lines.
+    package private(set) var stdoutText = ""
     package let pid: pid_t
     package let logPath: String
     private let process: Process
@@ -85,12 +87,12 @@ package final class EdgeProcess: @unchecked Sendable {
         let wantsPlain = args.contains("--http-port")
         let wantsAdmin = args.contains("--admin-listen")
         func port(_ scheme: String, admin: Bool = false) -> Int? {
-            let prefix = (admin ? "admin " : "") + "listening on \(scheme)://127.0.0.1:"
-            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
-            return Int(line.dropFirst(prefix.count).prefix { $0.isNumber })
+            let prefix = (admin ? "admin " : "") + "listening on \(scheme)://"
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }), let colon = line.lastIndex(of: ":") else { return nil }
+            return Int(line[line.index(after: colon)...].prefix { $0.isNumber })
         }
         while true {
-            if text.hasSuffix("\n"), !wantsAdmin || port("http", admin: true) != nil {
+            if text.hasSuffix("\n"), !wantsAdmin || (port("http", admin: true) ?? port("https", admin: true)) != nil {
                 var started: EdgeProcess?
                 if let tls = port("https"), !wantsPlain || port("http") != nil {
                     TestStack.addTLSPort(tls)
@@ -103,7 +105,8 @@ package final class EdgeProcess: @unchecked Sendable {
                         stderrHandle: stderrHandle)
                 }
                 if let started {
-                    started.adminPort = port("http", admin: true)
+                    started.adminPort = port("http", admin: true) ?? port("https", admin: true)
+                    started.stdoutText = text
                     return started
                 }
             }
