@@ -153,8 +153,10 @@ bench: bench-deps build publish
 PREFIX     ?= /usr/local
 SYSCONFDIR ?= /etc
 
-install: build
-	PREFIX=$(PREFIX) SYSCONFDIR=$(SYSCONFDIR) DESTDIR=$(DESTDIR) scripts/install.sh install $(RELEASE)
+# INSTALL_FROM=DIR installs the programs built there instead of building release ones (the
+# guide's test, docs/deploy.md).
+install: $(if $(INSTALL_FROM),,build)
+	PREFIX=$(PREFIX) SYSCONFDIR=$(SYSCONFDIR) DESTDIR=$(DESTDIR) scripts/install.sh install $(or $(INSTALL_FROM),$(RELEASE))
 
 uninstall:
 	PREFIX=$(PREFIX) SYSCONFDIR=$(SYSCONFDIR) DESTDIR=$(DESTDIR) scripts/install.sh uninstall
