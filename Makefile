@@ -25,7 +25,7 @@ DEBUG      := .build/debug
 BUILD_PKGS := zlib1g-dev libdeflate-dev libbrotli-dev libxml2-dev pkgconf libcmark-gfm-dev libcmark-gfm-extensions-dev
 TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh nghttp2-client pebble brotli \
               systemd man-db groff-base python3-seccomp util-linux binutils goaccess
-BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time caddy openssl
+BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time caddy openssl rsync
 
 .PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests install uninstall
 

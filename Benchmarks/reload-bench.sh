@@ -60,17 +60,18 @@ reload() { # server: one reload
         nginx) nginx -s reload -c "$work/nginx.conf" -p "$work" 2>/dev/null ;;
     esac
 }
-reloading() { # server seconds: a reload each second, in the background; its pid
+reloading() { # server seconds: a reload each second, in the background (its pid in $reloader)
     ( for _ in $(seq 1 "$2"); do sleep 1; reload "$1"; done ) > /dev/null 2>&1 &
-    echo $!
+    reloader=$!
 }
 secs=${duration%s}
 
 wrk_row() { # server port reloads(yes/no): "req/s failed p99"
-    local reloader="" out
-    [ "$3" = yes ] && reloader=$(reloading "$1" $((secs - 1)))
+    local out
+    reloader=""
+    if [ "$3" = yes ]; then reloading "$1" $((secs - 1)); fi
     out=$("${client_cpu[@]}" wrk -t1 -c"$conns" -d"$duration" --latency "https://127.0.0.1:$2$obj")
-    [ -n "$reloader" ] && wait "$reloader"
+    if [ -n "$reloader" ]; then wait "$reloader"; fi
     python3 - "$out" <<'PY'
 import re, sys
 out = sys.argv[1]
@@ -83,11 +84,12 @@ PY
 }
 
 h2_row() { # server port reloads(yes/no): "req/s failed p99"
-    local reloader="" out
-    [ "$3" = yes ] && reloader=$(reloading "$1" $((secs - 1)))
+    local out
+    reloader=""
+    if [ "$3" = yes ]; then reloading "$1" $((secs - 1)); fi
     rm -f "$work/h2.log"
     out=$("${client_cpu[@]}" h2load -c "$conns" -m 10 -D "$secs" --log-file="$work/h2.log" "https://127.0.0.1:$2$obj" 2>&1)
-    [ -n "$reloader" ] && wait "$reloader"
+    if [ -n "$reloader" ]; then wait "$reloader"; fi
     python3 - "$out" "$work/h2.log" <<'PY'
 import re, sys
 out, log = sys.argv[1], sys.argv[2]
@@ -108,7 +110,9 @@ for proto in wrk h2; do
         port=${server}_port; port=${!port}
         for reloads in no yes; do
             read -r rps failed p99 < <(${proto}_row "$server" "$port" "$reloads")
-            label="$([ $proto = wrk ] && echo "HTTP/1.1" || echo "HTTP/2") $([ $server = edge ] && echo folio-edge || echo nginx)$([ $reloads = yes ] && echo ", reloads")"
+            label="HTTP/1.1"; [ "$proto" = wrk ] || label="HTTP/2"
+            if [ "$server" = edge ]; then label+=" folio-edge"; else label+=" nginx"; fi
+            if [ "$reloads" = yes ]; then label+=", reloads"; fi
             printf "%-34s %10s %8s %10s\n" "$label" "$rps" "$failed" "$p99"
         done
     done
