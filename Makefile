@@ -145,6 +145,10 @@ bench: bench-deps build publish
 	@python3 Benchmarks/scale-bench.py $(RELEASE)
 	@echo "== diff: folio diff vs graphtage on 100 changed entries (Benchmarks/diff-bench.py) =="
 	@python3 Benchmarks/diff-bench.py $(RELEASE) $(CONTENT)
+	@echo "== reloads under load: folio-edge SIGHUP vs nginx -s reload (wrk, h2load) =="
+	@Benchmarks/reload-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
+	@echo "== push deploys: folio-build publish to an edge vs rsync -a to an rsync daemon =="
+	@python3 Benchmarks/deploy-bench.py $(RELEASE) $(CONTENT)
 
 # `make install` (PREFIX, default /usr/local; DESTDIR to stage): the three programs stripped, the
 # client's seed, folio-edge's systemd units, man pages, bash/zsh/fish completions, and an example

@@ -72,9 +72,12 @@ def build(release, content, out):
 
 
 def same_tree(a, b):
-    """Whether every file of a is in b with the same bytes (b may hold more: old objects)."""
+    """Whether every published file of a is in b with the same bytes (b may hold more: old
+    objects). The builder's own state (`.folio-build-cache.plist`) is not published."""
     for dirpath, _, files in os.walk(a):
         for name in files:
+            if name.startswith("."):
+                continue
             rel = os.path.relpath(os.path.join(dirpath, name), a)
             other = os.path.join(b, rel)
             if not os.path.isfile(other) or not filecmp.cmp(os.path.join(dirpath, name), other, shallow=False):
@@ -117,7 +120,7 @@ class Targets:
 
     def rsync(self, public):
         start = time.perf_counter()
-        run(["rsync", "-a", public + "/", f"rsync://127.0.0.1:{self.rsync_relay.port}/site/"])
+        run(["rsync", "-a", "--exclude=.folio-build-cache.plist", public + "/", f"rsync://127.0.0.1:{self.rsync_relay.port}/site/"])
         return time.perf_counter() - start, self.rsync_relay.take()
 
     def stop(self):
