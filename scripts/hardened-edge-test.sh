@@ -32,11 +32,15 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 chmod 755 "$work"
+# The launcher and the edge are copied into WORK: the sandbox's private /tmp hides everything else
+# under /tmp (a clone of the repository there included), as PrivateTmp= would.
+install -m 755 "$here/seccomp-exec.py" "$work/seccomp-exec.py"
+install -m 755 "$bin/folio-edge" "$work/folio-edge"
 
 # The restricted launch: nobody, CAP_NET_BIND_SERVICE only, no new privileges, the filters.
 sandbox=(setpriv --reuid=65534 --regid=65534 --clear-groups
   --inh-caps=-all,+net_bind_service --ambient-caps=-all,+net_bind_service --bounding-set=-all,+net_bind_service
-  --no-new-privs /usr/bin/python3 "$here/seccomp-exec.py" --action kill --)
+  --no-new-privs /usr/bin/python3 "$work/seccomp-exec.py" --action kill --)
 
 # Controls: the launcher's filters are live.
 set +e
@@ -91,7 +95,7 @@ wait_port() {  # PORT: until it accepts (10 s)
   fail "nothing listens on $1"
 }
 
-"${fs[@]}" "${sandbox[@]}" "$bin/folio-edge" --root "$work/public" --host 127.0.0.1 --port "$https_port" --threads 2 \
+"${fs[@]}" "${sandbox[@]}" "$work/folio-edge" --root "$work/public" --host 127.0.0.1 --port "$https_port" --threads 2 \
   --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" --http-port "$http_port" --admin-listen 127.0.0.1:0 \
   --memory-budget 4096 --access-log "$work/logs/access.log" --access-log-format combined \
   > "$work/edge.out" 2> "$work/edge.err" &
@@ -115,7 +119,7 @@ admin=$(sed -n 's|^admin listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$work
 echo "origin: HTTPS/1.1 200, HTTP/2 200, http 308 on :$http_port, admin /metrics 200"
 
 # A cache tier in front, with its cache on disk, on a privileged port.
-"${fs[@]}" "${sandbox[@]}" "$bin/folio-edge" --origin "https://localhost:$https_port" --origin-ca "$work/cert.pem" \
+"${fs[@]}" "${sandbox[@]}" "$work/folio-edge" --origin "https://localhost:$https_port" --origin-ca "$work/cert.pem" \
   --host 127.0.0.1 --port "$tier_port" --threads 2 --cache-dir "$work/cache" --cache-size 64M \
   --access-log "$work/logs/tier.log" --access-log-format json > "$work/tier.out" 2> "$work/tier.err" &
 tier=$!; pids+=("$tier")

@@ -10,7 +10,7 @@ import X509
 /// real HTTP-01 validation of the test's challenge server, and pebble's rejected nonces.
 // The limit is a safety net, not a speed check: on a 2-core machine running every suite at once
 // with builds beside it, the first exchange has taken 98 s.
-@Suite("ACME against pebble", .serialized, .timeLimit(.minutes(3)))
+@Suite("ACME against pebble", .serialized, .timeLimit(.minutes(6)))
 struct PebbleTests {
     /// What a test gets: pebble, the HTTP-01 and TLS-ALPN-01 servers answering from
     /// `responder`, and a state directory that does not exist yet.

@@ -126,10 +126,10 @@ extension EdgeIntegration {
             let edge = try Self.start(fixture, "json")
             defer { edge.stop() }
             #expect(try RawHTTPConnection.fetch(port: edge.port, "/manifest.plist").status == 200)
-            #expect(await Self.waitForFile(log, containing: "/manifest.plist"), "the line was not written within 5 s")
+            #expect(await Self.waitForFile(log, containing: "/manifest.plist"), "the line was not written within 20 s")
             try FileManager.default.moveItem(atPath: log, toPath: log + ".1")
             edge.signal(SIGUSR1)
-            #expect(await edge.waitForLog("reopened the access log", timeout: 5), "\(edge.log)")
+            #expect(await edge.waitForLog("reopened the access log", timeout: 20), "\(edge.log)")
             #expect(try RawHTTPConnection.fetch(port: edge.port, "/healthz").status == 200)
             #expect(await Self.waitForFile(log, containing: "/healthz"), "nothing written to the new file")
             #expect(edge.isAlive)
@@ -183,7 +183,7 @@ extension EdgeIntegration {
             #expect(r.status != 0 && r.stderr.contains(message), "\(args): \(r.stderr)")
         }
 
-        static func waitForFile(_ path: String, containing text: String, timeout: Double = 5) async -> Bool {
+        static func waitForFile(_ path: String, containing text: String, timeout: Double = 20) async -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
                 if let s = try? String(contentsOfFile: path, encoding: .utf8), s.contains(text) { return true }

@@ -105,11 +105,14 @@ struct EdgeConfigFileTests {
         #expect(options.count > 35, "\(options)")
         let dir = Harness.tempDir("config-keys")
         defer { Harness.cleanup(dir) }
-        for key in options.sorted() {
-            // A value of the wrong kind for every key: the error names it, so the key is known.
-            let file = try Self.write("\(key) = { a = 1 }\n", dir)
-            let r = try Self.edge(["validate", "--config", file])
-            #expect(r.stderr.contains("'\(key)' takes"), "\(key): \(r.stderr)")
+        // A value of the wrong kind for every key, in one file: each error names its key (so the
+        // key is known) at its own line.
+        let keys = options.sorted()
+        let file = try Self.write(keys.map { "\($0) = { a = 1 }\n" }.joined(), dir)
+        let r = try Self.edge(["validate", "--config", file])
+        #expect(r.status == 1)
+        for (i, key) in keys.enumerated() {
+            #expect(r.stderr.contains("edge.toml:\(i + 1):1: '\(key)' takes"), "\(key): \(r.stderr)")
         }
     }
 }
