@@ -184,12 +184,14 @@ extension EdgeIntegration {
         }
 
         static func waitForFile(_ path: String, containing text: String, timeout: Double = 20) async -> Bool {
+            // Looked at again after every wait, the deadline's last one included: a test starved
+            // of threads past the deadline still sees what was written meanwhile.
             let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
+            while true {
                 if let s = try? String(contentsOfFile: path, encoding: .utf8), s.contains(text) { return true }
+                if Date() >= deadline { return false }
                 try? await Task.sleep(for: .milliseconds(50))
             }
-            return false
         }
     }
 }

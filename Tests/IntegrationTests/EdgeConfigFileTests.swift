@@ -9,6 +9,9 @@ import Testing
 
 /// `folio-edge --config FILE` and `folio-edge validate`: every long option is a key of the same
 /// name, the command line overrides the file, and every problem is reported at FILE:LINE:COL.
+// Under the serialized EdgeIntegration: these tests wait on child processes, and run beside the
+// other live-edge suites, not in parallel with them.
+extension EdgeIntegration {
 @Suite("folio-edge config file and validate")
 struct EdgeConfigFileTests {
     static func edge(_ args: [String]) throws -> Harness.Output { try Harness.run(Harness.binary("folio-edge"), args) }
@@ -115,4 +118,5 @@ struct EdgeConfigFileTests {
             #expect(r.stderr.contains("edge.toml:\(i + 1):1: '\(key)' takes"), "\(key): \(r.stderr)")
         }
     }
+}
 }

@@ -4,6 +4,9 @@ import Foundation
 import Testing
 
 /// A full disk on the VM, as a small tmpfs (mounted as root, like the rest of `make test`).
+// Under the serialized EdgeIntegration: these tests wait on child processes, and run beside the
+// other live-edge suites, not in parallel with them.
+extension EdgeIntegration {
 @Suite("folio-edge on a full disk", .serialized)
 struct EdgeFullDiskTests {
     /// A tmpfs of `size` at a new directory; unmount it with `unmount`.
@@ -45,4 +48,5 @@ struct EdgeFullDiskTests {
         #expect(EdgeProcess.metric("folio_edge_cache_disk_full", in: metrics) == 1, "\(metrics)")
         #expect(tier.isAlive)
     }
+}
 }

@@ -9,6 +9,9 @@ import Testing
 
 /// folio-edge as a systemd service: sockets held by a parent across restarts and upgrades, the
 /// notify protocol, SIGHUP reloads of the config file, logs for the journal.
+// Under the serialized EdgeIntegration: these tests wait on child processes, and run beside the
+// other live-edge suites, not in parallel with them.
+extension EdgeIntegration {
 @Suite("folio-edge as a service")
 struct EdgeServiceTests {
     @Test("a parent holding the socket restarts, upgrades and reloads the edge under load with no failed request")
@@ -93,4 +96,5 @@ struct EdgeServiceTests {
         #expect(lines.contains { $0.hasPrefix("<6>folio.edge: draining connections") }, "\(r.stdout)")
         #expect(!lines.contains { $0.range(of: #"^\d{4}-\d{2}-\d{2}"#, options: .regularExpression) != nil }, "\(r.stdout)")
     }
+}
 }

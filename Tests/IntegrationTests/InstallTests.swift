@@ -5,6 +5,9 @@ import Testing
 
 /// `make install` and `make uninstall` (scripts/install.sh), staged in a DESTDIR from the debug
 /// programs: every file where it belongs and usable, and the uninstall removes exactly them.
+// Under the serialized EdgeIntegration: these tests wait on child processes, and run beside the
+// other live-edge suites, not in parallel with them.
+extension EdgeIntegration {
 @Suite("make install", .serialized)
 struct InstallTests {
     static let prefix = "/usr/local"
@@ -241,4 +244,5 @@ struct HardenedEdgeTests {
         }
         #expect(r.status == 0 && r.stdout.contains("PASS"), "\(r.stdout)\n\(r.stderr)")
     }
+}
 }
