@@ -50,13 +50,15 @@ struct EdgeDeployJob: Sendable {
         }
     }
 
-    /// `deployed version 3 to https://…: 5 files uploaded (40 KB), 300 already there, in 0.12 s`.
+    /// `deployed version 3 to https://…: 5 files uploaded (40 KB, 40312 bytes), 9 rebuilt by the
+    /// edge, 300 already there, in 0.12 s`.
     func summaryLine(_ s: PublishSummary, seconds: Double) -> String {
         let kb = (s.uploadedBytes + 1023) / 1024
         if options.dryRun {
-            return "dry run: deploying version \(s.version) to \(destination) would upload \(s.uploaded) files (\(kb) KB), \(s.skipped) already there; nothing was changed"
+            return "dry run: deploying version \(s.version) to \(destination) would upload \(s.uploaded) files (\(kb) KB), the edge would rebuild \(s.rebuilt), "
+                + "\(s.skipped) already there; nothing was changed"
         }
-        return "deployed version \(s.version) to \(destination): \(s.uploaded) files uploaded (\(kb) KB, \(s.uploadedBytes) bytes), \(s.skipped) already there, in "
-            + String(format: "%.2f s", seconds)
+        return "deployed version \(s.version) to \(destination): \(s.uploaded) files uploaded (\(kb) KB, \(s.uploadedBytes) bytes), \(s.rebuilt) rebuilt by the edge, "
+            + "\(s.skipped) already there, in " + String(format: "%.2f s", seconds)
     }
 }

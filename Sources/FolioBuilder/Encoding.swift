@@ -3,9 +3,8 @@ import FolioPublished
 import FolioSupport
 
 extension Steps {
-    /// The gzip level for an object of `size` bytes: 9 for the usual small objects; above 128 KB
-    /// 6, about 3x faster for ~1% more bytes (libdeflate's 6 is still smaller than zlib's 9).
-    package static func gzipLevel(_ size: Int) -> Int32 { size > 128 * 1024 ? 6 : 9 }
+    /// The gzip level for an object of `size` bytes (``PublishedCompression/gzipLevel(_:)``).
+    package static func gzipLevel(_ size: Int) -> Int32 { PublishedCompression.gzipLevel(size) }
 
     /// Every item's object bytes and hash, on all cores, with the project file's cache policy.
     /// A large plist's first gzip chunks are compressed on another core while the rest of it is

@@ -375,7 +375,7 @@ package final class PublishSession {
     /// otherwise. Past 256 KiB the quality drops to 1: a 20,000-entry manifest in about 12 ms.
     private func writeBrotliMirror(_ plist: [UInt8], gzipSize: Int) throws {
         let path = PublishedLayout.path(channelDir, PublishedLayout.manifestBrotli)
-        let quality = brotliQuality.map { plist.count > 256 * 1024 ? 1 : $0 }
+        let quality = brotliQuality.map { PublishedCompression.manifestBrotliQuality($0, size: plist.count) }
         guard let quality, let br = try? Brotli.compress(plist, quality: quality), br.count < gzipSize else {
             unlink(path)
             return

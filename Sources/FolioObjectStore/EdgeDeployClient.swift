@@ -8,11 +8,25 @@ import NIOSSL
 /// The deploy endpoints of an edge's admin listener (`/.folio/deploy…`), over HTTP/1.1 with
 /// the bearer token; each refusal becomes an ``ObjectStoreError`` carrying the edge's message.
 package final class EdgeDeployClient: Sendable {
+    /// The deploy protocol this client speaks (the edge's `DeployBegin.protocolVersion`).
+    package static let protocolVersion = 2
+
     /// What the edge answers a begin: the deploy's id and the files it lacks.
     package struct Started: Codable, Sendable {
+        /// The edge's protocol; nil from an edge older than protocol 2.
+        package var `protocol`: Int?
         package var id: String
         package var missing: [String]
         package var current: Int
+        /// The edge serves the directory as it is: nothing to send, no deploy begun.
+        package var upToDate: Bool?
+    }
+
+    /// What the edge answers a plan: what it still lacks after rebuilding what it could.
+    package struct Planned: Codable, Sendable {
+        package var missing: [String]
+        package var rebuilt: Int
+        package var rebuiltObjects: Int
     }
 
     /// What the edge answers a commit.
@@ -21,19 +35,28 @@ package final class EdgeDeployClient: Sendable {
         package var previous: Int
     }
 
+    /// A channel's `manifest.plist` as a begin names it.
+    package struct Channel: Codable, Sendable, Equatable {
+        package var version: Int
+        package var sha256: String
+        package var size: Int
+    }
+
     /// What a begin sends.
     package struct Begin: Codable, Sendable {
-        package struct File: Codable, Sendable {
+        package struct File: Codable, Sendable, Equatable {
             package var path: String
             package var size: Int
             /// For a mutable file: the edge compares it with its own.
             package var sha256: String?
         }
+        package var `protocol` = EdgeDeployClient.protocolVersion
         package var version: Int
         package var holder: String
         package var force: Bool
+        package var channels: [String: Channel]
+        /// Every file but the objects.
         package var files: [File]
-        package var dryRun: Bool
     }
 
     package let base: URL
@@ -83,6 +106,10 @@ package final class EdgeDeployClient: Sendable {
 
     package func put(_ id: String, _ relative: String, _ bytes: [UInt8]) async throws {
         _ = try await send("PUT", "/\(id)/\(relative)", body: bytes, what: "upload \(relative)")
+    }
+
+    package func plan(_ id: String) async throws -> Planned {
+        try decode(try await send("POST", "/\(id)/plan", body: [], what: "plan the deploy"))
     }
 
     package func commit(_ id: String) async throws -> Committed {

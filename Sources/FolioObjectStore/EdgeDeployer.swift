@@ -24,15 +24,21 @@ package struct EdgeDeployOptions: Sendable {
     }
 }
 
-/// Deploys a published directory to an edge by digest: the edge is told every file (by size;
-/// the mutable ones, heads and manifests, by SHA-256 too) and answers those it lacks or has
-/// otherwise; only those are uploaded, phase by phase in commit order; then the edge checks and
-/// switches. On failure the deploy is aborted (the edge's staging dropped).
+/// Deploys a published directory to an edge by digest (``DeployTree``): the edge is told each
+/// channel's manifest and every other file, and answers those it lacks; it rebuilds what it can
+/// of the new version (the manifest and changed objects from the delta from the version it
+/// serves, objects from their compressed variants, gzip variants, mirrors) and names the rest,
+/// round by round, until it lacks nothing; then it checks and switches. On failure (and after a
+/// dry run) the deploy is aborted: the edge's staging is dropped.
 package struct EdgeDeployer: Sendable {
     package let client: EdgeDeployClient
     package let options: EdgeDeployOptions
     /// Called with one line of progress at a time.
     package let progress: @Sendable (String) -> Void
+
+    /// Plans after which the edge still lacks files fail the deploy (each round sends what the
+    /// last plan named; two are the most a deploy needs).
+    static let maxRounds = 4
 
     package init(client: EdgeDeployClient, options: EdgeDeployOptions, progress: @escaping @Sendable (String) -> Void = { _ in }) {
         self.client = client
@@ -40,18 +46,25 @@ package struct EdgeDeployer: Sendable {
         self.progress = progress
     }
 
-    /// The deploy: plan, begin (the lock), upload what is missing, commit.
+    /// The deploy: describe, begin (the lock), send what is missing round by round, commit.
     package func run() async throws -> PublishSummary {
-        let plan = try UploadPlan(root: options.root)
-        let begin = EdgeDeployClient.Begin(
-            version: plan.version, holder: options.holder, force: options.force, files: try files(plan), dryRun: options.dryRun)
-        let started = try await client.begin(begin)
-        if options.dryRun { return dryRun(plan, missing: Set(started.missing), current: started.current) }
+        let tree = try DeployTree(root: options.root)
+        let started = try await begin(tree)
+        var summary = PublishSummary(version: tree.version, previousVersion: started.current)
+        guard started.upToDate != true else {
+            summary.skipped = tree.fileCount
+            progress(objectsLine(tree, uploaded: 0, rebuilt: 0))
+            return summary
+        }
         do {
-            var summary = try await upload(plan, id: started.id, missing: Set(started.missing))
-            summary.previousVersion = started.current
-            let committed = try await client.commit(started.id)
-            summary.version = committed.version
+            let objects = try await rounds(started, &summary)
+            summary.skipped = tree.fileCount - summary.uploaded - summary.rebuilt
+            if options.dryRun {
+                await client.abort(started.id)
+            } else {
+                summary.version = try await client.commit(started.id).version
+                progress(objectsLine(tree, uploaded: objects.uploaded, rebuilt: objects.rebuilt))
+            }
             return summary
         } catch {
             await client.abort(started.id)
@@ -59,71 +72,90 @@ package struct EdgeDeployer: Sendable {
         }
     }
 
-    /// Every file of the plan with its size, and the mutable ones' SHA-256.
-    private func files(_ plan: UploadPlan) throws -> [EdgeDeployClient.Begin.File] {
-        try plan.phases.flatMap(\.items).map { item in
-            let path = PublishedLayout.path(options.root, item.relative)
-            guard !item.immutable else { return .init(path: item.relative, size: item.size) }
-            do { return .init(path: item.relative, size: item.size, sha256: try ContentHash.sha256Hex(file: path).hex) } catch {
-                throw ObjectStoreError(.usage, "cannot read \(path): \(error)")
-            }
+    /// Begins the deploy: the edge's answer, from an edge of this protocol.
+    private func begin(_ tree: DeployTree) async throws -> EdgeDeployClient.Started {
+        let started = try await client.begin(
+            EdgeDeployClient.Begin(version: tree.version, holder: options.holder, force: options.force, channels: tree.channels, files: tree.files))
+        guard started.protocol == EdgeDeployClient.protocolVersion else {
+            if !started.id.isEmpty { await client.abort(started.id) }
+            throw ObjectStoreError(
+                .store, "the edge at \(client.base.absoluteString) speaks an older deploy protocol: upgrade folio-edge to the release of this folio-build")
         }
+        return started
     }
 
-    /// Uploads the files the edge lacks, one phase after another.
-    private func upload(_ plan: UploadPlan, id: String, missing: Set<String>) async throws -> PublishSummary {
-        var summary = PublishSummary(version: plan.version)
-        for (name, items) in plan.phases where !items.isEmpty {
-            let todo = items.filter { missing.contains($0.relative) }
-            try await upload(todo, id: id)
-            if name == plan.phases.first?.name {
-                let objects = items.filter { $0.relative.hasPrefix(PublishedLayout.objects + "/") }
-                let sent = objects.filter { missing.contains($0.relative) }.count
-                progress("objects: \(sent) uploaded, \(objects.count - sent) already there")
-            }
-            summary.uploaded += todo.count
-            summary.uploadedBytes += todo.reduce(0) { $0 + $1.size }
-            summary.skipped += items.count - todo.count
-            progress("\(name): \(todo.count) uploaded, \(items.count - todo.count) already there")
-        }
-        return summary
+    /// `objects: 3 uploaded, 6 rebuilt by the edge, 400 already there`.
+    private func objectsLine(_ tree: DeployTree, uploaded: Int, rebuilt: Int) -> String {
+        "objects: \(uploaded) uploaded, \(rebuilt) rebuilt by the edge, \(tree.objectFiles - uploaded - rebuilt) already there"
     }
 
-    /// Prints each file that would be uploaded; the summary of what would be.
-    private func dryRun(_ plan: UploadPlan, missing: Set<String>, current: Int) -> PublishSummary {
-        var summary = PublishSummary(version: plan.version, previousVersion: current)
-        for item in plan.phases.flatMap(\.items) {
-            guard missing.contains(item.relative) else {
-                summary.skipped += 1
-                continue
+    /// Sends what the begin named, then what each plan names, until a plan names nothing. A
+    /// dry run sends the first round alone (manifests, deltas, heads: the plan needs them) and
+    /// lists what the plan names.
+    /// The object files uploaded and rebuilt by the edge.
+    private func rounds(_ started: EdgeDeployClient.Started, _ summary: inout PublishSummary) async throws -> (uploaded: Int, rebuilt: Int) {
+        var missing = started.missing
+        var objects = (uploaded: 0, rebuilt: 0)
+        for round in 1...Self.maxRounds {
+            try await send(missing, id: started.id, round: round, &summary)
+            objects.uploaded += missing.count { $0.hasPrefix(PublishedLayout.objects + "/") }
+            // Each plan counts what it rebuilt itself.
+            let planned = try await client.plan(started.id)
+            summary.rebuilt += planned.rebuilt
+            objects.rebuilt += planned.rebuiltObjects
+            if options.dryRun {
+                for path in planned.missing { progress("would upload \(path) (\(size(path)) bytes)") }
+                summary.uploaded += planned.missing.count
+                summary.uploadedBytes += planned.missing.reduce(0) { $0 + size($1) }
+                return objects
             }
-            progress("would upload \(item.relative) (\(item.size) bytes)")
-            summary.uploaded += 1
-            summary.uploadedBytes += item.size
+            if planned.missing.isEmpty { return objects }
+            missing = planned.missing
         }
-        return summary
+        throw ObjectStoreError(
+            .store, "the edge still lacks \(missing.count) files after \(Self.maxRounds) rounds (\(missing.prefix(3).joined(separator: ", "))): see its log")
     }
 
-    /// Uploads `items`, `concurrency` at a time; the first failure cancels the rest.
-    private func upload(_ items: [UploadItem], id: String) async throws {
+    /// Uploads one round's files, `concurrency` at a time (a dry run's first round too, to the
+    /// staging it drops: the edge plans from them).
+    private func send(_ paths: [String], id: String, round: Int, _ summary: inout PublishSummary) async throws {
+        let bytes = paths.reduce(0) { $0 + size($1) }
+        try await upload(paths, id: id)
+        if options.dryRun {
+            for path in paths { progress("would upload \(path) (\(size(path)) bytes)") }
+        } else if !paths.isEmpty {
+            progress("round \(round): \(paths.count) files uploaded (\(bytes) bytes)")
+        }
+        summary.uploaded += paths.count
+        summary.uploadedBytes += bytes
+    }
+
+    /// The size of the published file at `relative` (0 when it cannot be read: its upload says why).
+    private func size(_ relative: String) -> Int { FileIO.size(PublishedLayout.path(options.root, relative)) ?? 0 }
+
+    /// Uploads `paths`, `concurrency` at a time; the first failure cancels the rest.
+    private func upload(_ paths: [String], id: String) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = 0
             func add() {
-                let item = items[next]
+                let path = paths[next]
                 next += 1
-                group.addTask { try await self.upload(item, id: id) }
+                group.addTask { try await self.upload(path, id: id) }
             }
-            while next < min(options.concurrency, items.count) { add() }
+            while next < min(options.concurrency, paths.count) { add() }
             while try await group.next() != nil {
-                if next < items.count { add() }
+                if next < paths.count { add() }
             }
         }
     }
 
-    private func upload(_ item: UploadItem, id: String) async throws {
-        let path = PublishedLayout.path(options.root, item.relative)
+    private func upload(_ relative: String, id: String) async throws {
+        guard DeployTree.isPublishedPath(relative) else {
+            throw ObjectStoreError(.store, "the edge asked for \(relative), which is not a file of a published directory: is it a folio-edge?")
+        }
+        let path = PublishedLayout.path(options.root, relative)
         let bytes: [UInt8]
         do { bytes = try FileIO.read(path) } catch { throw ObjectStoreError(.usage, "cannot read \(path): \(error)") }
-        try await client.put(id, item.relative, bytes)
+        try await client.put(id, relative, bytes)
     }
 }

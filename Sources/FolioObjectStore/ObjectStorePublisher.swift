@@ -34,6 +34,8 @@ package struct PublishSummary: Sendable, Equatable {
     package var uploadedBytes = 0
     /// Immutable files the bucket already had.
     package var skipped = 0
+    /// Files an edge made itself from deltas, variants and manifests instead of having them sent.
+    package var rebuilt = 0
 }
 
 /// Uploads a published directory under a bucket prefix in commit order, holding the lock.

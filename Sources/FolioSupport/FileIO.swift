@@ -68,6 +68,13 @@ package enum FileIO {
         return stat(path, &st) == 0
     }
 
+    /// The size of the regular file at `path`; nil when there is none.
+    package static func size(_ path: String) -> Int? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(st.st_size)
+    }
+
     /// Writes `bytes` to `path` atomically: a temporary file in the same directory, optionally
     /// fsynced, then renamed over `path`. Readers see the old file or the new one, never a mix.
     package static func writeAtomically(_ bytes: [UInt8], to path: String, sync: Bool = true) throws(FileError) {

@@ -9,31 +9,39 @@ struct DeployCommit {
     let staging: DeployStaging
     let trust: Trust?
     let force: Bool
-    /// The begin named a manifest.plist: with none staged, the edge's own (the same) stays.
-    let hasManifest: Bool
+    /// The channels whose manifest the deploy changes: each must have one staged.
+    let changed: [String]
     /// The site served now: its versions, and the objects it has already verified.
     let site: Site
 
     var root: String { staging.root }
 
-    /// Checks the staged manifests (the channels whose manifests changed); production's
-    /// version after the commit.
+    /// Checks the staged manifests and their objects; production's version after the commit.
     func check() throws(DeployFailure) -> Int {
-        let channels = PublishedLayout.publishedChannels(staging.directory)
-        guard !channels.isEmpty || hasManifest else {
-            throw DeployFailure(422, "the deploy sent no manifest.plist: nothing to switch to (send the whole published directory)")
+        let staged = PublishedLayout.publishedChannels(staging.directory)
+        if let lacking = changed.first(where: { !staged.contains($0) }) {
+            throw DeployFailure(422, "the deploy sent no manifest.plist for channel \(lacking): nothing to switch it to (send the whole published directory)")
         }
         var version = site.manifest.version
-        for name in channels {
+        for channel in try manifests() {
+            try checkObjects(channel.manifest, channel: channel.name)
+            if channel.name == Channel.production { version = channel.manifest.version }
+        }
+        return version
+    }
+
+    /// The staged manifests, each parsed, verified under `--trust` and no rollback unless forced.
+    func manifests() throws(DeployFailure) -> [ChannelManifest] {
+        var out: [ChannelManifest] = []
+        for name in PublishedLayout.publishedChannels(staging.directory) {
             let staged: ChannelManifest
             do { staged = try ChannelManifest.read(root: staging.directory, channel: name, trust: trust) } catch {
                 throw DeployFailure(422, "refused: \(Self.relative(error, staging.directory))")
             }
             try checkRollback(staged)
-            try checkObjects(staged.manifest, channel: name)
-            if name == Channel.production { version = staged.manifest.version }
+            out.append(staged)
         }
-        return version
+        return out
     }
 
     /// Refuses a channel's manifest older than the one served, unless forced.
@@ -71,8 +79,11 @@ struct DeployCommit {
     }
 
     /// Moves every staged file into place, production's manifest last.
-    func moveIntoPlace() throws(DeployFailure) {
-        for relative in staging.files() {
+    static func moveIntoPlace(_ staging: DeployStaging) throws(DeployFailure) {
+        let root = staging.root
+        let files = staging.files()
+        try staging.makeDurable(files)
+        for relative in files {
             do {
                 try DeployStaging.makeDirectories(root, FileIO.parent(of: relative))
                 guard rename(staging.directory + "/" + relative, root + "/" + relative) == 0 else {

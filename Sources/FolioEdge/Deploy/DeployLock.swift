@@ -10,9 +10,9 @@ final class DeployLock: Sendable {
         var holder: String
         var since: Date
         var lastUsed: Date
-        var force: Bool
-        /// The deploy has a manifest.plist (a begin naming none cannot commit without sending one).
-        var hasManifest: Bool
+        /// What the deploy's begin said: its manifests and files, and whether it forces.
+        var begin: DeployBegin
+        var force: Bool { begin.force }
         /// Set while the commit runs: the lock is not stale then, however long it takes.
         var committing = false
     }
@@ -26,8 +26,8 @@ final class DeployLock: Sendable {
 
     /// Takes the lock for a new session; the stale session it took over, if any. Throws a 409
     /// naming the holder when a live one has it.
-    func take(holder: String, force: Bool, hasManifest: Bool, now: Date = Date()) throws(DeployFailure) -> (taken: Session, replaced: Session?) {
-        let new = Session(id: UUID().uuidString.lowercased(), holder: holder, since: now, lastUsed: now, force: force, hasManifest: hasManifest)
+    func take(_ begin: DeployBegin, now: Date = Date()) throws(DeployFailure) -> (taken: Session, replaced: Session?) {
+        let new = Session(id: UUID().uuidString.lowercased(), holder: begin.holder, since: now, lastUsed: now, begin: begin)
         let result: Result<Session?, DeployFailure> = session.withLock { current in
             if let held = current, held.committing || now.timeIntervalSince(held.lastUsed) <= staleAfter {
                 return .failure(Self.busy(held, now: now, staleAfter: staleAfter))

@@ -64,8 +64,14 @@ struct DeployResponse: Sendable, Equatable {
     }
 }
 
-/// What the client sends to begin a deploy (`POST /.folio/deploy`).
+/// What the client sends to begin a deploy (`POST /.folio/deploy`): each channel's new
+/// manifest by digest, and every file of the published directory but the objects (which the
+/// manifests name).
 struct DeployBegin: Codable, Sendable {
+    /// The deploy protocol this code speaks: 2 names objects through the manifests, rebuilds
+    /// what it can from deltas and variants, and asks for the rest in rounds (`plan`).
+    static let protocolVersion = 2
+
     /// One file the client has and its size; a mutable one (manifests, heads) with its SHA-256.
     struct File: Codable, Sendable {
         var path: String
@@ -73,23 +79,46 @@ struct DeployBegin: Codable, Sendable {
         var sha256: String?
     }
 
+    /// A channel's `manifest.plist` in the deployed directory.
+    struct Channel: Codable, Sendable, Equatable {
+        var version: Int
+        var sha256: String
+        var size: Int
+    }
+
+    /// The client's protocol (`DeployBegin.protocolVersion`).
+    var `protocol`: Int
     /// Production's version in the deployed directory.
     var version: Int
     /// Who deploys: `user@host pid N`.
     var holder: String
     /// Deploy even when the edge serves a newer version (a rollback).
     var force: Bool
+    /// Each channel's manifest, by channel name (`production` for the root's).
+    var channels: [String: Channel]
+    /// Every file but those under `objects/`.
     var files: [File]
-    /// Only say what is missing: no lock, nothing staged.
-    var dryRun: Bool?
 }
 
 /// The edge's answer to a begin: the deploy's id and the files it lacks.
 struct DeployStarted: Codable, Sendable {
+    var `protocol` = DeployBegin.protocolVersion
     var id: String
     var missing: [String]
     /// Production's version the edge serves now.
     var current: Int
+    /// The edge serves every channel as deployed and lacks no file: no lock was taken, and
+    /// there is nothing to send or commit.
+    var upToDate = false
+}
+
+/// The edge's answer to a plan: what it still lacks after rebuilding what it could.
+struct DeployPlanned: Codable, Sendable {
+    var missing: [String]
+    /// Files the edge made itself so far (from deltas, variants, manifests).
+    var rebuilt: Int
+    /// Of those, the files under `objects/`.
+    var rebuiltObjects: Int
 }
 
 /// The edge's answer to a commit: the version it serves now.
@@ -107,6 +136,8 @@ enum DeployRoute {
         case begin
         /// `PUT /.folio/deploy/ID/RELATIVE`
         case file(id: String, relative: String)
+        /// `POST /.folio/deploy/ID/plan`
+        case plan(id: String)
         case commit(id: String)
         /// `DELETE /.folio/deploy/ID`
         case abort(id: String)
@@ -120,6 +151,7 @@ enum DeployRoute {
         let relative = String(rest.dropFirst(id.count + 1))
         switch method {
         case "PUT" where !relative.isEmpty: return .file(id: id, relative: relative)
+        case "POST" where relative == "plan": return .plan(id: id)
         case "POST" where relative == "commit": return .commit(id: id)
         case "DELETE" where relative.isEmpty: return .abort(id: id)
         default: return nil

@@ -57,6 +57,11 @@ enum DeployPaths {
         return String(relative.split(separator: "/")[1])
     }
 
+    /// A path inside its channel's directory (`channels/beta/head.plist` → `head.plist`).
+    static func inChannel(_ relative: String) -> String {
+        String(relative.dropFirst(PublishedLayout.channelPrefix(channel(of: relative)).count))
+    }
+
     /// The order files go into place in, as a local publish writes them: objects, deltas,
     /// versioned manifests, heads, mirrors, channel manifests, production's manifest last.
     static func rank(_ relative: String) -> Int {
@@ -103,8 +108,23 @@ struct DeployStaging: Sendable {
         let path = directory + "/" + relative
         do {
             try Self.makeDirectories(directory, FileIO.parent(of: relative))
-            try FileIO.writeAtomically(bytes, to: path)
+            // Made durable all at once before the commit moves them (``makeDurable(_:)``).
+            try FileIO.writeAtomically(bytes, to: path, sync: false)
         } catch { throw DeployFailure.file(error, doing: "stage \(relative)") }
+    }
+
+    /// Makes the staged `files` durable: an fsync each for a few, one file-system sync for many
+    /// (as a local publish does).
+    func makeDurable(_ files: [String]) throws(DeployFailure) {
+        do {
+            guard files.count <= 16 else { return try FileIO.syncFileSystem(containing: directory) }
+            for relative in files {
+                let fd = open(directory + "/" + relative, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw FileError("open", directory + "/" + relative) }
+                defer { close(fd) }
+                guard fsync(fd) == 0 else { throw FileError("fsync", directory + "/" + relative) }
+            }
+        } catch { throw DeployFailure.file(error, doing: "make the staged files durable") }
     }
 
     /// Refuses an object whose bytes (decompressed, for a variant) do not hash to its name.
@@ -127,11 +147,13 @@ struct DeployStaging: Sendable {
     }
 
     /// Creates `relative` (a directory path) and its parents under `base`.
+    /// `base` itself must exist: a staging directory an abort removed is not made again by a
+    /// file still arriving for it.
     static func makeDirectories(_ base: String, _ relative: String) throws(FileError) {
         var path = base
         for part in relative.split(separator: "/") {
             path += "/" + part
-            try FileIO.makeDirectory(path)
+            guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw FileError("create directory", path) }
         }
     }
 

@@ -6,12 +6,16 @@ import Logging
 /// The push-deploy endpoints of an edge serving a published directory (`--deploy-token-file`),
 /// answered on the admin listener (or the only one):
 ///
-/// - `POST /.folio/deploy` with a ``DeployBegin``: takes the deploy lock (409 naming the holder
-///   when another deploy has it), answers a ``DeployStarted`` with the files the edge lacks.
+/// - `POST /.folio/deploy` with a ``DeployBegin`` (each channel's manifest by digest, every file
+///   but the objects): answers ``DeployStarted`` with the files the edge lacks (``DeployNeeds``),
+///   having taken the deploy lock (409 naming the holder when another deploy has it); or, when
+///   it serves the directory as it is, says so and takes nothing.
 /// - `PUT /.folio/deploy/ID/RELATIVE`: stages one file; an object is checked against its name's
 ///   SHA-256 on arrival (422 when it does not match).
-/// - `POST /.folio/deploy/ID/commit`: checks the staged manifests, moves the files into place
-///   in a local publish's order and loads the new version (``DeployCommitted``); 412 for a
+/// - `POST /.folio/deploy/ID/plan`: rebuilds what the edge can of the new version from what it
+///   has and was sent (``DeployRebuild``); answers ``DeployPlanned`` with what it still lacks.
+/// - `POST /.folio/deploy/ID/commit`: rebuilds and checks the staged version, moves the files
+///   into place in a local publish's order and loads it (``DeployCommitted``); 412 for a
 ///   rollback without force, 422 for a version the edge refuses. Either way the lock is let go.
 /// - `DELETE /.folio/deploy/ID`: drops the staged files and lets the lock go.
 ///
@@ -60,6 +64,7 @@ final class EdgeDeploy: Sendable {
             switch target {
             case .begin: return try begin(request.body)
             case .file(let id, let relative): return try stage(id, relative, request.body)
+            case .plan(let id): return try plan(id)
             case .commit(let id): return try await commit(id)
             case .abort(let id): return abort(id)
             }
@@ -69,20 +74,17 @@ final class EdgeDeploy: Sendable {
     }
 
     private func begin(_ body: [UInt8]) throws(DeployFailure) -> DeployResponse {
-        let begin: DeployBegin
-        do { begin = try JSONDecoder().decode(DeployBegin.self, from: Data(body)) } catch {
-            throw DeployFailure(400, "the deploy's begin request is not the JSON folio-build sends: \(error)")
-        }
+        let begin = try Self.decodeBegin(body)
         let current = store.site.manifest.version
         if begin.version < current, !begin.force {
             throw DeployFailure(
                 412, "the edge serves version \(current), the deploy is version \(begin.version): deploying would roll it back; "
                     + "build a newer version, or pass --force to deploy the older one")
         }
-        let missing = missing(begin.files)
-        if begin.dryRun == true { return .json(200, DeployStarted(id: "", missing: missing, current: current)) }
-        let hasManifest = begin.files.contains { $0.path == PublishedLayout.manifest }
-        let (session, replaced) = try lock.take(holder: begin.holder, force: begin.force, hasManifest: hasManifest)
+        let needs = needs(begin)
+        let missing = needs.missing()
+        if needs.changed.isEmpty, missing.isEmpty { return .json(200, DeployStarted(id: "", missing: [], current: current, upToDate: true)) }
+        let (session, replaced) = try lock.take(begin)
         if let replaced {
             DeployStaging(root: root, id: replaced.id).remove()
             logger.warning("took over a stale deploy lock", metadata: ["holder": "\(replaced.holder)", "id": "\(replaced.id)"])
@@ -96,6 +98,28 @@ final class EdgeDeploy: Sendable {
         return .json(200, DeployStarted(id: session.id, missing: missing, current: current))
     }
 
+    /// The begin request, from a client of this protocol.
+    private static func decodeBegin(_ body: [UInt8]) throws(DeployFailure) -> DeployBegin {
+        struct Version: Decodable { var `protocol`: Int? }
+        let spoken = (try? JSONDecoder().decode(Version.self, from: Data(body)))?.protocol
+        guard spoken == DeployBegin.protocolVersion else {
+            throw DeployFailure(
+                400, "this edge speaks deploy protocol \(DeployBegin.protocolVersion), the client \(spoken.map { "speaks \($0)" } ?? "an older one"): "
+                    + "deploy with the folio-build of the same Folio release as the edge")
+        }
+        do { return try JSONDecoder().decode(DeployBegin.self, from: Data(body)) } catch {
+            throw DeployFailure(400, "the deploy's begin request is not the JSON folio-build sends: \(error)")
+        }
+    }
+
+    /// What the edge lacks of `begin`, against the manifests it serves now.
+    private func needs(_ begin: DeployBegin) -> DeployNeeds {
+        let served = store.site.channels.compactMapValues { channel in
+            channel.versioned[channel.manifest.version].map { ContentHash.sha256Hex(Array($0.readableBytesView)) }
+        }
+        return DeployNeeds(root: root, begin: begin, served: served)
+    }
+
     private func stage(_ id: String, _ relative: String, _ body: [UInt8]) throws(DeployFailure) -> DeployResponse {
         _ = try lock.use(id)
         let staging = DeployStaging(root: root, id: id)
@@ -103,6 +127,17 @@ final class EdgeDeploy: Sendable {
         defer { if !lock.holds(id) { staging.remove() } }
         try staging.store(relative, body)
         return .json(201, ["stored": relative])
+    }
+
+    /// Rebuilds what the edge can of the new version; answers what it still lacks.
+    private func plan(_ id: String) throws(DeployFailure) -> DeployResponse {
+        let session = try lock.use(id)
+        let staging = DeployStaging(root: root, id: id)
+        defer { if !lock.holds(id) { staging.remove() } }
+        let planned = try DeployRebuild(staging: staging, needs: needs(session.begin), site: store.site).run()
+        // A manifest the edge would refuse is refused before its objects are sent.
+        _ = try DeployCommit(staging: staging, trust: trust, force: session.force, changed: [], site: store.site).manifests()
+        return .json(200, planned)
     }
 
     private func commit(_ id: String) async throws(DeployFailure) -> DeployResponse {
@@ -113,11 +148,10 @@ final class EdgeDeploy: Sendable {
             staging.remove()
         }
         let previous = store.site.manifest.version
-        let commit = DeployCommit(staging: staging, trust: trust, force: session.force, hasManifest: session.hasManifest, site: store.site)
         let version: Int
         do throws(DeployFailure) {
-            version = try commit.check()
-            try commit.moveIntoPlace()
+            version = try check(session, staging)
+            try DeployCommit.moveIntoPlace(staging)
         } catch {
             logger.error("deploy refused; still serving the previous version", metadata: ["id": "\(id)", "version": "\(previous)", "error": "\(error)"])
             throw error
@@ -131,31 +165,22 @@ final class EdgeDeploy: Sendable {
         return .json(200, DeployCommitted(version: version, previous: previous))
     }
 
+    /// The last rebuild, then the staged version checked as the edge would load it; production's
+    /// version after the commit.
+    private func check(_ session: DeployLock.Session, _ staging: DeployStaging) throws(DeployFailure) -> Int {
+        let needs = needs(session.begin)
+        let plan = try DeployRebuild(staging: staging, needs: needs, site: store.site).run()
+        guard plan.missing.isEmpty else {
+            let shown = plan.missing.prefix(5).joined(separator: ", ") + (plan.missing.count > 5 ? " and \(plan.missing.count - 5) more" : "")
+            throw DeployFailure(422, "the deploy lacks \(plan.missing.count) files the new version needs (\(shown)): they were never sent; deploy again")
+        }
+        return try DeployCommit(staging: staging, trust: trust, force: session.force, changed: needs.changed, site: store.site).check()
+    }
+
     private func abort(_ id: String) -> DeployResponse {
         guard (try? lock.use(id)) != nil else { return .json(200, ["aborted": false]) }
         lock.release(id)
         DeployStaging(root: root, id: id).remove()
         return .json(200, ["aborted": true])
-    }
-
-    /// The files the published root lacks, or has at another size; of a channel's mutable ones
-    /// (manifests, heads), all when any differs from the root's, none when all are the same.
-    private func missing(_ files: [DeployBegin.File]) -> [String] {
-        let valid = files.filter { DeployPaths.problem($0.path) == nil }
-        let isMutable = { (file: DeployBegin.File) in PublishedHeaders.kind(of: file.path) == .mutable }
-        let changed = Set(
-            valid.filter(isMutable).filter { file in
-                Self.size(root + "/" + file.path) != file.size || (try? ContentHash.sha256Hex(file: root + "/" + file.path).hex) != file.sha256
-            }.map { DeployPaths.channel(of: $0.path) })
-        return valid.filter { file in
-            isMutable(file) ? changed.contains(DeployPaths.channel(of: file.path)) : Self.size(root + "/" + file.path) != file.size
-        }.map(\.path)
-    }
-
-    /// The size of the file at `path`; nil when there is none.
-    private static func size(_ path: String) -> Int? {
-        var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int(st.st_size)
     }
 }

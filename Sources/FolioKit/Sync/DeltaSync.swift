@@ -64,31 +64,17 @@ extension Syncer {
             }
             guard response.status == 200 else { throw DeltaFallback("GET \(path) answered \(response.status)") }
             guard response.body.count <= limit else { throw DeltaFallback("\(path) is over \(limit) bytes") }
-            let bundle: DeltaBundle
+            let applied: DeltaStep
             do {
-                bundle = try DeltaBundle(bytes: try decodeBody(response, limit: 64 << 20, what: path))
-                bytes = try DeltaBundle.apply(bundle.manifest, to: bytes)
+                let bundle = try DeltaBundle(bytes: try decodeBody(response, limit: 64 << 20, what: path))
+                applied = try DeltaStep.apply(bundle, to: bytes, source: manifest, targetSHA256: step.to, rebuilt: objects) { try? cache.object($0) }
             } catch {
                 throw DeltaFallback("\(path): \(error)")
             }
-            guard ContentHash.sha256Hex(bytes) == step.to else {
-                throw DeltaFallback("\(path) does not rebuild the manifest it names")
-            }
-            let next: Manifest
-            do { next = try Manifest(bytes: bytes) } catch { throw DeltaFallback("\(path) rebuilds an unusable manifest: \(error)") }
-            for (entryPath, edit) in bundle.objects {
-                // The edit leads to the entry at its path of the defaults or of a release.
-                guard let old = manifest.entry(entryPath) else { continue }
-                let targets = next.entries(at: entryPath).filter { $0.sha256 != old.sha256 && objects[$0.sha256] == nil }
-                guard !targets.isEmpty else { continue }
-                guard let source = objects[old.sha256] ?? (try? cache.object(old)) else { continue }
-                if let result = try? DeltaBundle.apply(edit, to: source), let new = targets.first(where: { $0.matches(result) }) {
-                    objects[new.sha256] = result
-                } else {
-                    failedEdits += 1
-                }
-            }
-            manifest = next
+            objects.merge(applied.objects) { a, _ in a }
+            failedEdits += applied.failedEdits
+            bytes = applied.manifestBytes
+            manifest = applied.manifest
         }
         // Only what the final version lists (a two-step route rebuilds some in-between objects).
         let wanted = Set(manifest.allEntries.map(\.sha256))

@@ -1,0 +1,56 @@
+import FolioPlist
+import FolioPublished
+import FolioSupport
+
+/// The files of a published directory an edge makes itself from a deployed manifest or delta
+/// instead of having them sent: a channel's mirrors (`manifest.plist.gz`, `.br`,
+/// `manifest.json`, `keylist.plist`), the versioned manifest of the deployed version (the same
+/// bytes as `manifest.plist`), and the gzip variants of deltas. Each decodes to what the
+/// builder wrote; the builder's compression levels make most of them the same bytes too.
+enum DeployDerived {
+    /// Whether the edge makes `name` (a path inside a channel's directory) itself for a channel
+    /// deployed as `channel` (a delta's variants: ``deltaSource(of:sizes:)``).
+    static func isDerived(_ name: String, channel: DeployBegin.Channel?) -> Bool {
+        switch name {
+        case PublishedLayout.manifestGzip, PublishedLayout.manifestBrotli, PublishedLayout.manifestJSON, PublishedLayout.keyList:
+            return channel != nil
+        default:
+            if let channel, name == PublishedLayout.versionedManifest(channel.version) { return true }
+            return false
+        }
+    }
+
+    /// Whether `relative` is one of a delta's files (`deltas/…plist`, `.gz`, `.br`).
+    static func isDelta(_ relative: String) -> Bool { DeployPaths.inChannel(relative).hasPrefix(PublishedLayout.deltas + "/") }
+
+    /// The one file of a delta that is sent, the edge making the others from it: its brotli
+    /// variant when the client has one (the smallest), else its gzip one, else the delta.
+    /// `relative` is any of the three; `sizes` are the client's files.
+    static func deltaSource(of relative: String, sizes: [String: Int]) -> String {
+        let base = PublishedHeaders.stripEncoding(relative).base
+        return [base + ".br", base + ".gz"].first { sizes[$0] != nil } ?? base
+    }
+
+    /// The channel's derived files from its manifest's `bytes`, by name inside the channel's
+    /// directory: those `wanted` (the client has them) alone.
+    static func channelFiles(_ bytes: [UInt8], version: Int, wanted: (String) -> Bool) throws(DeployFailure) -> [(name: String, bytes: [UInt8])] {
+        var out: [(name: String, bytes: [UInt8])] = []
+        func add(_ name: String, _ make: () throws -> [UInt8]?) throws(DeployFailure) {
+            guard wanted(name) else { return }
+            do { if let made = try make() { out.append((name, made)) } } catch {
+                throw DeployFailure(422, "the deployed manifest (version \(version)) has no \(name): \(error)")
+            }
+        }
+        try add(PublishedLayout.versionedManifest(version)) { bytes }
+        try add(PublishedLayout.manifestGzip) { try Gzip.compress(bytes, level: PublishedCompression.gzipLevel(bytes.count)) }
+        try add(PublishedLayout.manifestBrotli) { try Brotli.compress(bytes, quality: PublishedCompression.manifestBrotliQuality(11, size: bytes.count)) }
+        try add(PublishedLayout.manifestJSON) { try JSONPlist.encode(try Manifest.jsonMirror(bytes)) }
+        try add(PublishedLayout.keyList) { (try? SignedManifest.decode(bytes))?.keyList.bytes }
+        return out
+    }
+
+    /// The gzip variant of a delta's `bytes`.
+    static func deltaGzip(_ bytes: [UInt8]) throws(DeployFailure) -> [UInt8] {
+        do { return try Gzip.compress(bytes, level: 9) } catch { throw DeployFailure(500, "the edge could not gzip a delta: \(error)") }
+    }
+}

@@ -1,0 +1,172 @@
+import FolioPublished
+import FolioSupport
+
+/// A deploy's plan: the edge rebuilds what it can of each changed channel's new version into
+/// the staging, and names what the client must still send. The manifest comes from the delta
+/// from the one served (with the objects its edits rebuild), or from a variant sent; an object
+/// from the delta or from its brotli or gzip variant sent; its gzip variant by the builder's
+/// level (sent after all when the size differs from the manifest's); the mirrors and the
+/// versioned manifest from the manifest. Run again once files arrive, it goes on from there.
+struct DeployRebuild {
+    let staging: DeployStaging
+    let needs: DeployNeeds
+    /// The site served now: its channels' manifests and the objects it has verified.
+    let site: Site
+
+    var root: String { staging.root }
+
+    func run() throws(DeployFailure) -> DeployPlanned {
+        var plan = DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0)
+        let listed = Set(needs.begin.files.map(\.path))
+        for channel in needs.changed {
+            guard let bytes = try manifest(channel, listed, &plan) else { continue }
+            let manifest: Manifest
+            do { manifest = try Manifest(bytes: bytes) } catch {
+                throw DeployFailure(422, "\(channel)'s deployed manifest.plist is not a manifest: \(error)")
+            }
+            try derive(channel, bytes, version: manifest.version, listed, &plan)
+            var seen = Set<String>()
+            for entry in manifest.allEntries where site.objects[entry.sha256] == nil && seen.insert(entry.sha256).inserted {
+                try object(entry, &plan)
+            }
+        }
+        try deltas(&plan)
+        return plan
+    }
+
+    // MARK: The manifest
+
+    /// The channel's new `manifest.plist`: staged, sent as a variant, or rebuilt from the delta;
+    /// nil, with the variant to send in `plan.missing`, when none gives it.
+    private func manifest(_ channel: String, _ listed: Set<String>, _ plan: inout DeployPlanned) throws(DeployFailure) -> [UInt8]? {
+        let path = PublishedLayout.channelPrefix(channel) + PublishedLayout.manifest
+        let sha = needs.begin.channels[channel]!.sha256
+        if let staged = staged(path) {
+            guard ContentHash.sha256Hex(staged) == sha else {
+                throw DeployFailure(422, "\(path) as sent does not hash to the SHA-256 the deploy's begin gave: deploy again")
+            }
+            return staged
+        }
+        if let sent = try decodedVariant(of: path) {
+            guard ContentHash.sha256Hex(sent) == sha else { throw DeployFailure(422, "\(path)'s variant as sent does not hash to the begin's SHA-256: deploy again") }
+            try staging.store(path, sent)
+            return sent
+        }
+        if needs.hasDelta(channel, listed), let rebuilt = try fromDelta(channel, to: sha, &plan) {
+            try staging.store(path, rebuilt)
+            plan.rebuilt += 1
+            return rebuilt
+        }
+        guard let whole = needs.manifestWhole(channel, listed) else {
+            throw DeployFailure(422, "the deploy names channel \(channel) but lists no \(path): send the whole published directory")
+        }
+        plan.missing.append(whole)
+        return nil
+    }
+
+    /// The manifest the delta from the served one rebuilds, its objects staged; nil when the
+    /// delta is not there or does not apply (the manifest is then sent whole).
+    private func fromDelta(_ channel: String, to sha: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> [UInt8]? {
+        guard let served = site.channels[channel], let from = needs.served[channel],
+            let servedBytes = served.versioned[served.manifest.version].map({ Array($0.readableBytesView) }),
+            let deltaBytes = try delta(PublishedLayout.channelPrefix(channel) + PublishedLayout.delta(from: from, to: sha), &plan),
+            let bundle = try? DeltaBundle(bytes: deltaBytes),
+            let step = try? DeltaStep.apply(bundle, to: servedBytes, source: served.manifest, targetSHA256: sha, object: { entry in
+                try? FileIO.read(root + "/" + entry.objectPath)
+            })
+        else { return nil }
+        let paths = Dictionary(step.manifest.allEntries.map { ($0.sha256, $0.objectPath) }, uniquingKeysWith: { a, _ in a })
+        for (sha256, bytes) in step.objects {
+            guard let path = paths[sha256], !has(path) else { continue }
+            try staging.store(path, bytes)
+            plan.rebuilt += 1
+            plan.rebuiltObjects += 1
+        }
+        return step.manifestBytes
+    }
+
+    /// The channel's mirrors and versioned manifest the client has, made from the manifest.
+    private func derive(_ channel: String, _ bytes: [UInt8], version: Int, _ listed: Set<String>, _ plan: inout DeployPlanned) throws(DeployFailure) {
+        let prefix = PublishedLayout.channelPrefix(channel)
+        let made = try DeployDerived.channelFiles(bytes, version: version) { name in listed.contains(prefix + name) && !isStaged(prefix + name) }
+        for (name, made) in made {
+            try staging.store(prefix + name, made)
+            plan.rebuilt += 1
+        }
+    }
+
+    /// The deltas the client has, each made from the one file of it sent (``DeployDerived/deltaSource(of:sizes:)``).
+    private func deltas(_ plan: inout DeployPlanned) throws(DeployFailure) {
+        for file in needs.begin.files where DeployDerived.isDelta(file.path) && !file.path.hasSuffix(".gz") && !file.path.hasSuffix(".br") {
+            _ = try delta(file.path, &plan)
+        }
+    }
+
+    /// The delta at `relative` (its `.plist`), made with its gzip variant from the file of it
+    /// sent when the edge lacks them; nil when neither it nor that file is here.
+    @discardableResult
+    private func delta(_ relative: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> [UInt8]? {
+        let sizes = needs.sizes
+        let gz = relative + ".gz"
+        var plain = file(relative)
+        if plain == nil { plain = try decodedVariant(of: relative) }
+        if let plain, !has(relative) {
+            try staging.store(relative, plain)
+            plan.rebuilt += 1
+        }
+        if let plain, sizes[gz] != nil, DeployDerived.deltaSource(of: relative, sizes: sizes) != gz, !has(gz) {
+            try staging.store(gz, try DeployDerived.deltaGzip(plain))
+            plan.rebuilt += 1
+        }
+        return plain
+    }
+
+    // MARK: Objects
+
+    /// One object the edge does not serve: its bytes from a variant sent, its gzip variant made;
+    /// what cannot be made goes to `plan.missing` (the smallest variant first).
+    private func object(_ entry: Manifest.Entry, _ plan: inout DeployPlanned) throws(DeployFailure) {
+        var plain: [UInt8]?
+        if !has(entry.objectPath) {
+            guard let sent = try decodedVariant(of: entry.objectPath) else {
+                plan.missing.append(entry.brotliObjectPath ?? entry.gzipObjectPath ?? entry.objectPath)
+                return
+            }
+            try staging.store(entry.objectPath, sent)
+            plan.rebuilt += 1
+            plan.rebuiltObjects += 1
+            plain = sent
+        }
+        if let gz = entry.gzipObjectPath, !has(gz) {
+            guard let bytes = plain ?? file(entry.objectPath) else { throw DeployFailure(500, "the edge could not read \(entry.objectPath)") }
+            let made = try? Gzip.compress(bytes, level: PublishedCompression.gzipLevel(bytes.count))
+            if let made, made.count == entry.gzipSize {
+                try staging.store(gz, made)
+                plan.rebuilt += 1
+                plan.rebuiltObjects += 1
+            } else {
+                plan.missing.append(gz)
+            }
+        }
+        if let br = entry.brotliObjectPath, !has(br) { plan.missing.append(br) }
+    }
+
+    /// The decoded bytes of `path`'s brotli or gzip variant, when one is staged.
+    private func decodedVariant(of path: String) throws(DeployFailure) -> [UInt8]? {
+        for (ext, encoding) in [(".br", "br"), (".gz", "gzip")] {
+            guard let sent = staged(path + ext) else { continue }
+            do {
+                return encoding == "br" ? try Brotli.decompress(sent, maxSize: DeployRequest.maxBody) : try Gzip.decompress(sent, maxSize: DeployRequest.maxBody)
+            } catch { throw DeployFailure(422, "\(path + ext) as sent does not decompress (\(error)): deploy again") }
+        }
+        return nil
+    }
+
+    // MARK: Files
+
+    private func staged(_ relative: String) -> [UInt8]? { try? FileIO.read(staging.directory + "/" + relative) }
+    private func isStaged(_ relative: String) -> Bool { FileIO.exists(staging.directory + "/" + relative) }
+    /// Staged, else in the published root.
+    private func file(_ relative: String) -> [UInt8]? { staged(relative) ?? (try? FileIO.read(root + "/" + relative)) }
+    private func has(_ relative: String) -> Bool { isStaged(relative) || FileIO.exists(root + "/" + relative) }
+}

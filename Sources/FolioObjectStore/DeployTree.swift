@@ -1,0 +1,75 @@
+import FolioPublished
+import FolioSupport
+import Foundation
+
+/// A published directory as a deploy to an edge describes it: each channel's `manifest.plist`
+/// by version and digest, and every file but the objects (the manifests name those), by size,
+/// a mutable one with its SHA-256 too. Nothing under `objects/` is listed or read here.
+package struct DeployTree: Sendable {
+    package var root: String
+    package var channels: [String: EdgeDeployClient.Channel]
+    package var files: [EdgeDeployClient.Begin.File]
+    /// Production's version.
+    package var version: Int
+    /// The files the manifests name under `objects/` (variants included).
+    package var objectFiles: Int
+
+    /// Every file the directory publishes.
+    package var fileCount: Int { files.count + objectFiles }
+
+    package init(root: String) throws(ObjectStoreError) {
+        guard FileIO.exists(PublishedLayout.path(root, PublishedLayout.manifest)) else {
+            throw ObjectStoreError(.usage, "\(root) is not a published directory (it has no manifest.plist): build it first with folio-build --output \(root)")
+        }
+        self.root = root
+        channels = [:]
+        var objects = Set<String>()
+        for name in PublishedLayout.publishedChannels(root) {
+            let path = PublishedLayout.channelManifest(root, name)
+            let bytes: [UInt8]
+            let manifest: Manifest
+            do {
+                bytes = try FileIO.read(path)
+                manifest = try Manifest(bytes: bytes)
+            } catch { throw ObjectStoreError(.usage, "\(path) is not a readable manifest: \(error)") }
+            channels[name] = .init(version: manifest.version, sha256: ContentHash.sha256Hex(bytes), size: bytes.count)
+            for entry in manifest.allEntries { objects.formUnion([entry.objectPath, entry.gzipObjectPath, entry.brotliObjectPath].compactMap { $0 }) }
+        }
+        objectFiles = objects.count
+        version = channels[Channel.production]?.version ?? 0
+        files = try Self.files(root)
+    }
+
+    /// Whether `relative` names a file of a published directory, the only files an edge may ask
+    /// for: plain names (no `..`, no dot files), under a published directory's layout.
+    package static func isPublishedPath(_ relative: String) -> Bool {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+        return !parts.contains { $0.isEmpty || $0.hasPrefix(".") } && PublishedHeaders.kind(of: relative) != nil
+    }
+
+    /// Every file but the objects and dot files, relative; mutable ones with their SHA-256.
+    private static func files(_ root: String) throws(ObjectStoreError) -> [EdgeDeployClient.Begin.File] {
+        var out: [EdgeDeployClient.Begin.File] = []
+        var pending = [""]
+        while let dir = pending.popLast() {
+            let names: [String]
+            do { names = try FileIO.list(dir.isEmpty ? root : root + "/" + dir) } catch { throw ObjectStoreError(.usage, "cannot list \(root)/\(dir): \(error)") }
+            for name in names.sorted() where !name.hasPrefix(".") && !(dir.isEmpty && name == PublishedLayout.objects) {
+                let relative = dir.isEmpty ? name : dir + "/" + name
+                var st = stat()
+                guard stat(root + "/" + relative, &st) == 0 else { continue }
+                if (st.st_mode & S_IFMT) == S_IFDIR { pending.append(relative) }
+                guard (st.st_mode & S_IFMT) == S_IFREG, let kind = PublishedHeaders.kind(of: relative) else { continue }
+                out.append(try file(root, relative, size: Int(st.st_size), mutable: kind == .mutable))
+            }
+        }
+        return out
+    }
+
+    private static func file(_ root: String, _ relative: String, size: Int, mutable: Bool) throws(ObjectStoreError) -> EdgeDeployClient.Begin.File {
+        guard mutable else { return .init(path: relative, size: size) }
+        do { return .init(path: relative, size: size, sha256: try ContentHash.sha256Hex(file: root + "/" + relative).hex) } catch {
+            throw ObjectStoreError(.usage, "cannot read \(root)/\(relative): \(error)")
+        }
+    }
+}

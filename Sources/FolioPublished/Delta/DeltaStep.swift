@@ -1,0 +1,40 @@
+import FolioSupport
+
+/// One delta applied to a held version: the manifest it rebuilds and the objects its edits
+/// rebuild, each checked. Shared by a client's sync and an edge taking a push deploy, so both
+/// read a delta the same way.
+package struct DeltaStep: Sendable {
+    /// The target `manifest.plist`, byte for byte, and the manifest it holds.
+    package var manifestBytes: [UInt8]
+    package var manifest: Manifest
+    /// Objects rebuilt by the edits and checked against the target's entries, by SHA-256.
+    package var objects: [String: [UInt8]]
+    /// Edits whose source object was held but whose result the target does not name.
+    package var failedEdits: Int
+
+    /// Applies `bundle` to the manifest file `sourceBytes` (holding `source`); the result must
+    /// hash to `targetSHA256`. An object edit applies to the source's entry at its path, whose
+    /// bytes come from `rebuilt` (an earlier step's) or `object` (nil: not held, no edit tried).
+    package static func apply(
+        _ bundle: DeltaBundle, to sourceBytes: [UInt8], source: Manifest, targetSHA256: String,
+        rebuilt: [String: [UInt8]] = [:], object: (Manifest.Entry) -> [UInt8]?
+    ) throws(DeltaError) -> DeltaStep {
+        let bytes = try DeltaBundle.apply(bundle.manifest, to: sourceBytes)
+        guard ContentHash.sha256Hex(bytes) == targetSHA256 else { throw DeltaError("the delta does not rebuild the manifest it names") }
+        let target: Manifest
+        do { target = try Manifest(bytes: bytes) } catch { throw DeltaError("the delta rebuilds an unusable manifest: \(error)") }
+        var step = DeltaStep(manifestBytes: bytes, manifest: target, objects: [:], failedEdits: 0)
+        for (path, edit) in bundle.objects {
+            // The edit leads to the entry at its path of the defaults or of a release.
+            guard let old = source.entry(path) else { continue }
+            let targets = target.entries(at: path).filter { $0.sha256 != old.sha256 && step.objects[$0.sha256] == nil }
+            guard !targets.isEmpty, let held = rebuilt[old.sha256] ?? object(old) else { continue }
+            if let result = try? DeltaBundle.apply(edit, to: held), let new = targets.first(where: { $0.matches(result) }) {
+                step.objects[new.sha256] = result
+            } else {
+                step.failedEdits += 1
+            }
+        }
+        return step
+    }
+}
