@@ -82,7 +82,7 @@ extension Steps {
 
     /// The brotli quality for `size` bytes at the build's `quality`: at most 5 past 1 MiB (a large
     /// manifest or data file in tens of milliseconds, not seconds).
-    package static func brotliLevel(_ quality: Int32, _ size: Int) -> Int32 { size > 1 << 20 ? min(quality, 5) : quality }
+    package static func brotliLevel(_ quality: Int32, _ size: Int) -> Int32 { PublishedCompression.objectBrotliQuality(quality, size: size) }
 
     /// An object's compressed variants, each kept only when smaller than what it would replace.
     package struct Variants: Sendable {

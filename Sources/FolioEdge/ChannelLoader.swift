@@ -129,11 +129,16 @@ struct ChannelRoutes {
     private func versionedRoutes(_ versioned: [Int: ByteBuffer]) throws -> [String: Resource] {
         var routes: [String: Resource] = [:]
         for (v, bytes) in versioned {
+            let path = channel.prefix + PublishedLayout.versionedManifest(v)
+            // Immutable: what the previous load made stays (a reload compresses only new ones).
+            if let old = previous?.routes[path], previous?.versioned[v] != nil {
+                routes[path] = old
+                continue
+            }
             let m = try? Manifest(bytes: Array(bytes.readableBytesView))
             let date = m.map { Int64($0.createdAt.timeIntervalSince1970.rounded(.down)) } ?? channel.created
             // No brotli: old versions are rarely asked for, and every reload would compress them all again.
-            routes[channel.prefix + PublishedLayout.versionedManifest(v)] = try SiteLoader.resource(
-                bytes, type: SiteLoader.plistType, cacheControl: immutableCC, lastModified: date, brotli: false)
+            routes[path] = try SiteLoader.resource(bytes, type: SiteLoader.plistType, cacheControl: immutableCC, lastModified: date, brotli: false)
         }
         return routes
     }

@@ -7,6 +7,16 @@ package enum PublishedCompression {
     /// than zlib's 9).
     package static func gzipLevel(_ size: Int) -> Int32 { size > 128 * 1024 ? 6 : 9 }
 
+    /// Objects larger than this get at most ``largeObjectBrotliQuality``: quality 11 runs at
+    /// about 1 MB/s a core.
+    package static let largeObject = 1 << 20
+    package static let largeObjectBrotliQuality: Int32 = 5
+
+    /// The brotli quality for an object of `size` bytes at the build's `quality`.
+    package static func objectBrotliQuality(_ quality: Int32, size: Int) -> Int32 {
+        size > largeObject ? min(quality, largeObjectBrotliQuality) : quality
+    }
+
     /// The brotli quality of `manifest.plist.br` at the build's `quality`: past 256 KiB 1 (a
     /// 20,000-entry manifest in about 12 ms).
     package static func manifestBrotliQuality(_ quality: Int32, size: Int) -> Int32 { size > 256 * 1024 ? 1 : quality }

@@ -107,6 +107,19 @@ struct DeploySetup {
     /// The edge's production manifest on disk.
     func edgeManifestBytes() throws -> [UInt8] { try FileIO.read(edgeRoot + "/manifest.plist") }
 
+    /// Requires every file of `src` (but dot files) on the edge's disk with the same bytes: what
+    /// the edge rebuilt (objects, variants, mirrors, versioned manifests, deltas) included.
+    func expectSameFiles(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let files = FileManager.default.enumerator(atPath: src)?.allObjects.compactMap { $0 as? String } ?? []
+        var differing: [String] = []
+        for relative in files where !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: src + "/" + relative, isDirectory: &isDir), !isDir.boolValue else { continue }
+            if (try? FileIO.read(edgeRoot + "/" + relative)) != (try FileIO.read(src + "/" + relative)) { differing.append(relative) }
+        }
+        #expect(differing.isEmpty, "the edge's copy differs: \(differing.prefix(10))", sourceLocation: sourceLocation)
+    }
+
     /// Requires the edge to serve `version` whole: /healthz, the manifest as on its disk, and
     /// every object that manifest names; and no staging left behind (unless `staging`).
     func expectServesWhole(_ version: Int, staging: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {

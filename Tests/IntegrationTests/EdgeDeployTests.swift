@@ -60,6 +60,7 @@ extension EdgeIntegration {
             #expect(DeploySetup.objectsUploaded(edit) ?? 99 <= brotli, "\(edit.stdout)")
             #expect((DeploySetup.objectsUploaded(edit) ?? 0) + (DeploySetup.objectsRebuilt(edit) ?? 0) == changed.count, "\(edit.stdout)")
             try s.expectServesWhole(3)
+            try s.expectSameFiles()
             let r = try ClientTest.json(try sync())
             #expect(r["method"]?.stringValue == "delta", "\(r)")
             #expect(r["objectsFetched"]?.intValue == 0, "\(r)")

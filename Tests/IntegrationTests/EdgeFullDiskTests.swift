@@ -48,5 +48,25 @@ struct EdgeFullDiskTests {
         #expect(EdgeProcess.metric("folio_edge_cache_disk_full", in: metrics) == 1, "\(metrics)")
         #expect(tier.isAlive)
     }
+
+    @Test("a deploy to an edge whose disk fills is refused with 507: the previous version served whole, no staging left")
+    func deployDiskFull() throws {
+        let s = try DeploySetup.make("full-deploy")
+        defer { s.cleanup() }
+        // Room for version 1 and a little more, as the file system counts it (4 KB pages).
+        let used = Int(try Harness.run("/usr/bin/du", ["-sk", s.v1]).stdout.prefix { $0.isNumber }) ?? 0
+        let disk = try Self.tmpfs("full-deploy-root", size: "\(used + 96)k")
+        defer { Self.unmount(disk) }
+        #expect(try Harness.run("/bin/cp", ["-a", s.v1 + "/.", disk]).status == 0)
+        let edge = try EdgeProcess.start(root: disk, args: ["--threads", "1", "--deploy-token-file", s.tokenFile, "--admin-listen", "127.0.0.1:0"])
+        defer { edge.stop() }
+        let r = try s.deploy(url: "http://127.0.0.1:\(try #require(edge.adminPort))")
+        #expect(r.status != 0 && r.stderr.contains("507") && r.stderr.contains("disk is full"), "\(r.stdout) \(r.stderr)")
+        try edge.requireVersion(1)
+        #expect(try FileIO.read(disk + "/manifest.plist") == FileIO.read(s.v1 + "/manifest.plist"))
+        #expect(try RawHTTPConnection.fetch(port: edge.port, "/manifest.plist").body == FileIO.read(s.v1 + "/manifest.plist"))
+        #expect(((try? FileIO.list(disk + "/.deploy")) ?? []).isEmpty, "staging left behind")
+        #expect(edge.isAlive)
+    }
 }
 }

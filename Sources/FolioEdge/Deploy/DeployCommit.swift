@@ -56,13 +56,14 @@ struct DeployCommit {
     /// Every object the manifest names, and its variants, staged or in the root; each object
     /// not already verified by the site served is read and checked against its entry.
     private func checkObjects(_ manifest: Manifest, channel: String) throws(DeployFailure) {
-        for entry in manifest.allEntries {
+        // What the site serves it loaded whole, variants included.
+        for entry in manifest.allEntries where site.objects[entry.sha256] == nil {
             for path in [entry.objectPath, entry.gzipObjectPath, entry.brotliObjectPath].compactMap({ $0 }) {
                 guard let file = location(path) else {
                     throw DeployFailure(
                         422, "\(channel)'s manifest names \(path) (for \(entry.path)), which the edge does not have and the deploy did not send")
                 }
-                guard path == entry.objectPath, site.objects[entry.sha256] == nil else { continue }
+                guard path == entry.objectPath else { continue }
                 let bytes: [UInt8]
                 do { bytes = try FileIO.read(file) } catch { throw DeployFailure.file(error, doing: "read \(path)") }
                 let problem = entry.check(bytes)

@@ -15,6 +15,8 @@ final class DeployLock: Sendable {
         var force: Bool { begin.force }
         /// Set while the commit runs: the lock is not stale then, however long it takes.
         var committing = false
+        /// The last plan lacked nothing and no file came since: the commit need not rebuild.
+        var planned = false
     }
 
     private let session = Mutex<Session?>(nil)
@@ -40,19 +42,28 @@ final class DeployLock: Sendable {
     }
 
     /// The session `id` when it still holds the lock and is not committing, marked used now
-    /// (and committing).
+    /// (and committing; else no longer planned: a file may arrive).
     func use(_ id: String, committing: Bool = false) throws(DeployFailure) -> Session {
         let found: Session? = session.withLock { current in
             guard current?.id == id, current?.committing == false else { return nil }
+            let planned = current?.planned == true
             current?.lastUsed = Date()
+            current?.planned = false
             if committing { current?.committing = true }
-            return current
+            var found = current
+            found?.planned = planned
+            return found
         }
         guard let found else {
             throw DeployFailure(
                 404, "no deploy \(id) is in progress on this edge: it ended or is committing, or another deploy took over its lock after \(Int(staleAfter)) s idle; deploy again")
         }
         return found
+    }
+
+    /// Records that a plan of session `id` lacked nothing (until its next request).
+    func markPlanned(_ id: String) {
+        session.withLock { current in if current?.id == id { current?.planned = true } }
     }
 
     /// Whether the session `id` holds the lock.

@@ -4,9 +4,9 @@ import FolioSupport
 /// A deploy's plan: the edge rebuilds what it can of each changed channel's new version into
 /// the staging, and names what the client must still send. The manifest comes from the delta
 /// from the one served (with the objects its edits rebuild), or from a variant sent; an object
-/// from the delta or from its brotli or gzip variant sent; its gzip variant by the builder's
-/// level (sent after all when the size differs from the manifest's); the mirrors and the
-/// versioned manifest from the manifest. Run again once files arrive, it goes on from there.
+/// from the delta or from its brotli or gzip variant sent; its gzip variant, and the brotli one
+/// of a large object, at the builder's level (sent after all when the size differs from the
+/// manifest's); the mirrors and the versioned manifest from the manifest. Run again once files arrive, it goes on from there.
 struct DeployRebuild {
     let staging: DeployStaging
     let needs: DeployNeeds
@@ -19,11 +19,7 @@ struct DeployRebuild {
         var plan = DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0)
         let listed = Set(needs.begin.files.map(\.path))
         for channel in needs.changed {
-            guard let bytes = try manifest(channel, listed, &plan) else { continue }
-            let manifest: Manifest
-            do { manifest = try Manifest(bytes: bytes) } catch {
-                throw DeployFailure(422, "\(channel)'s deployed manifest.plist is not a manifest: \(error)")
-            }
+            guard let (bytes, manifest) = try manifest(channel, listed, &plan) else { continue }
             try derive(channel, bytes, version: manifest.version, listed, &plan)
             var seen = Set<String>()
             for entry in manifest.allEntries where site.objects[entry.sha256] == nil && seen.insert(entry.sha256).inserted {
@@ -36,26 +32,27 @@ struct DeployRebuild {
 
     // MARK: The manifest
 
-    /// The channel's new `manifest.plist`: staged, sent as a variant, or rebuilt from the delta;
-    /// nil, with the variant to send in `plan.missing`, when none gives it.
-    private func manifest(_ channel: String, _ listed: Set<String>, _ plan: inout DeployPlanned) throws(DeployFailure) -> [UInt8]? {
+    /// The channel's new `manifest.plist` and the manifest it holds: staged, sent as a variant,
+    /// or rebuilt from the delta; nil, with the variant to send in `plan.missing`, when none
+    /// gives it.
+    private func manifest(_ channel: String, _ listed: Set<String>, _ plan: inout DeployPlanned) throws(DeployFailure) -> ([UInt8], Manifest)? {
         let path = PublishedLayout.channelPrefix(channel) + PublishedLayout.manifest
         let sha = needs.begin.channels[channel]!.sha256
         if let staged = staged(path) {
             guard ContentHash.sha256Hex(staged) == sha else {
                 throw DeployFailure(422, "\(path) as sent does not hash to the SHA-256 the deploy's begin gave: deploy again")
             }
-            return staged
+            return (staged, try Self.parse(staged, path))
         }
         if let sent = try decodedVariant(of: path) {
             guard ContentHash.sha256Hex(sent) == sha else { throw DeployFailure(422, "\(path)'s variant as sent does not hash to the begin's SHA-256: deploy again") }
             try staging.store(path, sent)
-            return sent
+            return (sent, try Self.parse(sent, path))
         }
         if needs.hasDelta(channel, listed), let rebuilt = try fromDelta(channel, to: sha, &plan) {
-            try staging.store(path, rebuilt)
+            try staging.store(path, rebuilt.manifestBytes)
             plan.rebuilt += 1
-            return rebuilt
+            return (rebuilt.manifestBytes, rebuilt.manifest)
         }
         guard let whole = needs.manifestWhole(channel, listed) else {
             throw DeployFailure(422, "the deploy names channel \(channel) but lists no \(path): send the whole published directory")
@@ -64,9 +61,13 @@ struct DeployRebuild {
         return nil
     }
 
-    /// The manifest the delta from the served one rebuilds, its objects staged; nil when the
-    /// delta is not there or does not apply (the manifest is then sent whole).
-    private func fromDelta(_ channel: String, to sha: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> [UInt8]? {
+    private static func parse(_ bytes: [UInt8], _ path: String) throws(DeployFailure) -> Manifest {
+        do { return try Manifest(bytes: bytes) } catch { throw DeployFailure(422, "\(path) as deployed is not a manifest: \(error)") }
+    }
+
+    /// What the delta from the served manifest rebuilds, its objects staged; nil when the delta
+    /// is not there or does not apply (the manifest is then sent whole).
+    private func fromDelta(_ channel: String, to sha: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> DeltaStep? {
         guard let served = site.channels[channel], let from = needs.served[channel],
             let servedBytes = served.versioned[served.manifest.version].map({ Array($0.readableBytesView) }),
             let deltaBytes = try delta(PublishedLayout.channelPrefix(channel) + PublishedLayout.delta(from: from, to: sha), &plan),
@@ -82,7 +83,7 @@ struct DeployRebuild {
             plan.rebuilt += 1
             plan.rebuiltObjects += 1
         }
-        return step.manifestBytes
+        return step
     }
 
     /// The channel's mirrors and versioned manifest the client has, made from the manifest.
@@ -138,17 +139,30 @@ struct DeployRebuild {
             plain = sent
         }
         if let gz = entry.gzipObjectPath, !has(gz) {
-            guard let bytes = plain ?? file(entry.objectPath) else { throw DeployFailure(500, "the edge could not read \(entry.objectPath)") }
-            let made = try? Gzip.compress(bytes, level: PublishedCompression.gzipLevel(bytes.count))
-            if let made, made.count == entry.gzipSize {
-                try staging.store(gz, made)
-                plan.rebuilt += 1
-                plan.rebuiltObjects += 1
-            } else {
-                plan.missing.append(gz)
-            }
+            let made = try? Gzip.compress(try object(entry, plain), level: PublishedCompression.gzipLevel(entry.size))
+            try variant(gz, made, size: entry.gzipSize, &plan)
         }
-        if let br = entry.brotliObjectPath, !has(br) { plan.missing.append(br) }
+        if let br = entry.brotliObjectPath, !has(br) {
+            // Quality 11 runs at about 1 MB/s: sent. Past 1 MiB the builder compresses at 5 (``PublishedCompression``).
+            let quality = PublishedCompression.largeObjectBrotliQuality
+            let made = entry.size > PublishedCompression.largeObject ? try? Brotli.compress(try object(entry, plain), quality: quality) : nil
+            try variant(br, made, size: entry.brSize, &plan)
+        }
+    }
+
+    /// A variant the edge made, staged when it has the size the manifest gives; else sent.
+    private func variant(_ path: String, _ made: [UInt8]?, size: Int?, _ plan: inout DeployPlanned) throws(DeployFailure) {
+        guard let made, made.count == size else { return plan.missing.append(path) }
+        try staging.store(path, made)
+        plan.rebuilt += 1
+        plan.rebuiltObjects += 1
+    }
+
+    /// The object's bytes: `plain` when it was just made, else read.
+    private func object(_ entry: Manifest.Entry, _ plain: [UInt8]?) throws(DeployFailure) -> [UInt8] {
+        if let plain { return plain }
+        guard let bytes = file(entry.objectPath) else { throw DeployFailure(500, "the edge could not read \(entry.objectPath)") }
+        return bytes
     }
 
     /// The decoded bytes of `path`'s brotli or gzip variant, when one is staged.

@@ -137,6 +137,7 @@ final class EdgeDeploy: Sendable {
         let planned = try DeployRebuild(staging: staging, needs: needs(session.begin), site: store.site).run()
         // A manifest the edge would refuse is refused before its objects are sent.
         _ = try DeployCommit(staging: staging, trust: trust, force: session.force, changed: [], site: store.site).manifests()
+        if planned.missing.isEmpty { lock.markPlanned(id) }
         return .json(200, planned)
     }
 
@@ -165,11 +166,11 @@ final class EdgeDeploy: Sendable {
         return .json(200, DeployCommitted(version: version, previous: previous))
     }
 
-    /// The last rebuild, then the staged version checked as the edge would load it; production's
-    /// version after the commit.
+    /// The last rebuild (unless the last plan lacked nothing and no file came since), then the
+    /// staged version checked as the edge would load it; production's version after the commit.
     private func check(_ session: DeployLock.Session, _ staging: DeployStaging) throws(DeployFailure) -> Int {
         let needs = needs(session.begin)
-        let plan = try DeployRebuild(staging: staging, needs: needs, site: store.site).run()
+        let plan = session.planned ? DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0) : try DeployRebuild(staging: staging, needs: needs, site: store.site).run()
         guard plan.missing.isEmpty else {
             let shown = plan.missing.prefix(5).joined(separator: ", ") + (plan.missing.count > 5 ? " and \(plan.missing.count - 5) more" : "")
             throw DeployFailure(422, "the deploy lacks \(plan.missing.count) files the new version needs (\(shown)): they were never sent; deploy again")

@@ -1,0 +1,54 @@
+import FolioObjectStore
+import FolioPublished
+import FolioSupport
+import FolioTestSupport
+import Foundation
+import Testing
+
+@Suite("deploy tree: what a deploy to an edge describes")
+struct DeployTreeTests {
+    @Test("each channel's manifest by digest; every file but objects and dot files; mutable ones hashed")
+    func describes() throws {
+        let fixture = ChannelRootFixture()
+        defer { fixture.cleanup() }
+        let a = try fixture.object("notes/a.txt", "alpha alpha alpha alpha alpha alpha", gzip: true)
+        try fixture.publish(ChannelRootFixture.manifest(3, entries: [a]))
+        try fixture.publish(ChannelRootFixture.manifest(5, channel: "beta", entries: [a]), channel: "beta")
+        let delta = PublishedLayout.delta(from: String(repeating: "a", count: 64), to: String(repeating: "b", count: 64))
+        try FileIO.makeDirectory(fixture.root + "/deltas")
+        try FileIO.writeAtomically([1, 2, 3], to: fixture.root + "/" + delta)
+        try FileIO.writeAtomically([1], to: fixture.root + "/.folio-build.lock")
+
+        let tree = try DeployTree(root: fixture.root)
+        let manifest = try FileIO.read(fixture.root + "/manifest.plist")
+        #expect(tree.version == 3)
+        let production = try #require(tree.channels["production"])
+        #expect(production.version == 3 && production.sha256 == ContentHash.sha256Hex(manifest) && production.size == manifest.count)
+        #expect(tree.channels["beta"]?.version == 5)
+        let paths = Set(tree.files.map(\.path))
+        #expect(paths.contains(delta) && paths.contains("manifest.plist") && paths.contains("channels/beta/manifest.plist"), "\(paths)")
+        #expect(!paths.contains { $0.hasPrefix("objects/") || $0.contains("/.") || $0.hasPrefix(".") }, "\(paths)")
+        let listed = try #require(tree.files.first { $0.path == delta })
+        #expect(listed.size == 3 && listed.sha256 == nil)  // immutable: by size
+        #expect(tree.files.first { $0.path == "manifest.plist" }?.sha256 == ContentHash.sha256Hex(manifest))
+        #expect(tree.objectFiles == 2)  // a and its gzip variant
+    }
+
+    @Test("only a published directory's files may be asked for: no dot files, no way out of the root")
+    func askable() {
+        let sha = String(repeating: "c", count: 64)
+        for ok in ["objects/\(sha).plist.br", "manifest.plist", "deltas/\(sha)-\(sha).plist", "channels/beta/head.plist"] {
+            #expect(DeployTree.isPublishedPath(ok), "\(ok)")
+        }
+        for bad in ["../etc/passwd", "objects/../../etc/passwd", ".folio-build-cache.plist", "/etc/passwd", "objects//x.plist", "notes.txt", ""] {
+            #expect(!DeployTree.isPublishedPath(bad), "\(bad)")
+        }
+    }
+
+    @Test("a directory without manifest.plist is refused, naming it")
+    func notPublished() throws {
+        let dir = Harness.tempDir("deploy-tree-empty")
+        defer { Harness.cleanup(dir) }
+        #expect(throws: ObjectStoreError.self) { try DeployTree(root: dir) }
+    }
+}
