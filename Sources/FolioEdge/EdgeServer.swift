@@ -353,8 +353,10 @@ package enum Edge {
             let edge = EdgeService(
                 config: config, group: group, content: content, metrics: metrics, logger: logger, certificates: certificates,
                 acmeResponder: acme?.responder, accessLog: accessLog, deploy: deploy, live: live, inherited: inherited, notifier: notifier)
+            var cache: HTTPCache?
+            if case .cache(let c) = content { cache = c }
             let reconfigure = config.reload.map {
-                ConfigReloader(reload: $0, live: live, certificates: certificates, site: site, admin: admin, logger: logger)
+                ConfigReloader(reload: $0, live: live, certificates: certificates, site: site, admin: admin, cache: cache, logger: logger)
             }
             let watcher = WatchService(
                 reloader: site, certificates: certificates, config: reconfigure, interval: config.watchInterval, logger: logger,
