@@ -89,11 +89,17 @@ extension ConfigFile {
         "purge-token-file", "maintenance-file", "log-level", "drain-timeout", "config",
     ]
 
+    /// What a tier reloads besides: its origins and their policy (not a switch between a tier
+    /// and a published directory).
+    static let reloadableInTier: Set<String> = ["origin", "origin-policy", "health-interval-ms"]
+
     /// The options whose values differ between two command lines and that only a restart can
     /// change (`trust` too for a tier, which checks it as it fetches).
     static func restartNeeded(_ old: [String], _ new: [String], tier: Bool) -> [String] {
         let (a, b) = (values(old), values(new))
+        let tierBoth = tier && a["origin"] != nil && b["origin"] != nil
         let fixed = Set(a.keys).union(b.keys).subtracting(reloadable).subtracting(tier ? [] : ["trust"])
+            .subtracting(tierBoth ? reloadableInTier : [])
         return fixed.filter { a[$0] != b[$0] }.sorted().map { "--\($0)" }
     }
 

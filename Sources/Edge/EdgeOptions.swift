@@ -12,7 +12,8 @@ import NIOCore
 struct EdgeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A TOML file of options: each long option is a key of the same name; options given here override it.", valueName: "file"))
     var config: String?
-    @Option(help: "The published directory to serve (default: public; not with --origin).") var root: String?
+    @Option(help: "The published directory to serve (default: public; not with --origin); with --deploy-token-file it may be empty, or missing (then made), until a first deploy.")
+    var root: String?
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port; 0 picks a free one and prints it.") var port = 8080
     @Option(help: "Event loop threads (default: one per core).") var threads: Int?
@@ -120,8 +121,18 @@ struct EdgeOptions: ParsableArguments {
             }
             return
         }
+        if deployTokenFile != nil {
+            // Started empty, it waits for a first deploy; only a wrong path is refused.
+            let parent = FileIO.parent(of: publishedRoot)
+            guard FileIO.exists(publishedRoot) || parent.isEmpty || FileIO.exists(parent) else {
+                throw ValidationError("--root \(publishedRoot): its parent \(parent) does not exist; create it, or fix the path")
+            }
+            return
+        }
         guard FileIO.exists(PublishedLayout.path(publishedRoot, PublishedLayout.manifest)) else {
-            throw ValidationError("\(publishedRoot)/manifest.plist not found; run folio-build (make publish) first or pass --root")
+            throw ValidationError(
+                "\(publishedRoot)/manifest.plist not found; run folio-build (make publish) first or pass --root, "
+                    + "or add --deploy-token-file FILE to start empty and wait for a first deploy")
         }
     }
 

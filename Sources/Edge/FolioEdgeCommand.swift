@@ -79,13 +79,16 @@ struct Validate: AsyncParsableCommand {
 
     func run() async throws {
         var problems = options.problems()
+        var notes: [String] = []
         if problems.isEmpty {
             do {
                 let config = try options.configuration()
                 let inherited = ProcessInfo.processInfo.environment["LISTEN_FDS"] != nil
                 problems = EdgePreflight.problems(config, socketsInherited: inherited)
+                notes = EdgePreflight.notes(config)
             } catch { problems.append("\(error)") }
         }
+        for note in notes { FileHandle.standardError.write(Data("folio-edge: note: \(note)\n".utf8)) }
         guard problems.isEmpty else {
             for problem in problems { FileHandle.standardError.write(Data("folio-edge: error: \(ConfigFile.located(problem, arguments: CommandLine.arguments))\n".utf8)) }
             throw ExitCode(1)

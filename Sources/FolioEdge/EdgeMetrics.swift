@@ -12,6 +12,8 @@ final class EdgeMetrics: Sendable {
     let bytesSent: Metrics.Counter
     let latency: Metrics.Timer
     let version: Metrics.Gauge
+    /// 1 while an edge that takes deploys waits for its first one (it serves no content), else 0.
+    let awaitingFirstDeploy: Metrics.Gauge
     let notModifiedShare: Metrics.Gauge
     let reloadFailures: Metrics.Counter
     let connectionsRejected: Metrics.Counter
@@ -52,6 +54,7 @@ final class EdgeMetrics: Sendable {
         bytesSent = Metrics.Counter(label: "folio_edge_sent_bytes_total")
         latency = Metrics.Timer(label: "folio_edge_request_duration_seconds")
         version = Metrics.Gauge(label: "folio_edge_loaded_version")
+        awaitingFirstDeploy = Metrics.Gauge(label: "folio_edge_awaiting_first_deploy")
         notModifiedShare = Metrics.Gauge(label: "folio_edge_not_modified_ratio")
         reloadFailures = Metrics.Counter(label: "folio_edge_reload_failures_total")
         connectionsRejected = Metrics.Counter(label: "folio_edge_connections_rejected_total")

@@ -16,13 +16,22 @@ package enum EdgePreflight {
         switch config.mode {
         case .origin(let mode):
             let loader = SiteLoader(root: mode.root, memoryBudget: mode.memoryBudget, manifestHintOverride: mode.manifestHintOverride, trust: mode.trust)
-            do { _ = try loader.load(previous: nil) } catch { found.append("--root \(mode.root): cannot serve it: \(error)") }
+            if mode.deployTokenFile == nil || !AwaitingDeploy.isEmpty(mode.root) {
+                do { _ = try loader.load(previous: nil) } catch { found.append("--root \(mode.root): cannot serve it: \(error)") }
+            }
             found += tokenProblems("--deploy-token-file", mode.deployTokenFile, what: "deploy")
         case .cacheTier(let tier):
             found += tokenProblems("--purge-token-file", tier.purgeTokenFile, what: "purge")
         }
         if !socketsInherited { found += portProblems(config.listener) }
         return found
+    }
+
+    /// What a start would do that is not a problem but worth saying: an empty root waiting for a first deploy.
+    package static func notes(_ config: EdgeConfiguration) -> [String] {
+        guard case .origin(let mode) = config.mode, mode.deployTokenFile != nil, AwaitingDeploy.isEmpty(mode.root) else { return [] }
+        let made = FileIO.exists(mode.root) ? "" : " (made at start)"
+        return ["--root \(mode.root) holds no manifest.plist yet\(made): the edge will answer 503 until a first deploy (folio-build publish DIR URL)"]
     }
 
     static func tokenProblems(_ option: String, _ path: String?, what: String) -> [String] {

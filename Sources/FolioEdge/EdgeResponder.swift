@@ -115,11 +115,15 @@ struct EdgeResponder {
             return .found(hit)
         }
         switch path {
+        case "/healthz" where site.isAwaitingDeploy:
+            return .answered(AwaitingDeploy.answer(health: true, omitBody: omit))
         case "/healthz":
             return .answered(SimpleAnswer(status: 200, reason: "OK", body: "ok version \(site.manifest.version)\n", omitBody: omit))
         case "/metrics" where role != .publicOnly:
             let body = String(decoding: metrics.render(), as: UTF8.self)
             return .answered(SimpleAnswer(status: 200, reason: "OK", body: body, contentType: "text/plain; version=0.0.4", omitBody: omit))
+        case _ where site.isAwaitingDeploy && role != .adminOnly:
+            return .answered(AwaitingDeploy.answer(health: false, omitBody: omit))
         default:
             return .answered(SimpleAnswer(status: 404, reason: "Not Found", body: "no such resource: \(path)\n", omitBody: omit))
         }

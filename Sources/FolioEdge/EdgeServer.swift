@@ -92,7 +92,7 @@ struct EdgeService: Service {
     /// The status line for systemd (`systemctl status`): what is served.
     var status: String {
         switch content {
-        case .site(let store): "serving version \(store.site.manifest.version)"
+        case .site(let store): store.site.statusLine
         case .cache(let cache): "caching \(cache.pool.origins.map(\.base).joined(separator: ", "))"
         }
     }
@@ -100,6 +100,10 @@ struct EdgeService: Service {
     /// The log line of a start: what is served, on which port.
     func logStart(port: Int) {
         switch content {
+        case .site(let store) where store.site.isAwaitingDeploy:
+            logger.notice(
+                "\(AwaitingDeploy.status) (folio-build publish DIR URL); content requests are answered 503 until then",
+                metadata: ["root": "\(store.root)", "port": "\(port)"])
         case .site(let store):
             let site = store.site
             logger.info(
@@ -349,8 +353,10 @@ package enum Edge {
             let edge = EdgeService(
                 config: config, group: group, content: content, metrics: metrics, logger: logger, certificates: certificates,
                 acmeResponder: acme?.responder, accessLog: accessLog, deploy: deploy, live: live, inherited: inherited, notifier: notifier)
+            var cache: HTTPCache?
+            if case .cache(let c) = content { cache = c }
             let reconfigure = config.reload.map {
-                ConfigReloader(reload: $0, live: live, certificates: certificates, site: site, admin: admin, logger: logger)
+                ConfigReloader(reload: $0, live: live, certificates: certificates, site: site, admin: admin, cache: cache, logger: logger)
             }
             let watcher = WatchService(
                 reloader: site, certificates: certificates, config: reconfigure, interval: config.watchInterval, logger: logger,
@@ -367,15 +373,11 @@ package enum Edge {
 
         func origin(_ mode: OriginMode) async throws {
             let loader = SiteLoader(root: mode.root, memoryBudget: mode.memoryBudget, manifestHintOverride: mode.manifestHintOverride, trust: mode.trust)
-            let site: Site
-            do { site = try loader.load(previous: nil) } catch {
-                throw EdgeStartupError("cannot serve \(mode.root): \(error)")
-            }
+            let site = try Self.initialSite(loader, deploys: mode.deployTokenFile != nil)
             let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
-            metrics.version.record(site.manifest.version)
             site.reportChannelFailures(logger: logger, metrics: metrics)
             let store = SiteStore(site, root: mode.root)
-            let reloader = SiteReloader(store: store, loader: loader, logger: logger, metrics: metrics)
+            let reloader = SiteReloader(store: store, loader: loader, logger: logger, metrics: metrics, notifier: notifier)
             let deploy = try mode.deployTokenFile.map { file in
                 EdgeDeploy(
                     root: mode.root, token: try Self.token(file, what: "deploy"), trust: mode.trust, store: store, staleAfter: TimeInterval(mode.deployLockTimeout),
@@ -383,6 +385,18 @@ package enum Edge {
                 ) { await reloader.check() }
             }
             try await run(.site(store), metrics: metrics, site: reloader, admin: nil, deploy: deploy)
+        }
+
+        /// The version the root holds; with deploys on, the placeholder when it holds none yet
+        /// (the root made when missing).
+        static func initialSite(_ loader: SiteLoader, deploys: Bool) throws -> Site {
+            if deploys, AwaitingDeploy.isEmpty(loader.root) {
+                try AwaitingDeploy.prepare(loader.root)
+                return .awaitingDeploy()
+            }
+            do { return try loader.load(previous: nil) } catch {
+                throw EdgeStartupError("cannot serve \(loader.root): \(error)")
+            }
         }
 
         /// The token in a token file; a startup error naming the file otherwise.

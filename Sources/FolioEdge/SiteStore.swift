@@ -57,14 +57,19 @@ actor SiteReloader {
     private var loader: SiteLoader
     private let logger: Logger
     private let metrics: EdgeMetrics
+    /// Told the new status line (`systemctl status`) at each version swapped in.
+    private let notifier: SystemdNotifier
     private var state: State
 
-    init(store: SiteStore, loader: SiteLoader, logger: Logger, metrics: EdgeMetrics) {
+    init(store: SiteStore, loader: SiteLoader, logger: Logger, metrics: EdgeMetrics, notifier: SystemdNotifier = SystemdNotifier()) {
         self.store = store
         self.loader = loader
         self.logger = logger
         self.metrics = metrics
+        self.notifier = notifier
         self.state = .idle(PublishedStamp.read(loader.root))
+        metrics.version.record(store.site.manifest.version)
+        metrics.awaitingFirstDeploy.record(store.site.isAwaitingDeploy ? 1 : 0)
     }
 
     /// Takes new manifest lifetimes and trust keys (a reload of the configuration), for the next
@@ -83,15 +88,18 @@ actor SiteReloader {
         }
         guard force || stamp != last else { return }
         let old = store.site
+        // Still nothing to load (a SIGHUP, a deploy staging into the root): nothing to report.
+        if old.isAwaitingDeploy, AwaitingDeploy.isEmpty(loader.root) {
+            state = .idle(stamp)
+            return
+        }
         do {
             let start = ContinuousClock.now
             let site = try loader.load(previous: old)
             state = .idle(stamp)
             site.reportChannelFailures(logger: logger, metrics: metrics)
             if site.sameManifests(as: old), !force { return }
-            store.replace(with: site)
-            metrics.version.record(site.manifest.version)
-            logLoaded(site, previous: old, since: start)
+            swapIn(site, previous: old, since: start)
         } catch {
             state = .failed(stamp, "\(error)")
             metrics.reloadFailures.increment()
@@ -99,6 +107,15 @@ actor SiteReloader {
                 "rejected publish; still serving the previous version",
                 metadata: ["version": "\(old.manifest.version)", "error": "\(error)"])
         }
+    }
+
+    /// Serves `site` from the next request on; its version in the metrics, the log and systemd's status.
+    private func swapIn(_ site: Site, previous old: Site, since start: ContinuousClock.Instant) {
+        store.replace(with: site)
+        metrics.version.record(site.manifest.version)
+        metrics.awaitingFirstDeploy.record(0)
+        notifier.send("STATUS=\(site.statusLine)")
+        logLoaded(site, previous: old, since: start)
     }
 
     /// The log line of a version swapped in.
@@ -115,6 +132,9 @@ actor SiteReloader {
 }
 
 extension Site {
+    /// What systemd's status says of it.
+    var statusLine: String { isAwaitingDeploy ? AwaitingDeploy.status : "serving version \(manifest.version)" }
+
     /// Each channel and its version, by name: `beta 3, production 12`.
     var channelVersions: String {
         channels.values.sorted { $0.name < $1.name }.map { "\($0.name) \($0.manifest.version)" }.joined(separator: ", ")

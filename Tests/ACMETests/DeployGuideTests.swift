@@ -5,8 +5,8 @@ import Testing
 
 /// docs/deploy.md, "Host Folio on a VM", run as written by scripts/guide-test.sh: `make install`
 /// of the built programs, the config, the service started as systemd would start it (its
-/// credential, its socket units' ports on loopback), a certificate from pebble, push deploys,
-/// the metrics and the access log through goaccess.
+/// credential, its socket units' ports on loopback) on an empty root, a certificate from pebble,
+/// a first push deploy and the next ones, the metrics and the access log through goaccess.
 @Suite("docs/deploy.md runs as written", .serialized)
 struct DeployGuideTests {
     @Test("every command of the guide succeeds, and the edge serves what the guide says")
@@ -30,6 +30,9 @@ struct DeployGuideTests {
         let out = r.stdout + r.stderr
         #expect(r.status == 0, "\(out.suffix(4000))")
         #expect(out.contains("configuration OK"), "\(out.suffix(2000))")
+        #expect(out.contains("holds no manifest.plist yet"), "validate notes the empty root: \(out.suffix(2000))")
+        #expect(out.contains("no content deployed yet: deploy with folio-build publish DIR https://HOST:ADMIN\n503\n"), "started empty: \(out.suffix(2000))")
+        #expect(out.contains("deployed version 1"), "the first deploy: \(out.suffix(2000))")
         #expect(out.contains("ok version 1"), "the edge served the first version over https: \(out.suffix(2000))")
         #expect(out.contains("200 2\n"), "HTTP/2 over https: \(out.suffix(2000))")
         #expect(out.contains("308 https://\(domain)/manifest.plist"), "\(out.suffix(2000))")

@@ -36,6 +36,19 @@ struct OriginPoolTests {
         #expect(pool.candidates(preferring: 2) == [2, 0, 1])
     }
 
+    @Test("a reload's pool keeps what was known of the origins it keeps, by URL; a new origin starts up")
+    func takeHealth() {
+        let old = OriginPool(Self.urls)
+        old.failed(1)
+        #expect(old.candidates() == [0, 2, 1])
+        let new = OriginPool(["http://b:8082/bucket", "http://d:80"], policy: .primary)
+        new.takeHealth(from: old)
+        #expect(new.candidates() == [1, 0], "b was down in the old pool")
+        new.checked(0, good: true)
+        new.checked(0, good: true)
+        #expect(new.candidates() == [0, 1])
+    }
+
     @Test("round robin: each origin up leads in turn; those down never lead")
     func roundRobin() {
         let pool = OriginPool(Self.urls, policy: .roundRobin)

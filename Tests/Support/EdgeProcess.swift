@@ -47,7 +47,8 @@ package final class EdgeProcess: @unchecked Sendable {
     }
 
     /// Starts `folio-edge --root ROOT --port 0 --no-access-log ARGS` (without `--root` for a
-    /// tier, `--origin` in ARGS; without `--no-access-log` when ARGS configure the access log)
+    /// tier, `--origin` in ARGS, or when ROOT is "": a config file's tier; without
+    /// `--no-access-log` when ARGS configure the access log)
     /// and waits (20 s at most)
     /// for its `listening on http://127.0.0.1:PORT` line.
     package static func start(root: String, args: [String] = [], env: [String: String] = [:], timeout: Double = 20) throws -> EdgeProcess {
@@ -63,7 +64,7 @@ package final class EdgeProcess: @unchecked Sendable {
         // A cache tier takes no --root (folio-edge refuses the other mode's options).
         let args = TestStack.current.edgeArguments(args)
         let logged = args.contains("--access-log") || args.contains("--access-log-format")
-        p.arguments = (args.contains("--origin") ? [] : ["--root", root]) + ["--port", "0"] + (logged ? [] : ["--no-access-log"]) + args
+        p.arguments = (args.contains("--origin") || root.isEmpty ? [] : ["--root", root]) + ["--port", "0"] + (logged ? [] : ["--no-access-log"]) + args
         let pipe = Pipe()
         p.standardOutput = pipe
         p.standardError = stderrHandle

@@ -22,8 +22,11 @@ struct ProxyResponse: Sendable {
     var body: ByteBuffer?
     /// `headers` already carry the right Content-Length (answers from the store).
     var lengthSet = false
-    /// The index in the pool of the origin that sent it (nil: made here).
-    var origin: Int? = nil
+    /// The origin that sent it (nil: made here).
+    var origin: OriginRef? = nil
+
+    /// The `origin="host:port"` parameter of its `Cache-Status` ("" when made here).
+    var via: String { origin?.parameter ?? "" }
 }
 
 /// A shared HTTP cache (RFC 9111) in front of one or more origins: answers from its store what
@@ -31,8 +34,13 @@ struct ProxyResponse: Sendable {
 /// what the origin allows, and says what it did, and which origin answered, in `Cache-Status`
 /// (RFC 9211).
 final class HTTPCache: Sendable {
-    let pool: OriginPool
-    let health: OriginHealthChecker
+    /// The origins and their health checks, replaced together by a reload (`reconfigure`).
+    let origins: Mutex<Origins>
+    /// The origins a request starts with (it keeps them to the end, whatever a reload does).
+    var pool: OriginPool { origins.withLock { $0.pool } }
+    var health: OriginHealthChecker { origins.withLock { $0.health } }
+    /// Where health checks run.
+    let group: any EventLoopGroup
     let store: CacheStore
     let admin: CacheAdmin
     let metrics: EdgeMetrics
@@ -65,7 +73,7 @@ final class HTTPCache: Sendable {
         healthInterval: TimeAmount = .seconds(1), clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.trust = trust
-        self.pool = pool
+        self.group = group
         self.store = store
         self.admin = admin
         self.metrics = metrics
@@ -89,7 +97,7 @@ final class HTTPCache: Sendable {
         // copy or 502 now), not something to retry until the request's deadline.
         config.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: config)
-        health = OriginHealthChecker(pool: pool, client: client, interval: healthInterval)
+        origins = Mutex(Origins(pool: pool, health: OriginHealthChecker(pool: pool, client: client, interval: healthInterval)))
     }
 
     func shutdown() async {
@@ -310,7 +318,7 @@ final class HTTPCache: Sendable {
             }
             if request.method == .GET {
                 if let stored = self.storeIfAllowed(fetched, request, requestControl: requestControl, requestTime: sent) {
-                    status += "; stored" + self.pool.parameter(fetched.origin)
+                    status += "; stored" + fetched.via
                     return self.serve(stored, to: request, now: self.clock(), cacheStatus: status)
                 }
             } else {
@@ -338,7 +346,7 @@ final class HTTPCache: Sendable {
             self.prefetchObjects(of: fetched, request, on: loop).map { fetched }
         }.map { fetched in
             let now = self.clock()
-            let via = self.pool.parameter(fetched.origin)
+            let via = fetched.via
             if Self.isOlder(fetched, than: floor) {
                 // Every origin is behind: the stored, newer manifest stays and is served.
                 return self.serve(stored, to: request, now: now, cacheStatus: "fwd=\(reason); fwd-status=200; detail=older-manifest\(via)")
@@ -596,7 +604,7 @@ final class HTTPCache: Sendable {
     private func respond(_ fetched: ProxyResponse, cacheStatus: String, conditionsFrom request: ProxyRequest? = nil) -> ProxyResponse {
         var response = fetched
         response.headers = Self.withDate(response.headers, now: clock())
-        response.headers.add(name: "Cache-Status", value: "\(name); \(cacheStatus)\(pool.parameter(fetched.origin))")
+        response.headers.add(name: "Cache-Status", value: "\(name); \(cacheStatus)\(fetched.via)")
         if let request, let notModified = Self.conditionalAnswer(request, response) { response = notModified }
         return response
     }

@@ -19,16 +19,20 @@ extension HTTPCache {
     /// for a while, which its health checks tell). An answer `accepting` refuses (an older
     /// manifest) also moves on. When every origin failed, the first 5xx answer, or else the
     /// last error, is the result. The answer carries the index of the origin that gave it.
+    /// The request keeps the pool it started with to its end (a reload that replaces the pool
+    /// meanwhile changes where the next request goes, not this one's failover).
     func forward(
-        _ request: ProxyRequest, on loop: any EventLoop, preferring: Int? = nil,
+        _ request: ProxyRequest, on loop: any EventLoop, preferring: OriginRef? = nil,
         accepting: (@Sendable (ProxyResponse) -> Bool)? = nil
     ) -> EventLoopFuture<ProxyResponse> {
-        return attempt(request, pool.candidates(preferring: preferring)[...], on: loop, accepting: accepting, refused: nil)
+        let pool = self.pool
+        let preferred = preferring.flatMap { $0.pool === pool ? $0.index : nil }
+        return attempt(request, pool, pool.candidates(preferring: preferred)[...], on: loop, accepting: accepting, refused: nil)
     }
 
     /// Tries `order`'s first origin, then the rest as `forward` says.
     private func attempt(
-        _ request: ProxyRequest, _ order: ArraySlice<Int>, on loop: any EventLoop,
+        _ request: ProxyRequest, _ pool: OriginPool, _ order: ArraySlice<Int>, on loop: any EventLoop,
         accepting: (@Sendable (ProxyResponse) -> Bool)?, refused: ProxyResponse?
     ) -> EventLoopFuture<ProxyResponse> {
         guard let index = order.first else {
@@ -36,22 +40,22 @@ extension HTTPCache {
         }
         let idempotent = request.method == .GET || request.method == .HEAD
         let rest = order.dropFirst()
-        return forward(request, to: index, on: loop).flatMap { response in
-            self.pool.answered(index)
+        return forward(request, to: OriginRef(pool: pool, index: index), on: loop).flatMap { response in
+            pool.answered(index)
             if idempotent, Self.nextUpstreamStatuses.contains(response.status.code) {
                 guard !rest.isEmpty else { return loop.makeSucceededFuture(refused ?? response) }
-                return self.attempt(request, rest, on: loop, accepting: accepting, refused: refused ?? response)
+                return self.attempt(request, pool, rest, on: loop, accepting: accepting, refused: refused ?? response)
             }
             if let accepting, !accepting(response), !rest.isEmpty {
-                return self.attempt(request, rest, on: loop, accepting: accepting, refused: refused ?? response)
+                return self.attempt(request, pool, rest, on: loop, accepting: accepting, refused: refused ?? response)
             }
             return loop.makeSucceededFuture(response)
         }.flatMapError { error in
-            self.pool.failed(index)
+            pool.failed(index)
             guard !rest.isEmpty, idempotent || Self.isNotSent(error) else {
                 return refused.map { loop.makeSucceededFuture($0) } ?? loop.makeFailedFuture(error)
             }
-            return self.attempt(request, rest, on: loop, accepting: accepting, refused: refused)
+            return self.attempt(request, pool, rest, on: loop, accepting: accepting, refused: refused)
         }
     }
 
@@ -62,12 +66,12 @@ extension HTTPCache {
     /// request: the origin closed it as the request went out, or an earlier response left
     /// bytes on it that this response's parse trips over. A GET or HEAD that fails so is sent
     /// once more (on another connection) before the origin counts as failed.
-    func forward(_ request: ProxyRequest, to index: Int, on loop: any EventLoop) -> EventLoopFuture<ProxyResponse> {
-        let first = forwardOnce(request, to: index, on: loop)
+    func forward(_ request: ProxyRequest, to origin: OriginRef, on loop: any EventLoop) -> EventLoopFuture<ProxyResponse> {
+        let first = forwardOnce(request, to: origin, on: loop)
         guard request.method == .GET || request.method == .HEAD else { return first }
         return first.flatMapError { error in
             guard Self.isConnectionFailure(error) else { return loop.makeFailedFuture(error) }
-            return self.forwardOnce(request, to: index, on: loop)
+            return self.forwardOnce(request, to: origin, on: loop)
         }
     }
 
@@ -88,7 +92,7 @@ extension HTTPCache {
         return error is HTTPParserError
     }
 
-    private func forwardOnce(_ request: ProxyRequest, to index: Int, on loop: any EventLoop) -> EventLoopFuture<ProxyResponse> {
+    private func forwardOnce(_ request: ProxyRequest, to origin: OriginRef, on loop: any EventLoop) -> EventLoopFuture<ProxyResponse> {
         var headers = CacheFields.endToEnd(request.headers)
         headers.remove(name: "host")
         headers.remove(name: "content-length")
@@ -97,15 +101,15 @@ extension HTTPCache {
         let outgoing: HTTPClient.Request
         do {
             outgoing = try HTTPClient.Request(
-                url: pool.origins[index].base + request.target, method: method, headers: headers,
+                url: origin.pool.origins[origin.index].base + request.target, method: method, headers: headers,
                 body: request.body.map { .byteBuffer($0) })
         } catch {
             return loop.makeFailedFuture(error)
         }
-        pool.sent(index)
+        origin.pool.sent(origin.index)
         return client.execute(request: outgoing, eventLoop: .delegate(on: loop), deadline: .now() + timeout).flatMapThrowing { r in
             var response = ProxyResponse(status: r.status, headers: CacheFields.endToEnd(r.headers), body: r.body)
-            response.origin = index
+            response.origin = origin
             try self.checkTrust(response, request)
             try Self.checkObject(response, request)
             return response
@@ -116,8 +120,9 @@ extension HTTPCache {
     /// a backup that kept one would hand it back after a failover): each origin's status, or
     /// nil for one that could not be reached, in the order of `--origin`.
     func purgeOrigins(_ request: ProxyRequest, on loop: any EventLoop) -> EventLoopFuture<[UInt?]> {
+        let pool = self.pool
         let answers = pool.origins.indices.map { index in
-            forward(request, to: index, on: loop).map { Optional($0.status.code) }.recover { _ in nil }
+            forward(request, to: OriginRef(pool: pool, index: index), on: loop).map { Optional($0.status.code) }.recover { _ in nil }
         }
         return EventLoopFuture.whenAllSucceed(answers, on: loop)
     }

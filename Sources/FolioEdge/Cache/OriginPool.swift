@@ -48,6 +48,18 @@ final class OriginPool: Sendable {
         counters = origins.map { OriginCounters(name: $0.name) }
     }
 
+    /// What `old` knew of each origin this pool has too (a reload that kept it), by URL.
+    func takeHealth(from old: OriginPool) {
+        let known = old.health.withLock { $0 }
+        health.withLock { h in
+            for (i, origin) in origins.enumerated() {
+                guard let j = old.origins.firstIndex(where: { $0.base == origin.base }) else { continue }
+                h[i] = known[j]
+                counters[i].up.record(known[j].up ? 1 : 0)
+            }
+        }
+    }
+
     /// Whether there is another origin to fail over to: with one, nothing is checked or marked.
     var isFailover: Bool { origins.count > 1 }
 

@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import Synchronization
 
 /// What a reload can change while connections stay open: read by each new connection (limits)
@@ -16,15 +17,17 @@ final class LiveSettings: Sendable {
 
 /// SIGHUP with a configuration to read again (`--config`): reads it, and applies what can change
 /// without a restart (certificates, limits and timeouts, manifest lifetimes and trust keys, the
-/// tier's token and maintenance file, the log level). A configuration that does not read, or
-/// whose certificates or token do not load, changes nothing: the old one keeps serving and the
-/// error is logged once.
+/// tier's token, maintenance file, origins and their policy, the log level). A configuration
+/// that does not read, or whose certificates or token do not load, changes nothing: the old one
+/// keeps serving and the error is logged once.
 struct ConfigReloader: Sendable {
     let reload: @Sendable () throws -> EdgeConfiguration
     let live: LiveSettings
     let certificates: CertificateStore?
     let site: SiteReloader?
     let admin: CacheAdmin?
+    /// A tier's cache, whose origins a reload replaces.
+    var cache: HTTPCache? = nil
     let logger: Logger
 
     /// Applies the configuration read now; false (and a log line) when it is refused.
@@ -52,7 +55,11 @@ struct ConfigReloader: Sendable {
         EdgeLogHandler.setLevel(next.logLevel)
         switch next.mode {
         case .origin(let origin): await site?.update(hints: origin.manifestHintOverride, trust: origin.trust)
-        case .cacheTier(let tier): admin?.update(token: token, maintenanceFile: tier.maintenanceFile)
+        case .cacheTier(let tier):
+            admin?.update(token: token, maintenanceFile: tier.maintenanceFile)
+            if cache?.reconfigure(origins: tier.origins, policy: tier.originPolicy, healthInterval: TimeAmount(tier.healthInterval)) == true {
+                logger.info("new origins take the next requests", metadata: ["origins": "\(tier.origins)", "policy": "\(tier.originPolicy.rawValue)"])
+            }
         }
     }
 }
