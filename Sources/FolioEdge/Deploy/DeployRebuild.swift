@@ -44,7 +44,8 @@ struct DeployRebuild {
             }
             return (staged, try Self.parse(staged, path))
         }
-        if let sent = try decodedVariant(of: path) {
+        // The root's variants are the served manifest's.
+        if let sent = try decodedVariant(of: path, inRoot: false) {
             guard ContentHash.sha256Hex(sent) == sha else { throw DeployFailure(422, "\(path)'s variant as sent does not hash to the begin's SHA-256: deploy again") }
             try staging.store(path, sent)
             return (sent, try Self.parse(sent, path))
@@ -165,10 +166,11 @@ struct DeployRebuild {
         return bytes
     }
 
-    /// The decoded bytes of `path`'s brotli or gzip variant, when one is staged.
-    private func decodedVariant(of path: String) throws(DeployFailure) -> [UInt8]? {
+    /// The decoded bytes of `path`'s brotli or gzip variant, when one is staged (or, for a
+    /// content-addressed file, `objects/` and `deltas/`, in the root).
+    private func decodedVariant(of path: String, inRoot: Bool = true) throws(DeployFailure) -> [UInt8]? {
         for (ext, encoding) in [(".br", "br"), (".gz", "gzip")] {
-            guard let sent = staged(path + ext) else { continue }
+            guard let sent = inRoot ? file(path + ext) : staged(path + ext) else { continue }
             do {
                 return encoding == "br" ? try Brotli.decompress(sent, maxSize: DeployRequest.maxBody) : try Gzip.decompress(sent, maxSize: DeployRequest.maxBody)
             } catch { throw DeployFailure(422, "\(path + ext) as sent does not decompress (\(error)): deploy again") }
