@@ -62,6 +62,7 @@ final class EdgeDeploy: Sendable {
             case .file(let id, let relative): return try stage(id, relative, request.body)
             case .commit(let id): return try await commit(id)
             case .abort(let id): return abort(id)
+            case .prune: return try DeployPrune(root: root, lock: lock, store: store, logger: logger).run(request.body)
             }
         } catch {
             return .text(error.status, error.message)
