@@ -25,7 +25,7 @@ struct PruneCommand: ParsableCommand {
 
     @Argument(help: "What to prune: a published directory, s3://BUCKET or s3://BUCKET/PREFIX, or an edge: https://HOST:PORT or http://127.0.0.1:PORT.")
     var destination: String
-    @Option(help: "Keep the newest N versions of each channel, the current one included.") var keep = PrunePlan.defaultKeep
+    @Option(help: ArgumentHelp("Keep the newest N versions of each channel, the current one included.", valueName: "N")) var keep = PrunePlan.defaultKeep
     @Flag(help: "List what would be removed and its bytes, and change nothing.") var dryRun = false
     @Option(help: "To s3://: path or virtual addressing, as folio-build publish takes it.") var addressing: S3Addressing?
     @Option(help: "To s3://: deletes at once.") var concurrency = 16
