@@ -79,6 +79,38 @@ extension EdgeIntegration {
             #expect(try RawHTTPConnection.fetch(port: edge.port, "/manifests/3.plist").status == 200)
         }
 
+        @Test("--keep 1 keeps a staged release's objects and another channel's, and removes the rest")
+        func releasesAndChannels() throws {
+            let dir = Harness.tempDir("prune-release")
+            defer { Harness.cleanup(dir) }
+            let content = Harness.copyContent(to: dir)
+            let root = dir + "/public"
+            try DeploySetup.build(content, into: root)
+            try PruneExpect.edit(content, "summer’s day", "day for beta")
+            try DeploySetup.build(content, into: root, ["--channel", "beta"])
+            try PruneExpect.edit(content, "day for beta", "day for some")
+            try DeploySetup.build(content, into: root, ["--rollout", "10"])
+            try PruneExpect.edit(content, "day for some", "day number 4")
+            try DeploySetup.build(content, into: root, ["--channel", "beta"])
+            let production = try Manifest(bytes: FileIO.read(root + "/manifest.plist"))
+            let beta = try Manifest(bytes: FileIO.read(root + "/channels/beta/manifest.plist"))
+            let staged = try #require(production.releases.first?.entries.first { $0.path == "sonnets/018.plist" })
+            let firstBeta = try #require(try FileIO.list(root + "/channels/beta/manifests").sorted().first)
+            let dropped = try #require(try Manifest(bytes: FileIO.read(root + "/channels/beta/manifests/" + firstBeta)).entry("sonnets/018.plist"))
+
+            let r = try PruneExpect.prune([root, "--keep", "1"])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains("versions kept: beta \(beta.version), production \(production.version)"), "\(r.stdout)")
+            for entry in production.allEntries + beta.allEntries {
+                #expect(FileIO.exists(root + "/" + entry.objectPath), "\(entry.path) of a kept manifest")
+            }
+            #expect(FileIO.exists(root + "/" + staged.objectPath), "the staged release's object")
+            #expect(!FileIO.exists(root + "/" + dropped.objectPath), "the object only beta's first version named")
+            #expect(try FileIO.list(root + "/manifests") == ["\(production.version).plist"])
+            #expect(try FileIO.list(root + "/channels/beta/manifests") == ["\(beta.version).plist"])
+            _ = try Harness.verifyPublished(root)
+        }
+
         @Test("errors: not a published directory, a bad --keep, edge options for a directory")
         func errors() throws {
             let dir = Harness.tempDir("prune-errors")
