@@ -13,7 +13,7 @@ struct FolioBuild: ParsableCommand {
         abstract: "Compile content/ into versioned, content-addressed binary plists in public/, and manage its releases.",
         discussion: "Without a subcommand, folio-build builds: 'folio-build build --help' lists the build's options.",
         version: "folio-build \(folioVersion) (CLDR \(CLDRData.version), plist schema \(Manifest.currentSchemaVersion))",
-        subcommands: [Build.self, ReleaseCommand.self, PublishCommand.self], defaultSubcommand: Build.self)
+        subcommands: [Build.self, ReleaseCommand.self, PublishCommand.self, PruneCommand.self], defaultSubcommand: Build.self)
 }
 
 /// `folio-build [build]`: one publish of the content folder.

@@ -93,7 +93,7 @@ package final class PublishSession {
     /// The brotli quality of `manifest.plist.br` and the deltas' `.br`; nil writes none.
     package var brotliQuality: Int32?
 
-    package static let lockName = ".folio-build.lock"
+    package static let lockName = PublishedLayout.builderLock
 
     package init(root: String, channel: String = Channel.production) throws {
         self.root = root

@@ -252,6 +252,17 @@ struct RouteTable: Sendable {
 
     var count: Int { entries.count }
 
+    /// The same routes without `paths` (files a prune removed), in a new table.
+    func removing(_ paths: Set<String>) -> RouteTable {
+        var routes: [String: Resource] = [:]
+        routes.reserveCapacity(entries.count)
+        for (entry, value) in zip(entries, values) {
+            let path = String(decoding: keyBytes[entry.offset..<entry.offset + entry.length], as: UTF8.self)
+            if !paths.contains(path) { routes[path] = value }
+        }
+        return RouteTable(routes)
+    }
+
     subscript(path: UnsafeRawBufferPointer) -> Resource? {
         let h = hash(path)
         var i = h & mask

@@ -28,6 +28,18 @@ final class SiteStore: Sendable {
         current.withLock { $0 = site }
         replacements.add(1, ordering: .releasing)
     }
+
+    /// Replaces `expected` with `site` only while `expected` is still the one served (a reload
+    /// may have replaced it meanwhile); whether it did.
+    func replace(_ expected: Site, with site: Site) -> Bool {
+        let done = current.withLock { served in
+            guard served === expected else { return false }
+            served = site
+            return true
+        }
+        if done { replacements.add(1, ordering: .releasing) }
+        return done
+    }
 }
 
 /// What identifies every channel's `manifest.plist` on disk: a publish into any channel

@@ -116,6 +116,11 @@ package final class EdgeDeployClient: Sendable {
         try decode(try await send("POST", "/\(id)/commit", body: [], what: "switch the edge to the new version"))
     }
 
+    /// Asks the edge to prune its root (`POST /.folio/deploy/prune` with a JSON request); its JSON answer.
+    package func prune(_ request: [UInt8]) async throws -> [UInt8] {
+        try await send("POST", "/prune", body: request, what: "prune the edge")
+    }
+
     /// Drops the staged files and the lock (after a failure); errors are ignored.
     package func abort(_ id: String) async {
         _ = try? await send("DELETE", "/\(id)", body: [], what: "abort the deploy")

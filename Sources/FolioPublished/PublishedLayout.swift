@@ -34,6 +34,8 @@ package enum PublishedLayout {
     package static let objects = "objects"
     /// The directory of versioned manifests.
     package static let manifests = "manifests"
+    /// The lock a folio-build publish (or prune) into the directory holds while it writes.
+    package static let builderLock = ".folio-build.lock"
 
     /// `objects/<sha256>.<ext>` (`plist` for compiled entries, the asset's own extension else).
     package static func object(_ sha256: String, ext: String = "plist") -> String { "objects/\(sha256).\(ext)" }

@@ -33,6 +33,18 @@ struct RouteTableTests {
         }
     }
 
+    @Test("removing paths keeps every other route, the same resource")
+    func removing() {
+        var routes: [String: Resource] = [:]
+        for i in 0..<300 { routes["/deltas/\(i).plist"] = Self.resource("d\(i)") }
+        let gone = Set((0..<300).filter { $0 % 3 == 0 }.map { "/deltas/\($0).plist" } + ["/not/there"])
+        let table = RouteTable(routes).removing(gone)
+        #expect(table.count == 200)
+        for (path, resource) in routes {
+            if gone.contains(path) { #expect(table[path] == nil, "\(path)") } else { #expect(table[path] === resource, "\(path)") }
+        }
+    }
+
     @Test func emptyTable() {
         let table = RouteTable()
         #expect(table.count == 0)

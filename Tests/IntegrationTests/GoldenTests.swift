@@ -55,7 +55,7 @@ struct GoldenTests {
             ("folio", []), ("folio", ["sync"]), ("folio", ["list"]), ("folio", ["read"]), ("folio", ["show"]),
             ("folio", ["status"]), ("folio", ["diff"]), ("folio", ["strings"]), ("folio", ["plist"]),
             ("folio-build", []), ("folio-build", ["build"]), ("folio-build", ["release"]), ("folio-build", ["release", "promote"]),
-            ("folio-build", ["release", "rollout"]), ("folio-build", ["publish"]), ("folio-edge", []), ("folio-edge", ["run"]),
+            ("folio-build", ["release", "rollout"]), ("folio-build", ["publish"]), ("folio-build", ["prune"]), ("folio-edge", []), ("folio-edge", ["run"]),
             ("folio-edge", ["validate"]),
         ]
         for (program, args) in commands {

@@ -141,10 +141,13 @@ enum DeployRoute {
         case commit(id: String)
         /// `DELETE /.folio/deploy/ID`
         case abort(id: String)
+        /// `POST /.folio/deploy/prune` (``DeployPrune``)
+        case prune
     }
 
     static func target(method: String, path: String) -> Target? {
         if path == base { return method == "POST" ? .begin : nil }
+        if path == base + "/prune" { return method == "POST" ? .prune : nil }
         guard path.hasPrefix(base + "/") else { return nil }
         let rest = path.dropFirst(base.count + 1)
         let id = String(rest.prefix { $0 != "/" })

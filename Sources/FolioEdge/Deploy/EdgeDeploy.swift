@@ -67,6 +67,7 @@ final class EdgeDeploy: Sendable {
             case .plan(let id): return try plan(id)
             case .commit(let id): return try await commit(id)
             case .abort(let id): return abort(id)
+            case .prune: return try DeployPrune(root: root, lock: lock, store: store, logger: logger).run(request.body)
             }
         } catch {
             return .text(error.status, error.message)
