@@ -38,7 +38,8 @@ struct DeployPrune {
         guard (1...Self.maxKeep).contains(request.keep) else {
             throw DeployFailure(400, "keep must be 1 to \(Self.maxKeep) versions, got \(request.keep)")
         }
-        let (session, replaced) = try lock.take(holder: "a prune by \(request.holder)", force: false, hasManifest: false)
+        let holder = DeployBegin(protocol: DeployBegin.protocolVersion, version: 0, holder: "a prune by \(request.holder)", force: false, channels: [:], files: [])
+        let (session, replaced) = try lock.take(holder)
         defer { lock.release(session.id) }
         if let replaced {
             DeployStaging(root: root, id: replaced.id).remove()
