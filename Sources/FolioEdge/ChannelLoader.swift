@@ -5,7 +5,7 @@ import Foundation
 import NIOCore
 
 /// One channel's `manifest.plist` as published, read and checked.
-struct ChannelManifest {
+struct ChannelManifest: Sendable {
     /// The channel's name (`production` for the root).
     let name: String
     /// The channel's directory: the root for production, `root/channels/<name>` otherwise.
@@ -27,6 +27,13 @@ struct ChannelManifest {
         do { bytes = try FileIO.read(PublishedLayout.path(dir, PublishedLayout.manifest)) } catch { throw SiteLoadError("\(error)") }
         let manifest: Manifest
         do { manifest = try Manifest(bytes: bytes) } catch { throw SiteLoadError("\(dir)/manifest.plist: \(error)") }
+        return try checked(bytes, manifest, root: root, channel: channel, trust: trust)
+    }
+
+    /// `channel`'s manifest `bytes` under `root`, already parsed as `manifest`: verified under
+    /// `trust` when set, and naming the channel it is published in.
+    static func checked(_ bytes: [UInt8], _ manifest: Manifest, root: String, channel: String, trust: Trust?) throws -> ChannelManifest {
+        let dir = PublishedLayout.channelRoot(root, channel)
         if let trust {
             do { _ = try trust.verify(bytes, parsed: manifest) } catch {
                 throw SiteLoadError("\(dir)/manifest.plist does not verify under --trust: \(error)")
@@ -98,11 +105,13 @@ struct ChannelRoutes {
             ByteBuffer(bytes: channel.bytes), type: SiteLoader.plistType, cacheControl: manifestCC, lastModified: created,
             brotliFile: PublishedLayout.path(channel.dir, PublishedLayout.manifestBrotli))
         let json: [UInt8]
-        do { json = try JSONPlist.encode(try Manifest.jsonMirror(channel.bytes)) } catch { throw SiteLoadError("manifest has no JSON form: \(error)") }
+        do { json = try JSONPlist.encode(Manifest.jsonMirror(channel.bytes, parsed: channel.manifest)) } catch {
+            throw SiteLoadError("manifest has no JSON form: \(error)")
+        }
         routes[prefix + PublishedLayout.manifestJSON] = try SiteLoader.resource(
             ByteBuffer(bytes: json), type: SiteLoader.jsonType, cacheControl: manifestCC, lastModified: created)
         // The key list a signed manifest carries, also on its own for people and tools.
-        if let signed = try? SignedManifest.decode(channel.bytes) {
+        if channel.manifest.expiresAt != nil, let signed = try? SignedManifest.decode(channel.bytes) {
             routes[prefix + PublishedLayout.keyList] = try SiteLoader.resource(
                 ByteBuffer(bytes: signed.keyList.bytes), type: SiteLoader.plistType, cacheControl: manifestCC, lastModified: created)
         }
@@ -135,7 +144,7 @@ struct ChannelRoutes {
                 routes[path] = old
                 continue
             }
-            let m = try? Manifest(bytes: Array(bytes.readableBytesView))
+            let m = v == channel.manifest.version ? channel.manifest : try? Manifest(bytes: Array(bytes.readableBytesView))
             let date = m.map { Int64($0.createdAt.timeIntervalSince1970.rounded(.down)) } ?? channel.created
             // No brotli: old versions are rarely asked for, and every reload would compress them all again.
             routes[path] = try SiteLoader.resource(bytes, type: SiteLoader.plistType, cacheControl: immutableCC, lastModified: date, brotli: false)

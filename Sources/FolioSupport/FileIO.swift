@@ -86,8 +86,9 @@ package enum FileIO {
     private static func writeAtomically(to path: String, sync: Bool, fill: (Int32, String) throws(FileError) -> Void) throws(FileError) {
         let dir = parent(of: path)
         let name = lastComponent(of: path)
-        let tmp = (dir.isEmpty ? "" : dir + "/") + ".tmp-\(getpid())-\(name)"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // Unique per write, so that two threads writing the same path never share a temporary file.
+        let tmp = (dir.isEmpty ? "" : dir + "/") + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(name)"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FileError("create", tmp) }
         var ok = false
         defer {

@@ -16,14 +16,15 @@ struct DeployCommit {
 
     var root: String { staging.root }
 
-    /// Checks the staged manifests and their objects; production's version after the commit.
-    func check() throws(DeployFailure) -> Int {
+    /// Checks the staged manifests (those `parsed` already, as they are) and their objects;
+    /// production's version after the commit.
+    func check(parsed: [String: ParsedManifest] = [:]) throws(DeployFailure) -> Int {
         let staged = PublishedLayout.publishedChannels(staging.directory)
         if let lacking = changed.first(where: { !staged.contains($0) }) {
             throw DeployFailure(422, "the deploy sent no manifest.plist for channel \(lacking): nothing to switch it to (send the whole published directory)")
         }
         var version = site.manifest.version
-        for channel in try manifests() {
+        for channel in try manifests(parsed: parsed) {
             try checkObjects(channel.manifest, channel: channel.name)
             if channel.name == Channel.production { version = channel.manifest.version }
         }
@@ -31,11 +32,15 @@ struct DeployCommit {
     }
 
     /// The staged manifests, each parsed, verified under `--trust` and no rollback unless forced.
-    func manifests() throws(DeployFailure) -> [ChannelManifest] {
+    func manifests(parsed: [String: ParsedManifest] = [:]) throws(DeployFailure) -> [ChannelManifest] {
         var out: [ChannelManifest] = []
         for name in PublishedLayout.publishedChannels(staging.directory) {
             let staged: ChannelManifest
-            do { staged = try ChannelManifest.read(root: staging.directory, channel: name, trust: trust) } catch {
+            do {
+                let dir = staging.directory
+                staged = try parsed[name].map { try ChannelManifest.checked($0.bytes, $0.manifest, root: dir, channel: name, trust: trust) }
+                    ?? ChannelManifest.read(root: dir, channel: name, trust: trust)
+            } catch {
                 throw DeployFailure(422, "refused: \(Self.relative(error, staging.directory))")
             }
             try checkRollback(staged)

@@ -3,7 +3,7 @@ import FolioPublished
 import FolioSupport
 
 /// The files of a published directory an edge makes itself from a deployed manifest or delta
-/// instead of having them sent: a channel's mirrors (`manifest.plist.gz`, `.br`,
+/// instead of having them sent: a channel's mirrors (`manifest.plist.gz`, `.br` past 256 KiB,
 /// `manifest.json`, `keylist.plist`), the versioned manifest of the deployed version (the same
 /// bytes as `manifest.plist`), and the gzip variants of deltas. Each decodes to what the
 /// builder wrote; the builder's compression levels make most of them the same bytes too.
@@ -12,8 +12,11 @@ enum DeployDerived {
     /// deployed as `channel` (a delta's variants: ``deltaSource(of:sizes:)``).
     static func isDerived(_ name: String, channel: DeployBegin.Channel?) -> Bool {
         switch name {
-        case PublishedLayout.manifestGzip, PublishedLayout.manifestBrotli, PublishedLayout.manifestJSON, PublishedLayout.keyList:
+        case PublishedLayout.manifestGzip, PublishedLayout.manifestJSON, PublishedLayout.keyList:
             return channel != nil
+        case PublishedLayout.manifestBrotli:
+            // Quality 1 past 256 KiB takes milliseconds; below, the builder's 11 takes tens: sent.
+            return channel.map { PublishedCompression.manifestBrotliQuality(11, size: $0.size) < 11 } ?? false
         default:
             if let channel, name == PublishedLayout.versionedManifest(channel.version) { return true }
             return false
@@ -33,7 +36,8 @@ enum DeployDerived {
 
     /// The channel's derived files from its manifest's `bytes`, by name inside the channel's
     /// directory: those `wanted` (the client has them) alone.
-    static func channelFiles(_ bytes: [UInt8], version: Int, wanted: (String) -> Bool) throws(DeployFailure) -> [(name: String, bytes: [UInt8])] {
+    static func channelFiles(_ bytes: [UInt8], _ manifest: Manifest, wanted: (String) -> Bool) throws(DeployFailure) -> [(name: String, bytes: [UInt8])] {
+        let version = manifest.version
         var out: [(name: String, bytes: [UInt8])] = []
         func add(_ name: String, _ make: () throws -> [UInt8]?) throws(DeployFailure) {
             guard wanted(name) else { return }
@@ -43,9 +47,11 @@ enum DeployDerived {
         }
         try add(PublishedLayout.versionedManifest(version)) { bytes }
         try add(PublishedLayout.manifestGzip) { try Gzip.compress(bytes, level: PublishedCompression.gzipLevel(bytes.count)) }
-        try add(PublishedLayout.manifestBrotli) { try Brotli.compress(bytes, quality: PublishedCompression.manifestBrotliQuality(11, size: bytes.count)) }
-        try add(PublishedLayout.manifestJSON) { try JSONPlist.encode(try Manifest.jsonMirror(bytes)) }
-        try add(PublishedLayout.keyList) { (try? SignedManifest.decode(bytes))?.keyList.bytes }
+        if PublishedCompression.manifestBrotliQuality(11, size: bytes.count) < 11 {
+            try add(PublishedLayout.manifestBrotli) { try Brotli.compress(bytes, quality: PublishedCompression.manifestBrotliQuality(11, size: bytes.count)) }
+        }
+        try add(PublishedLayout.manifestJSON) { try JSONPlist.encode(Manifest.jsonMirror(bytes, parsed: manifest)) }
+        try add(PublishedLayout.keyList) { manifest.expiresAt == nil ? nil : (try? SignedManifest.decode(bytes))?.keyList.bytes }
         return out
     }
 

@@ -1,8 +1,15 @@
+import FolioPublished
 import Foundation
 import Synchronization
 
 /// The edge's one deploy at a time: who holds it, since when, and when it was last used. A
 /// lock idle longer than `staleAfter` (a client killed mid-deploy) may be taken over.
+/// A staged channel manifest's bytes and the manifest they hold.
+struct ParsedManifest: Sendable {
+    var bytes: [UInt8]
+    var manifest: Manifest
+}
+
 final class DeployLock: Sendable {
     /// The deploy holding the lock.
     struct Session: Sendable {
@@ -15,8 +22,10 @@ final class DeployLock: Sendable {
         var force: Bool { begin.force }
         /// Set while the commit runs: the lock is not stale then, however long it takes.
         var committing = false
-        /// The last plan lacked nothing and no file came since: the commit need not rebuild.
+        /// The last plan lacked nothing and no file came since: the commit need not rebuild, and
+        /// takes the manifests it parsed.
         var planned = false
+        var parsed: [String: ParsedManifest] = [:]
     }
 
     private let session = Mutex<Session?>(nil)
@@ -61,9 +70,14 @@ final class DeployLock: Sendable {
         return found
     }
 
-    /// Records that a plan of session `id` lacked nothing (until its next request).
-    func markPlanned(_ id: String) {
-        session.withLock { current in if current?.id == id { current?.planned = true } }
+    /// Records that a plan of session `id` lacked nothing (until its next request), and the
+    /// manifests it parsed.
+    func markPlanned(_ id: String, parsed: [String: ParsedManifest]) {
+        session.withLock { current in
+            guard current?.id == id else { return }
+            current?.planned = true
+            current?.parsed = parsed
+        }
     }
 
     /// Whether the session `id` holds the lock.

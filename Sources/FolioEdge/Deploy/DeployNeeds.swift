@@ -11,6 +11,17 @@ struct DeployNeeds {
     let begin: DeployBegin
     /// Each served channel's `manifest.plist` SHA-256, by name.
     let served: [String: String]
+    /// The client's files' sizes, by path.
+    let sizes: [String: Int]
+    /// The client's files' paths.
+    var listed: Set<String> { Set(sizes.keys) }
+
+    init(root: String, begin: DeployBegin, served: [String: String]) {
+        self.root = root
+        self.begin = begin
+        self.served = served
+        sizes = Dictionary(begin.files.map { ($0.path, $0.size) }, uniquingKeysWith: { a, _ in a })
+    }
 
     /// The channels whose deployed manifest is not the one served, by name.
     var changed: [String] { begin.channels.filter { served[$0.key] != $0.value.sha256 }.keys.sorted() }
@@ -33,9 +44,10 @@ struct DeployNeeds {
                 if FileIO.size(root + "/" + file.path) != file.size { out.append(file.path) }
             }
         }
-        let listed = Set(begin.files.map(\.path))
+        let listed = self.listed
         for channel in changed where !hasDelta(channel, listed) {
-            out += manifestWhole(channel, listed).map { [$0] } ?? []
+            // Its smallest variant may be the brotli mirror, already named above.
+            if let whole = manifestWhole(channel, listed), !out.contains(whole) { out.append(whole) }
         }
         return out
     }
@@ -45,9 +57,6 @@ struct DeployNeeds {
         guard let from = served[channel], let to = begin.channels[channel]?.sha256 else { return false }
         return listed.contains(PublishedLayout.channelPrefix(channel) + PublishedLayout.delta(from: from, to: to))
     }
-
-    /// The client's files' sizes, by path.
-    var sizes: [String: Int] { Dictionary(begin.files.map { ($0.path, $0.size) }, uniquingKeysWith: { a, _ in a }) }
 
     /// The smallest variant of the channel's `manifest.plist` the client has.
     func manifestWhole(_ channel: String, _ listed: Set<String>) -> String? {

@@ -15,19 +15,32 @@ struct DeployRebuild {
 
     var root: String { staging.root }
 
-    func run() throws(DeployFailure) -> DeployPlanned {
-        var plan = DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0)
-        let listed = Set(needs.begin.files.map(\.path))
-        for channel in needs.changed {
-            guard let (bytes, manifest) = try manifest(channel, listed, &plan) else { continue }
-            try derive(channel, bytes, version: manifest.version, listed, &plan)
-            var seen = Set<String>()
-            for entry in manifest.allEntries where site.objects[entry.sha256] == nil && seen.insert(entry.sha256).inserted {
-                try object(entry, &plan)
-            }
+    /// What a run made and lacks, and the changed channels' manifests it has, parsed.
+    struct Outcome {
+        var planned = DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0)
+        var manifests: [String: ParsedManifest] = [:]
+    }
+
+    func run() throws(DeployFailure) -> Outcome {
+        var outcome = Outcome()
+        for name in needs.changed {
+            guard let (bytes, manifest) = try channel(name, &outcome.planned) else { continue }
+            outcome.manifests[name] = ParsedManifest(bytes: bytes, manifest: manifest)
         }
-        try deltas(&plan)
-        return plan
+        try deltas(&outcome.planned)
+        return outcome
+    }
+
+    /// One changed channel: its manifest, mirrors and objects; nil when its manifest is still to come.
+    private func channel(_ channel: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> ([UInt8], Manifest)? {
+        let listed = needs.listed
+        guard let (bytes, manifest) = try manifest(channel, listed, &plan) else { return nil }
+        try derive(channel, bytes, manifest, listed, &plan)
+        var seen = Set<String>()
+        for entry in manifest.allEntries where site.objects[entry.sha256] == nil && seen.insert(entry.sha256).inserted {
+            try object(entry, &plan)
+        }
+        return (bytes, manifest)
     }
 
     // MARK: The manifest
@@ -48,6 +61,7 @@ struct DeployRebuild {
         if let sent = try decodedVariant(of: path, inRoot: false) {
             guard ContentHash.sha256Hex(sent) == sha else { throw DeployFailure(422, "\(path)'s variant as sent does not hash to the begin's SHA-256: deploy again") }
             try staging.store(path, sent)
+            plan.rebuilt += 1
             return (sent, try Self.parse(sent, path))
         }
         if needs.hasDelta(channel, listed), let rebuilt = try fromDelta(channel, to: sha, &plan) {
@@ -71,7 +85,7 @@ struct DeployRebuild {
     private func fromDelta(_ channel: String, to sha: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> DeltaStep? {
         guard let served = site.channels[channel], let from = needs.served[channel],
             let servedBytes = served.versioned[served.manifest.version].map({ Array($0.readableBytesView) }),
-            let deltaBytes = try delta(PublishedLayout.channelPrefix(channel) + PublishedLayout.delta(from: from, to: sha), &plan),
+            let deltaBytes = try delta(PublishedLayout.channelPrefix(channel) + PublishedLayout.delta(from: from, to: sha), &plan, read: true),
             let bundle = try? DeltaBundle(bytes: deltaBytes),
             let step = try? DeltaStep.apply(bundle, to: servedBytes, source: served.manifest, targetSHA256: sha, object: { entry in
                 try? FileIO.read(root + "/" + entry.objectPath)
@@ -88,9 +102,9 @@ struct DeployRebuild {
     }
 
     /// The channel's mirrors and versioned manifest the client has, made from the manifest.
-    private func derive(_ channel: String, _ bytes: [UInt8], version: Int, _ listed: Set<String>, _ plan: inout DeployPlanned) throws(DeployFailure) {
+    private func derive(_ channel: String, _ bytes: [UInt8], _ manifest: Manifest, _ listed: Set<String>, _ plan: inout DeployPlanned) throws(DeployFailure) {
         let prefix = PublishedLayout.channelPrefix(channel)
-        let made = try DeployDerived.channelFiles(bytes, version: version) { name in listed.contains(prefix + name) && !isStaged(prefix + name) }
+        let made = try DeployDerived.channelFiles(bytes, manifest) { name in listed.contains(prefix + name) && !isStaged(prefix + name) }
         for (name, made) in made {
             try staging.store(prefix + name, made)
             plan.rebuilt += 1
@@ -100,23 +114,26 @@ struct DeployRebuild {
     /// The deltas the client has, each made from the one file of it sent (``DeployDerived/deltaSource(of:sizes:)``).
     private func deltas(_ plan: inout DeployPlanned) throws(DeployFailure) {
         for file in needs.begin.files where DeployDerived.isDelta(file.path) && !file.path.hasSuffix(".gz") && !file.path.hasSuffix(".br") {
-            _ = try delta(file.path, &plan)
+            try delta(file.path, &plan)
         }
     }
 
     /// The delta at `relative` (its `.plist`), made with its gzip variant from the file of it
     /// sent when the edge lacks them; nil when neither it nor that file is here.
     @discardableResult
-    private func delta(_ relative: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> [UInt8]? {
+    private func delta(_ relative: String, _ plan: inout DeployPlanned, read: Bool = false) throws(DeployFailure) -> [UInt8]? {
         let sizes = needs.sizes
         let gz = relative + ".gz"
+        let wantsGzip = sizes[gz] != nil && DeployDerived.deltaSource(of: relative, sizes: sizes) != gz
+        // All there already: read only when asked for the bytes.
+        if !read, has(relative), !wantsGzip || has(gz) { return nil }
         var plain = file(relative)
         if plain == nil { plain = try decodedVariant(of: relative) }
         if let plain, !has(relative) {
             try staging.store(relative, plain)
             plan.rebuilt += 1
         }
-        if let plain, sizes[gz] != nil, DeployDerived.deltaSource(of: relative, sizes: sizes) != gz, !has(gz) {
+        if let plain, wantsGzip, !has(gz) {
             try staging.store(gz, try DeployDerived.deltaGzip(plain))
             plan.rebuilt += 1
         }

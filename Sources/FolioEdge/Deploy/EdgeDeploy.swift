@@ -135,11 +135,11 @@ final class EdgeDeploy: Sendable {
         let session = try lock.use(id)
         let staging = DeployStaging(root: root, id: id)
         defer { if !lock.holds(id) { staging.remove() } }
-        let planned = try DeployRebuild(staging: staging, needs: needs(session.begin), site: store.site).run()
+        let outcome = try DeployRebuild(staging: staging, needs: needs(session.begin), site: store.site).run()
         // A manifest the edge would refuse is refused before its objects are sent.
-        _ = try DeployCommit(staging: staging, trust: trust, force: session.force, changed: [], site: store.site).manifests()
-        if planned.missing.isEmpty { lock.markPlanned(id) }
-        return .json(200, planned)
+        _ = try DeployCommit(staging: staging, trust: trust, force: session.force, changed: [], site: store.site).manifests(parsed: outcome.manifests)
+        if outcome.planned.missing.isEmpty { lock.markPlanned(id, parsed: outcome.manifests) }
+        return .json(200, outcome.planned)
     }
 
     private func commit(_ id: String) async throws(DeployFailure) -> DeployResponse {
@@ -171,12 +171,14 @@ final class EdgeDeploy: Sendable {
     /// staged version checked as the edge would load it; production's version after the commit.
     private func check(_ session: DeployLock.Session, _ staging: DeployStaging) throws(DeployFailure) -> Int {
         let needs = needs(session.begin)
-        let plan = session.planned ? DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0) : try DeployRebuild(staging: staging, needs: needs, site: store.site).run()
+        let outcome = session.planned ? nil : try DeployRebuild(staging: staging, needs: needs, site: store.site).run()
+        let plan = outcome?.planned ?? DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0)
         guard plan.missing.isEmpty else {
             let shown = plan.missing.prefix(5).joined(separator: ", ") + (plan.missing.count > 5 ? " and \(plan.missing.count - 5) more" : "")
             throw DeployFailure(422, "the deploy lacks \(plan.missing.count) files the new version needs (\(shown)): they were never sent; deploy again")
         }
-        return try DeployCommit(staging: staging, trust: trust, force: session.force, changed: needs.changed, site: store.site).check()
+        let commit = DeployCommit(staging: staging, trust: trust, force: session.force, changed: needs.changed, site: store.site)
+        return try commit.check(parsed: outcome?.manifests ?? session.parsed)
     }
 
     private func abort(_ id: String) -> DeployResponse {

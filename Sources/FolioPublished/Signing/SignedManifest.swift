@@ -209,6 +209,12 @@ extension Manifest {
         jsonMirror(try Manifest(bytes: bytes), signed: try? SignedManifest.decode(bytes))
     }
 
+    /// The JSON mirror of served manifest `bytes` already parsed as `manifest`: only one with an
+    /// expiry is signed, so no other is decoded again.
+    package static func jsonMirror(_ bytes: [UInt8], parsed manifest: Manifest) -> PlistValue {
+        jsonMirror(manifest, signed: manifest.expiresAt == nil ? nil : try? SignedManifest.decode(bytes))
+    }
+
     /// The JSON mirror of `manifest`, published as `signed` when it is signed.
     package static func jsonMirror(_ manifest: Manifest, signed: SignedManifest?) -> PlistValue {
         jsonMirror(manifest.plist, signed: signed)
