@@ -103,7 +103,7 @@ struct ChannelRoutes {
         var routes: [String: Resource] = [:]
         routes[prefix + PublishedLayout.manifest] = try SiteLoader.resource(
             ByteBuffer(bytes: channel.bytes), type: SiteLoader.plistType, cacheControl: manifestCC, lastModified: created,
-            brotliFile: PublishedLayout.path(channel.dir, PublishedLayout.manifestBrotli))
+            gzipFile: PublishedLayout.path(channel.dir, PublishedLayout.manifestGzip), brotliFile: PublishedLayout.path(channel.dir, PublishedLayout.manifestBrotli))
         let json: [UInt8]
         do { json = try JSONPlist.encode(Manifest.jsonMirror(channel.bytes, parsed: channel.manifest)) } catch {
             throw SiteLoadError("manifest has no JSON form: \(error)")

@@ -114,10 +114,11 @@ struct SiteLoader {
     static let brotliQuality: Int32 = 5
 
     /// A resource made from bytes the edge holds (manifests, the head, deltas), with a gzip
-    /// variant and a brotli one (the builder's `brotliFile` when it decodes to the bytes),
-    /// each only when smaller.
+    /// variant and a brotli one (the builder's `gzipFile` and `brotliFile` when they decode to
+    /// the bytes; else made at the builder's levels), each only when smaller.
     static func resource(
-        _ bytes: ByteBuffer, type: String, cacheControl: String, lastModified: Int64, brotliFile: String? = nil, brotli wantsBrotli: Bool = true
+        _ bytes: ByteBuffer, type: String, cacheControl: String, lastModified: Int64, gzipFile: String? = nil, brotliFile: String? = nil,
+        brotli wantsBrotli: Bool = true
     ) throws -> Resource {
         let raw = Array(bytes.readableBytesView)
         let sha = ContentHash.sha256Hex(raw)
@@ -127,7 +128,8 @@ struct SiteLoader {
                 coding: coding, body: coding == .identity ? bytes : ByteBuffer(bytes: encoded), filePath: nil, length: encoded.count,
                 etag: etag, contentType: type, cacheControl: cacheControl, lastModified: date)
         }
-        let gz = try Gzip.compress(raw, level: 9)
+        let builtGzip = gzipFile.flatMap { try? FileIO.read($0) }.flatMap { (try? Gzip.decompress($0, maxSize: raw.count)) == raw ? $0 : nil }
+        let gz = try builtGzip ?? Gzip.compress(raw, level: PublishedCompression.gzipLevel(raw.count))
         let gzip = gz.count < raw.count ? representation(.gzip, gz, etag: ETags.gzip(sha, gzipBytes: gz)) : nil
         let built = brotliFile.flatMap { try? FileIO.read($0) }.flatMap { (try? Brotli.decompress($0, maxSize: raw.count)) == raw ? $0 : nil }
         var brotli: Representation?
