@@ -147,15 +147,5 @@ package struct ReleaseManager {
     static func describe(_ r: Release) -> String { "release \(r.id): " + r.summary }
 
     /// `1-4, 7, 9-12`.
-    static func ranges(_ sorted: [Int]) -> String {
-        var out: [String] = []
-        var i = 0
-        while i < sorted.count {
-            var j = i
-            while j + 1 < sorted.count, sorted[j + 1] == sorted[j] + 1 { j += 1 }
-            out.append(i == j ? "\(sorted[i])" : "\(sorted[i])-\(sorted[j])")
-            i = j + 1
-        }
-        return out.isEmpty ? "none" : out.joined(separator: ", ")
-    }
+    static func ranges(_ sorted: [Int]) -> String { PruneReport.ranges(sorted) }
 }

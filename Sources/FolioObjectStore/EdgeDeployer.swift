@@ -135,18 +135,7 @@ package struct EdgeDeployer: Sendable {
 
     /// Uploads `paths`, `concurrency` at a time; the first failure cancels the rest.
     private func upload(_ paths: [String], id: String) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = 0
-            func add() {
-                let path = paths[next]
-                next += 1
-                group.addTask { try await self.upload(path, id: id) }
-            }
-            while next < min(options.concurrency, paths.count) { add() }
-            while try await group.next() != nil {
-                if next < paths.count { add() }
-            }
-        }
+        try await forEachConcurrently(paths, limit: options.concurrency) { path in try await self.upload(path, id: id) }
     }
 
     private func upload(_ relative: String, id: String) async throws {

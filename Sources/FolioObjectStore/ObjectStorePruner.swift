@@ -37,19 +37,9 @@ package struct ObjectStorePruner: Sendable {
 
     /// The prune: lock, list, read the kept manifests, plan, delete, unlock (also on failure).
     package func run() async throws -> PruneReport {
-        let holder = PublishLock.Holder(
-            token: UUID().uuidString, owner: options.owner, host: ProcessInfo.processInfo.hostName,
-            pid: Int(ProcessInfo.processInfo.processIdentifier), since: Date())
-        let lock = PublishLock(client: client, location: options.location, holder: holder)
-        try await lock.acquire(staleAfter: options.lockTimeout, breakStale: options.breakLock)
-        do {
-            let report = try await prune()
-            try await lock.release()
-            return report
-        } catch {
-            try? await lock.release()
-            throw error
-        }
+        try await PublishLock.holding(
+            client: client, location: options.location, owner: options.owner, staleAfter: options.lockTimeout, breakStale: options.breakLock
+        ) { try await prune() }
     }
 
     private func prune() async throws -> PruneReport {
@@ -83,19 +73,6 @@ package struct ObjectStorePruner: Sendable {
     private func deleteConcurrently(_ paths: [String]) async throws {
         let keys = paths.map { options.location.key($0) }
         let client = self.client
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = 0
-            while next < min(options.concurrency, keys.count) {
-                let key = keys[next]
-                group.addTask { try await client.delete(key) }
-                next += 1
-            }
-            while try await group.next() != nil {
-                guard next < keys.count else { continue }
-                let key = keys[next]
-                group.addTask { try await client.delete(key) }
-                next += 1
-            }
-        }
+        try await forEachConcurrently(keys, limit: options.concurrency) { key in try await client.delete(key) }
     }
 }

@@ -54,19 +54,9 @@ package struct ObjectStorePublisher: Sendable {
     /// The publish: plan, lock, compare versions, upload every phase, unlock (also on failure).
     package func run() async throws -> PublishSummary {
         let plan = try UploadPlan(root: options.root)
-        let holder = PublishLock.Holder(
-            token: UUID().uuidString, owner: options.owner, host: ProcessInfo.processInfo.hostName,
-            pid: Int(ProcessInfo.processInfo.processIdentifier), since: Date())
-        let lock = PublishLock(client: client, location: options.location, holder: holder)
-        try await lock.acquire(staleAfter: options.lockTimeout, breakStale: options.breakLock)
-        do {
-            let summary = try await publish(plan)
-            try await lock.release()
-            return summary
-        } catch {
-            try? await lock.release()
-            throw error
-        }
+        return try await PublishLock.holding(
+            client: client, location: options.location, owner: options.owner, staleAfter: options.lockTimeout, breakStale: options.breakLock
+        ) { try await publish(plan) }
     }
 
     private func publish(_ plan: UploadPlan) async throws -> PublishSummary {
@@ -121,20 +111,7 @@ package struct ObjectStorePublisher: Sendable {
 
     /// Uploads `items`, `concurrency` at a time; the first failure cancels the rest.
     private func upload(_ items: [UploadItem]) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = 0
-            while next < min(options.concurrency, items.count) {
-                let item = items[next]
-                group.addTask { try await self.upload(item) }
-                next += 1
-            }
-            while try await group.next() != nil {
-                guard next < items.count else { continue }
-                let item = items[next]
-                group.addTask { try await self.upload(item) }
-                next += 1
-            }
-        }
+        try await forEachConcurrently(items, limit: options.concurrency) { item in try await self.upload(item) }
     }
 
     private func upload(_ item: UploadItem) async throws {

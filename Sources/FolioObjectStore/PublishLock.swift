@@ -105,3 +105,25 @@ package struct PublishLock: Sendable {
         return Holder(bytes: bytes) ?? Holder(token: "?", owner: "an unreadable lock", host: "?", pid: 0, since: .distantPast)
     }
 }
+
+extension PublishLock {
+    /// Runs `body` holding the lock at `location` as this process (`owner`), released after,
+    /// also when `body` fails.
+    package static func holding<T: Sendable>(
+        client: S3Client, location: S3Location, owner: String, staleAfter: Int, breakStale: Bool, _ body: () async throws -> T
+    ) async throws -> T {
+        let holder = Holder(
+            token: UUID().uuidString, owner: owner, host: ProcessInfo.processInfo.hostName,
+            pid: Int(ProcessInfo.processInfo.processIdentifier), since: Date())
+        let lock = PublishLock(client: client, location: location, holder: holder)
+        try await lock.acquire(staleAfter: staleAfter, breakStale: breakStale)
+        do {
+            let result = try await body()
+            try await lock.release()
+            return result
+        } catch {
+            try? await lock.release()
+            throw error
+        }
+    }
+}

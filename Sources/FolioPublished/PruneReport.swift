@@ -39,7 +39,7 @@ package struct PruneReport: Codable, Sendable, Equatable {
     package var dryRunLines: [String] { removed.map { "would remove \($0.path) (\($0.size) bytes)" } }
 
     /// `1-4, 7, 9-12`; `none` for no versions.
-    static func ranges(_ sorted: [Int]) -> String {
+    package static func ranges(_ sorted: [Int]) -> String {
         var out: [String] = []
         var i = 0
         while i < sorted.count {

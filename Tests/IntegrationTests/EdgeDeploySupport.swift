@@ -107,6 +107,25 @@ struct DeploySetup {
     /// The edge's production manifest on disk.
     func edgeManifestBytes() throws -> [UInt8] { try FileIO.read(edgeRoot + "/manifest.plist") }
 
+    /// Edits sonnet 18's first line and builds `src` again; the object files the edge lacks now
+    /// (the sonnet, index.plist, all.plist and their variants).
+    func editSonnet(sourceLocation: SourceLocation = #_sourceLocation) throws -> Set<String> {
+        try EdgeIntegration.EdgePublishTests.editSonnet18(in: content, to: "winter’s day")
+        try rebuild()
+        let changed = try Self.objectFiles(src).subtracting(try Self.objectFiles(edgeRoot))
+        #expect(!changed.isEmpty && changed.count <= 9, "\(changed)", sourceLocation: sourceLocation)
+        return changed
+    }
+
+    /// Requires a deploy of an edit to have succeeded sending at most the `changed` objects'
+    /// brotli variants: the edge rebuilt the objects from the delta and made their gzip ones.
+    static func expectEditDeployed(_ edit: Harness.Output, changed: Set<String>, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(edit.status == 0, "\(edit.stderr)", sourceLocation: sourceLocation)
+        let sent = objectsUploaded(edit) ?? 99
+        #expect(sent <= changed.count { $0.hasSuffix(".br") }, "\(edit.stdout)", sourceLocation: sourceLocation)
+        #expect(sent + (objectsRebuilt(edit) ?? 0) == changed.count, "\(edit.stdout)", sourceLocation: sourceLocation)
+    }
+
     /// Requires every file of `src` (but dot files) on the edge's disk with the same bytes: what
     /// the edge rebuilt (objects, variants, mirrors, versioned manifests, deltas) included.
     func expectSameFiles(sourceLocation: SourceLocation = #_sourceLocation) throws {

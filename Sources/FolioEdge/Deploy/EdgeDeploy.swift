@@ -108,9 +108,14 @@ final class EdgeDeploy: Sendable {
                 400, "this edge speaks deploy protocol \(DeployBegin.protocolVersion), the client \(spoken.map { "speaks \($0)" } ?? "an older one"): "
                     + "deploy with the folio-build of the same Folio release as the edge")
         }
-        do { return try JSONDecoder().decode(DeployBegin.self, from: Data(body)) } catch {
+        let begin: DeployBegin
+        do { begin = try JSONDecoder().decode(DeployBegin.self, from: Data(body)) } catch {
             throw DeployFailure(400, "the deploy's begin request is not the JSON folio-build sends: \(error)")
         }
+        for (name, channel) in begin.channels where !(name == Channel.production || Channel.isValidName(name)) || !ContentHash.isSHA256Hex(channel.sha256) {
+            throw DeployFailure(400, "the deploy's begin names channel '\(name)' with manifest \(channel.sha256): not a channel name and SHA-256")
+        }
+        return begin
     }
 
     /// What the edge lacks of `begin`, against the manifests it serves now.
