@@ -27,6 +27,8 @@ package final class EdgeDeployClient: Sendable {
         package var missing: [String]
         package var rebuilt: Int
         package var rebuiltObjects: Int
+        /// The edge makes nothing from the files named: commit once they are sent.
+        package var final: Bool?
     }
 
     /// What the edge answers a commit.

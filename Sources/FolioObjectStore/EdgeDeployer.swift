@@ -96,9 +96,12 @@ package struct EdgeDeployer: Sendable {
     private func rounds(_ started: EdgeDeployClient.Started, _ summary: inout PublishSummary) async throws -> (uploaded: Int, rebuilt: Int) {
         var missing = started.missing
         var objects = (uploaded: 0, rebuilt: 0)
+        var final = false
         for round in 1...Self.maxRounds {
             try await send(missing, id: started.id, round: round, &summary)
             objects.uploaded += missing.count { $0.hasPrefix(PublishedLayout.objects + "/") }
+            // The edge said it needs nothing beyond these: on to the commit.
+            if final { return objects }
             // Each plan counts what it rebuilt itself.
             let planned = try await client.plan(started.id)
             summary.rebuilt += planned.rebuilt
@@ -111,6 +114,7 @@ package struct EdgeDeployer: Sendable {
             }
             if planned.missing.isEmpty { return objects }
             missing = planned.missing
+            final = planned.final == true
         }
         throw ObjectStoreError(
             .store, "the edge still lacks \(missing.count) files after \(Self.maxRounds) rounds (\(missing.prefix(3).joined(separator: ", "))): see its log")

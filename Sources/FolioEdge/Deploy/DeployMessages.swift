@@ -119,6 +119,9 @@ struct DeployPlanned: Codable, Sendable {
     var rebuilt: Int
     /// Of those, the files under `objects/`.
     var rebuiltObjects: Int
+    /// The edge makes nothing from the files named: once they arrive the deploy may commit
+    /// without planning again (the commit's own rebuild finds them).
+    var final: Bool
 }
 
 /// The edge's answer to a commit: the version it serves now.

@@ -17,7 +17,7 @@ struct DeployRebuild {
 
     /// What a run made and lacks, and the changed channels' manifests it has, parsed.
     struct Outcome {
-        var planned = DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0)
+        var planned = DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0, final: true)
         var manifests: [String: ParsedManifest] = [:]
     }
 
@@ -57,6 +57,12 @@ struct DeployRebuild {
             }
             return (staged, try Self.parse(staged, path))
         }
+        // The delta first: its edits rebuild the changed objects too.
+        if needs.hasDelta(channel, listed), let rebuilt = try fromDelta(channel, to: sha, &plan) {
+            try staging.store(path, rebuilt.manifestBytes)
+            plan.rebuilt += 1
+            return (rebuilt.manifestBytes, rebuilt.manifest)
+        }
         // The root's variants are the served manifest's.
         if let sent = try decodedVariant(of: path, inRoot: false) {
             guard ContentHash.sha256Hex(sent) == sha else { throw DeployFailure(422, "\(path)'s variant as sent does not hash to the begin's SHA-256: deploy again") }
@@ -64,15 +70,11 @@ struct DeployRebuild {
             plan.rebuilt += 1
             return (sent, try Self.parse(sent, path))
         }
-        if needs.hasDelta(channel, listed), let rebuilt = try fromDelta(channel, to: sha, &plan) {
-            try staging.store(path, rebuilt.manifestBytes)
-            plan.rebuilt += 1
-            return (rebuilt.manifestBytes, rebuilt.manifest)
-        }
         guard let whole = needs.manifestWhole(channel, listed) else {
             throw DeployFailure(422, "the deploy names channel \(channel) but lists no \(path): send the whole published directory")
         }
         plan.missing.append(whole)
+        plan.final = false
         return nil
     }
 
@@ -148,7 +150,9 @@ struct DeployRebuild {
         var plain: [UInt8]?
         if !has(entry.objectPath) {
             guard let sent = try decodedVariant(of: entry.objectPath) else {
+                // The object and its other variants are made from this one once it arrives.
                 plan.missing.append(entry.brotliObjectPath ?? entry.gzipObjectPath ?? entry.objectPath)
+                plan.final = false
                 return
             }
             try staging.store(entry.objectPath, sent)
