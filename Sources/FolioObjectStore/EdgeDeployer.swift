@@ -89,10 +89,10 @@ package struct EdgeDeployer: Sendable {
         "objects: \(uploaded) uploaded, \(rebuilt) rebuilt by the edge, \(tree.objectFiles - uploaded - rebuilt) already there"
     }
 
-    /// Sends what the begin named, then what each plan names, until a plan names nothing. A
-    /// dry run sends the first round alone (manifests, deltas, heads: the plan needs them) and
-    /// lists what the plan names.
-    /// The object files uploaded and rebuilt by the edge.
+    /// Sends what the begin named, then what each plan names, until a plan names nothing or
+    /// says the edge makes nothing from what it names; the object files uploaded and rebuilt by
+    /// the edge. A dry run sends the first round alone (manifests, deltas, heads: the plan needs
+    /// them) and lists what the plan names.
     private func rounds(_ started: EdgeDeployClient.Started, _ summary: inout PublishSummary) async throws -> (uploaded: Int, rebuilt: Int) {
         var missing = started.missing
         var objects = (uploaded: 0, rebuilt: 0)

@@ -6,7 +6,8 @@ import FolioSupport
 /// from the one served (with the objects its edits rebuild), or from a variant sent; an object
 /// from the delta or from its brotli or gzip variant sent; its gzip variant, and the brotli one
 /// of a large object, at the builder's level (sent after all when the size differs from the
-/// manifest's); the mirrors and the versioned manifest from the manifest. Run again once files arrive, it goes on from there.
+/// manifest's); the mirrors and the versioned manifest from the manifest. Run again once files
+/// arrive, it goes on from there.
 struct DeployRebuild {
     let staging: DeployStaging
     let needs: DeployNeeds
