@@ -216,6 +216,29 @@ extension EdgeIntegration {
             #expect(try DeployRaw.request(port: s.adminPort, "PUT", "/.folio/deploy/\(id)/head.plist").status == 404)  // the lock is let go
         }
 
+        @Test("a gzip variant the edge makes at another size than the manifest's is asked for and sent")
+        func gzipOfAnotherSize() throws {
+            let s = try DeploySetup.make("deploy-gzip-size")
+            defer { s.cleanup() }
+            // A new object whose gzip variant was made at level 1 (not the builder's level),
+            // the manifest saying so; the edge makes the object from its brotli variant.
+            var manifest = try Manifest(bytes: try FileIO.read(s.src + "/manifest.plist"))
+            let present = try DeploySetup.objectFiles(s.edgeRoot)
+            let i = try #require(manifest.entries.firstIndex { $0.brotliObjectPath != nil && !present.contains(FileIO.lastComponent(of: $0.objectPath)) })
+            let entry = manifest.entries[i]
+            let gzip = try Gzip.compress(try FileIO.read(s.src + "/" + entry.objectPath), level: 1)
+            try #require(gzip.count != entry.gzipSize, "level 1 gives the builder's size")
+            try FileIO.writeAtomically(gzip, to: s.src + "/" + entry.gzipObjectPath!)
+            manifest.entries[i].gzipSize = gzip.count
+            try FileIO.writeAtomically(BinaryPlist.encode(manifest.plist), to: s.src + "/manifest.plist")
+            for stale in ["manifest.plist.gz", "manifest.plist.br"] { unlink(s.src + "/" + stale) }  // the unpatched manifest's
+            let r = try s.deploy()
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(try FileIO.read(s.edgeRoot + "/" + entry.gzipObjectPath!) == gzip)
+            let served = try RawHTTPConnection.fetch(port: s.edge.port, "/" + entry.objectPath, headers: [("Accept-Encoding", "gzip")])
+            #expect(served.status == 200 && served.body == gzip, "\(served.status)")
+        }
+
         @Test("a rollback is refused (exit 3) without --force, and deployed with it")
         func rollback() throws {
             let s = try DeploySetup.make("deploy-rollback")
