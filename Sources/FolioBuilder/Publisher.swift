@@ -149,7 +149,7 @@ package final class PublishSession {
     }
 
     /// Above this many new files one `syncfs` is cheaper than an fsync each.
-    package static let perFileSyncLimit = 16
+    package static let perFileSyncLimit = FileIO.perFileSyncLimit
 
     /// Writes every object (and gzip variant) not already present, then makes them durable: an
     /// fsync each for a few files, one file-system sync for many.

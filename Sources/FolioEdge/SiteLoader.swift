@@ -113,6 +113,12 @@ struct SiteLoader {
     /// (the manifest's JSON mirror): fast, still smaller than gzip.
     static let brotliQuality: Int32 = 5
 
+    /// The bytes of the variant file at `path` when `decode` gives back `raw`; nil otherwise.
+    private static func builderVariant(_ path: String?, of raw: [UInt8], decode: ([UInt8]) throws -> [UInt8]) -> [UInt8]? {
+        guard let path, let encoded = try? FileIO.read(path), (try? decode(encoded)) == raw else { return nil }
+        return encoded
+    }
+
     /// A resource made from bytes the edge holds (manifests, the head, deltas), with a gzip
     /// variant and a brotli one (the builder's `gzipFile` and `brotliFile` when they decode to
     /// the bytes; else made at the builder's levels), each only when smaller.
@@ -128,10 +134,10 @@ struct SiteLoader {
                 coding: coding, body: coding == .identity ? bytes : ByteBuffer(bytes: encoded), filePath: nil, length: encoded.count,
                 etag: etag, contentType: type, cacheControl: cacheControl, lastModified: date)
         }
-        let builtGzip = gzipFile.flatMap { try? FileIO.read($0) }.flatMap { (try? Gzip.decompress($0, maxSize: raw.count)) == raw ? $0 : nil }
+        let builtGzip = builderVariant(gzipFile, of: raw) { try Gzip.decompress($0, maxSize: raw.count) }
         let gz = try builtGzip ?? Gzip.compress(raw, level: PublishedCompression.gzipLevel(raw.count))
         let gzip = gz.count < raw.count ? representation(.gzip, gz, etag: ETags.gzip(sha, gzipBytes: gz)) : nil
-        let built = brotliFile.flatMap { try? FileIO.read($0) }.flatMap { (try? Brotli.decompress($0, maxSize: raw.count)) == raw ? $0 : nil }
+        let built = builderVariant(brotliFile, of: raw) { try Brotli.decompress($0, maxSize: raw.count) }
         var brotli: Representation?
         if wantsBrotli, let br = built ?? (try? Brotli.compress(raw, quality: brotliQuality)), br.count < min(raw.count, gz.count) {
             brotli = representation(.brotli, br, etag: ETags.brotli(sha, brotliBytes: br))

@@ -68,6 +68,9 @@ package enum FileIO {
         return stat(path, &st) == 0
     }
 
+    /// Up to this many new files an fsync each is cheaper than one `syncfs` of the file system.
+    package static let perFileSyncLimit = 16
+
     /// The size of the regular file at `path`; nil when there is none.
     package static func size(_ path: String) -> Int? {
         var st = stat()

@@ -15,13 +15,16 @@ enum DeployDerived {
         case PublishedLayout.manifestGzip, PublishedLayout.manifestJSON, PublishedLayout.keyList:
             return channel != nil
         case PublishedLayout.manifestBrotli:
-            // Quality 1 past 256 KiB takes milliseconds; below, the builder's 11 takes tens: sent.
-            return channel.map { PublishedCompression.manifestBrotliQuality(11, size: $0.size) < 11 } ?? false
+            return channel.map { makesManifestBrotli(size: $0.size) } ?? false
         default:
             if let channel, name == PublishedLayout.versionedManifest(channel.version) { return true }
             return false
         }
     }
+
+    /// Whether the edge makes a manifest's brotli mirror: past 256 KiB, where the builder uses
+    /// quality 1 (milliseconds); below, its quality 11 takes tens of milliseconds, so it is sent.
+    static func makesManifestBrotli(size: Int) -> Bool { PublishedCompression.manifestBrotliQuality(11, size: size) < 11 }
 
     /// Whether `relative` is one of a delta's files (`deltas/…plist`, `.gz`, `.br`).
     static func isDelta(_ relative: String) -> Bool { DeployPaths.inChannel(relative).hasPrefix(PublishedLayout.deltas + "/") }
@@ -47,7 +50,7 @@ enum DeployDerived {
         }
         try add(PublishedLayout.versionedManifest(version)) { bytes }
         try add(PublishedLayout.manifestGzip) { try Gzip.compress(bytes, level: PublishedCompression.gzipLevel(bytes.count)) }
-        if PublishedCompression.manifestBrotliQuality(11, size: bytes.count) < 11 {
+        if makesManifestBrotli(size: bytes.count) {
             try add(PublishedLayout.manifestBrotli) { try Brotli.compress(bytes, quality: PublishedCompression.manifestBrotliQuality(11, size: bytes.count)) }
         }
         try add(PublishedLayout.manifestJSON) { try JSONPlist.encode(Manifest.jsonMirror(bytes, parsed: manifest)) }

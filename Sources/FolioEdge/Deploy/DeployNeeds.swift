@@ -14,13 +14,14 @@ struct DeployNeeds {
     /// The client's files' sizes, by path.
     let sizes: [String: Int]
     /// The client's files' paths.
-    var listed: Set<String> { Set(sizes.keys) }
+    let listed: Set<String>
 
     init(root: String, begin: DeployBegin, served: [String: String]) {
         self.root = root
         self.begin = begin
         self.served = served
         sizes = Dictionary(begin.files.map { ($0.path, $0.size) }, uniquingKeysWith: { a, _ in a })
+        listed = Set(sizes.keys)
     }
 
     /// The channels whose deployed manifest is not the one served, by name.
@@ -44,22 +45,21 @@ struct DeployNeeds {
                 if FileIO.size(root + "/" + file.path) != file.size { out.append(file.path) }
             }
         }
-        let listed = self.listed
-        for channel in changed where !hasDelta(channel, listed) {
+        for channel in changed where !hasDelta(channel) {
             // Its smallest variant may be the brotli mirror, already named above.
-            if let whole = manifestWhole(channel, listed), !out.contains(whole) { out.append(whole) }
+            if let whole = manifestWhole(channel), !out.contains(whole) { out.append(whole) }
         }
         return out
     }
 
     /// Whether the client has the delta from the manifest served to its own.
-    func hasDelta(_ channel: String, _ listed: Set<String>) -> Bool {
+    func hasDelta(_ channel: String) -> Bool {
         guard let from = served[channel], let to = begin.channels[channel]?.sha256 else { return false }
         return listed.contains(PublishedLayout.channelPrefix(channel) + PublishedLayout.delta(from: from, to: to))
     }
 
     /// The smallest variant of the channel's `manifest.plist` the client has.
-    func manifestWhole(_ channel: String, _ listed: Set<String>) -> String? {
+    func manifestWhole(_ channel: String) -> String? {
         let path = PublishedLayout.channelPrefix(channel) + PublishedLayout.manifest
         let sizes = self.sizes
         return [path + ".br", path + ".gz", path].filter { sizes[$0] != nil }.min { sizes[$0]! < sizes[$1]! }

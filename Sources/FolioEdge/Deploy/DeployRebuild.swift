@@ -34,9 +34,8 @@ struct DeployRebuild {
 
     /// One changed channel: its manifest, mirrors and objects; nil when its manifest is still to come.
     private func channel(_ channel: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> ([UInt8], Manifest)? {
-        let listed = needs.listed
-        guard let (bytes, manifest) = try manifest(channel, listed, &plan) else { return nil }
-        try derive(channel, bytes, manifest, listed, &plan)
+        guard let (bytes, manifest) = try manifest(channel, &plan) else { return nil }
+        try derive(channel, bytes, manifest, &plan)
         var seen = Set<String>()
         for entry in manifest.allEntries where site.objects[entry.sha256] == nil && seen.insert(entry.sha256).inserted {
             try object(entry, &plan)
@@ -49,7 +48,7 @@ struct DeployRebuild {
     /// The channel's new `manifest.plist` and the manifest it holds: staged, sent as a variant,
     /// or rebuilt from the delta; nil, with the variant to send in `plan.missing`, when none
     /// gives it.
-    private func manifest(_ channel: String, _ listed: Set<String>, _ plan: inout DeployPlanned) throws(DeployFailure) -> ([UInt8], Manifest)? {
+    private func manifest(_ channel: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> ([UInt8], Manifest)? {
         let path = PublishedLayout.channelPrefix(channel) + PublishedLayout.manifest
         let sha = needs.begin.channels[channel]!.sha256
         if let staged = staged(path) {
@@ -59,7 +58,7 @@ struct DeployRebuild {
             return (staged, try Self.parse(staged, path))
         }
         // The delta first: its edits rebuild the changed objects too.
-        if needs.hasDelta(channel, listed), let rebuilt = try fromDelta(channel, to: sha, &plan) {
+        if needs.hasDelta(channel), let rebuilt = try fromDelta(channel, to: sha, &plan) {
             try staging.store(path, rebuilt.manifestBytes)
             plan.rebuilt += 1
             return (rebuilt.manifestBytes, rebuilt.manifest)
@@ -71,7 +70,7 @@ struct DeployRebuild {
             plan.rebuilt += 1
             return (sent, try Self.parse(sent, path))
         }
-        guard let whole = needs.manifestWhole(channel, listed) else {
+        guard let whole = needs.manifestWhole(channel) else {
             throw DeployFailure(422, "the deploy names channel \(channel) but lists no \(path): send the whole published directory")
         }
         plan.missing.append(whole)
@@ -105,9 +104,9 @@ struct DeployRebuild {
     }
 
     /// The channel's mirrors and versioned manifest the client has, made from the manifest.
-    private func derive(_ channel: String, _ bytes: [UInt8], _ manifest: Manifest, _ listed: Set<String>, _ plan: inout DeployPlanned) throws(DeployFailure) {
+    private func derive(_ channel: String, _ bytes: [UInt8], _ manifest: Manifest, _ plan: inout DeployPlanned) throws(DeployFailure) {
         let prefix = PublishedLayout.channelPrefix(channel)
-        let made = try DeployDerived.channelFiles(bytes, manifest) { name in listed.contains(prefix + name) && !isStaged(prefix + name) }
+        let made = try DeployDerived.channelFiles(bytes, manifest) { name in needs.listed.contains(prefix + name) && !isStaged(prefix + name) }
         for (name, made) in made {
             try staging.store(prefix + name, made)
             plan.rebuilt += 1

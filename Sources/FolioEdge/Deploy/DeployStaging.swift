@@ -117,7 +117,7 @@ struct DeployStaging: Sendable {
     /// (as a local publish does).
     func makeDurable(_ files: [String]) throws(DeployFailure) {
         do {
-            guard files.count <= 16 else { return try FileIO.syncFileSystem(containing: directory) }
+            guard files.count <= FileIO.perFileSyncLimit else { return try FileIO.syncFileSystem(containing: directory) }
             for relative in files {
                 let fd = open(directory + "/" + relative, O_RDONLY | O_CLOEXEC)
                 guard fd >= 0 else { throw FileError("open", directory + "/" + relative) }
