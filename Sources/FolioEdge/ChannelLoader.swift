@@ -16,15 +16,22 @@ struct ChannelManifest: Sendable {
     let bytes: [UInt8]
     /// The manifest they hold.
     let manifest: Manifest
+    /// Its JSON mirror, when a deploy made it already.
+    var json: [UInt8]? = nil
     /// `createdAt` in whole seconds: the Last-Modified of what this manifest publishes.
     var created: Int64 { Int64(manifest.createdAt.timeIntervalSince1970.rounded(.down)) }
 
-    /// Reads `channel`'s manifest under `root`: parsed, verified under `trust` when set, and
-    /// naming the channel it is published in.
-    static func read(root: String, channel: String, trust: Trust?) throws -> ChannelManifest {
+    /// Reads `channel`'s manifest under `root`: parsed (or taken from `parsed` when it has the
+    /// same bytes), verified under `trust` when set, and naming the channel it is published in.
+    static func read(root: String, channel: String, trust: Trust?, parsed: ParsedManifest? = nil) throws -> ChannelManifest {
         let dir = PublishedLayout.channelRoot(root, channel)
         let bytes: [UInt8]
         do { bytes = try FileIO.read(PublishedLayout.path(dir, PublishedLayout.manifest)) } catch { throw SiteLoadError("\(error)") }
+        if let parsed, parsed.bytes == bytes {
+            var read = try checked(bytes, parsed.manifest, root: root, channel: channel, trust: trust)
+            read.json = parsed.json
+            return read
+        }
         let manifest: Manifest
         do { manifest = try Manifest(bytes: bytes) } catch { throw SiteLoadError("\(dir)/manifest.plist: \(error)") }
         return try checked(bytes, manifest, root: root, channel: channel, trust: trust)
@@ -105,7 +112,7 @@ struct ChannelRoutes {
             ByteBuffer(bytes: channel.bytes), type: SiteLoader.plistType, cacheControl: manifestCC, lastModified: created,
             gzipFile: PublishedLayout.path(channel.dir, PublishedLayout.manifestGzip), brotliFile: PublishedLayout.path(channel.dir, PublishedLayout.manifestBrotli))
         let json: [UInt8]
-        do { json = try JSONPlist.encode(Manifest.jsonMirror(channel.bytes, parsed: channel.manifest)) } catch {
+        do { json = try channel.json ?? JSONPlist.encode(Manifest.jsonMirror(channel.bytes, parsed: channel.manifest)) } catch {
             throw SiteLoadError("manifest has no JSON form: \(error)")
         }
         routes[prefix + PublishedLayout.manifestJSON] = try SiteLoader.resource(

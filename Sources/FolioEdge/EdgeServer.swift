@@ -382,7 +382,7 @@ package enum Edge {
                 EdgeDeploy(
                     root: mode.root, token: try Self.token(file, what: "deploy"), trust: mode.trust, store: store, staleAfter: TimeInterval(mode.deployLockTimeout),
                     logger: logger
-                ) { await reloader.check() }
+                ) { parsed in await reloader.check(parsed: parsed) }
             }
             try await run(.site(store), metrics: metrics, site: reloader, admin: nil, deploy: deploy)
         }

@@ -190,11 +190,14 @@ final class LocaleChooser: Sendable {
     /// published locale has that language (after ISO aliases) and no CLDR parent leads elsewhere
     /// (as nb → no, hi-Latn → en-IN). Ranges in these languages need no parsing either.
     private let deadLanguages: Set<String>
+    /// The development language it was made for.
+    let developmentLanguage: LocaleTag?
 
     init(locales unsorted: [LocaleTag], developmentLanguage: LocaleTag?) {
         var seen: Set<LocaleTag> = []
         let locales = unsorted.filter { seen.insert($0).inserted }.sorted { $0.description < $1.description }
         self.locales = locales
+        self.developmentLanguage = developmentLanguage
         names = locales.map(\.description)
         var index: [LocaleTag: Int] = [:]
         for (i, tag) in locales.enumerated() where index[tag] == nil { index[tag] = i }

@@ -22,13 +22,14 @@ struct SiteLoader {
     static let plistType = PublishedHeaders.plistType
     static let jsonType = PublishedHeaders.jsonType
 
-    /// Loads the version each channel's `manifest.plist` names, reusing what `previous` already verified.
-    func load(previous: Site?) throws -> Site {
-        let production = try ChannelManifest.read(root: root, channel: Channel.production, trust: trust)
+    /// Loads the version each channel's `manifest.plist` names, reusing what `previous` already
+    /// verified, and the manifests `parsed` already (a deploy's) where the bytes are the same.
+    func load(previous: Site?, parsed: [String: ParsedManifest] = [:]) throws -> Site {
+        let production = try ChannelManifest.read(root: root, channel: Channel.production, trust: trust, parsed: parsed[Channel.production])
         var objects = ObjectSet(root: root, budget: memoryBudget, previous: previous?.objects ?? [:])
         try objects.load(production.manifest.allEntries, lastModified: production.created)
         var channels = [Channel.production: try channelRoutes(production, previous: previous?.channels[Channel.production])]
-        let failures = loadOtherChannels(into: &channels, objects: &objects, previous: previous)
+        let failures = loadOtherChannels(into: &channels, objects: &objects, previous: previous, parsed: parsed)
         // Objects of the version being replaced stay servable, so a client that fetched a
         // previous manifest a moment ago can still complete its sync.
         for old in previous?.channels.values.map(\.manifest) ?? [] { objects.keep(old.allEntries) }
@@ -38,13 +39,13 @@ struct SiteLoader {
     /// Loads every channel but production; one that fails is left at its previous version (or
     /// out), with nothing it loaded kept.
     private func loadOtherChannels(
-        into channels: inout [String: LoadedChannel], objects: inout ObjectSet, previous: Site?
+        into channels: inout [String: LoadedChannel], objects: inout ObjectSet, previous: Site?, parsed: [String: ParsedManifest]
     ) -> [ChannelFailure] {
         var failures: [ChannelFailure] = []
         for name in PublishedLayout.publishedChannels(root) where name != Channel.production {
             let before = objects
             let old = previous?.channels[name]
-            do { channels[name] = try loadChannel(name, objects: &objects, previous: old) } catch {
+            do { channels[name] = try loadChannel(name, objects: &objects, previous: old, parsed: parsed[name]) } catch {
                 objects = before
                 if let old {
                     channels[name] = old
@@ -57,8 +58,8 @@ struct SiteLoader {
     }
 
     /// One channel other than production: its manifest, its objects, its routes.
-    private func loadChannel(_ name: String, objects: inout ObjectSet, previous: LoadedChannel?) throws -> LoadedChannel {
-        let channel = try ChannelManifest.read(root: root, channel: name, trust: trust)
+    private func loadChannel(_ name: String, objects: inout ObjectSet, previous: LoadedChannel?, parsed: ParsedManifest?) throws -> LoadedChannel {
+        let channel = try ChannelManifest.read(root: root, channel: name, trust: trust, parsed: parsed)
         try objects.load(channel.manifest.allEntries, lastModified: channel.created)
         return try channelRoutes(channel, previous: previous)
     }
@@ -82,7 +83,8 @@ struct SiteLoader {
             routes[path] = Self.objectResource(obj, cacheControl: objectCC, lastModified: dates.text(obj.lastModified), contentType: type)
         }
         let manifestCC = manifestHintOverride.applied(to: production.manifest.cacheHint("manifest")).cacheControl
-        let content = ContentRoutes(manifest: production.manifest, objects: objects.objects, manifestCC: manifestCC, dates: dates)
+        let content = ContentRoutes(
+            manifest: production.manifest, objects: objects.objects, manifestCC: manifestCC, dates: dates, previous: previous?.catalogs)
         let catalogs = content.add(to: &routes)
         let deltaBytes = channels.values.reduce(0) { $0 + $1.deltaBytes }
         return Site(
@@ -110,7 +112,8 @@ struct SiteLoader {
     }
 
     /// The brotli quality of what the edge compresses itself when the builder wrote no `.br`
-    /// (the manifest's JSON mirror): fast, still smaller than gzip.
+    /// (the manifest's JSON mirror): fast, still smaller than gzip; past 256 KiB 1, as the
+    /// builder's manifest (a 10,000-entry JSON mirror in about 5 ms instead of 60).
     static let brotliQuality: Int32 = 5
 
     /// The bytes of the variant file at `path` when `decode` gives back `raw`; nil otherwise.
@@ -139,7 +142,8 @@ struct SiteLoader {
         let gzip = gz.count < raw.count ? representation(.gzip, gz, etag: ETags.gzip(sha, gzipBytes: gz)) : nil
         let built = builderVariant(brotliFile, of: raw) { try Brotli.decompress($0, maxSize: raw.count) }
         var brotli: Representation?
-        if wantsBrotli, let br = built ?? (try? Brotli.compress(raw, quality: brotliQuality)), br.count < min(raw.count, gz.count) {
+        let quality = PublishedCompression.manifestBrotliQuality(brotliQuality, size: raw.count)
+        if wantsBrotli, let br = built ?? (try? Brotli.compress(raw, quality: quality)), br.count < min(raw.count, gz.count) {
             brotli = representation(.brotli, br, etag: ETags.brotli(sha, brotliBytes: br))
         }
         return Resource(identity: representation(.identity, raw, etag: ETags.identity(sha)), gzip: gzip, brotli: brotli, lastModified: lastModified)
@@ -196,6 +200,8 @@ struct ContentRoutes {
     let manifestCC: String
     /// Last-Modified values.
     let dates: LastModifiedText
+    /// The catalogs of the version being replaced: their choosers are reused for the same locales.
+    var previous: CatalogRoutes?
 
     /// Adds the content routes; returns the catalogs.
     func add(to routes: inout [String: Resource]) -> CatalogRoutes {
@@ -235,6 +241,9 @@ struct ContentRoutes {
     private func addTables(_ tables: [String: [(LocaleTag, Manifest.Entry)]], to catalogs: inout CatalogRoutes, routes: [String: Resource]) {
         let developmentLanguage = self.developmentLanguage()
         var choosers: [[LocaleTag]: LocaleChooser] = [:]
+        for table in (previous?.tables ?? [:]).values where table.chooser.developmentLanguage == developmentLanguage {
+            choosers[table.chooser.locales] = table.chooser
+        }
         for (file, variants) in tables {
             let path = CatalogRoutes.prefix + file
             guard routes[path] == nil else { continue }  // a published entry at that path wins

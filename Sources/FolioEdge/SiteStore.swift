@@ -91,8 +91,9 @@ actor SiteReloader {
         loader.trust = trust
     }
 
-    /// Reloads when a channel's `manifest.plist` changed since the last attempt, or always with `force`.
-    func check(force: Bool = false) {
+    /// Reloads when a channel's `manifest.plist` changed since the last attempt, or always with
+    /// `force`; a channel whose manifest has the bytes of one in `parsed` (a deploy's) takes it.
+    func check(force: Bool = false, parsed: [String: ParsedManifest] = [:]) {
         let stamp = PublishedStamp.read(loader.root)
         let last: PublishedStamp
         switch state {
@@ -107,7 +108,7 @@ actor SiteReloader {
         }
         do {
             let start = ContinuousClock.now
-            let site = try loader.load(previous: old)
+            let site = try loader.load(previous: old, parsed: parsed)
             state = .idle(stamp)
             site.reportChannelFailures(logger: logger, metrics: metrics)
             if site.sameManifests(as: old), !force { return }

@@ -230,3 +230,58 @@ struct ManifestFetchTests {
         #expect(value("qa") == 2 && table.count == 3 && made == 3)
     }
 }
+
+/// A deploy's parsed manifests handed to the load after its commit.
+@Suite("Site load: a deploy's parsed manifests")
+struct ParsedManifestLoadTests {
+    typealias Fixture = ChannelRootFixture
+
+    @Test("a parsed manifest with the file's bytes is taken, its JSON mirror served; other bytes are not")
+    func takenOnlyForTheSameBytes() throws {
+        let fixture = Fixture()
+        defer { fixture.cleanup() }
+        let entry = try fixture.object("notes/a.txt", "a\n")
+        let bytes = try fixture.publish(Fixture.manifest(1, entries: [entry]))
+        let manifest = try Manifest(bytes: bytes)
+        // A mirror the loader would never make itself: served only when taken.
+        let marked = Array(#"{"taken":true}"#.utf8)
+        let loader = ChannelSiteTests.loader(fixture.root)
+        let taken = try loader.load(previous: nil, parsed: [Channel.production: ParsedManifest(bytes: bytes, manifest: manifest, json: marked)])
+        #expect(ChannelSiteTests.body(taken.routes["/manifest.json"]) == marked)
+        #expect(taken.manifest.version == 1)
+        let otherBytes = BinaryPlist.encode(Fixture.manifest(2, entries: [entry]).plist)
+        let other = try Manifest(bytes: otherBytes)
+        let ignored = try loader.load(previous: nil, parsed: [Channel.production: ParsedManifest(bytes: otherBytes, manifest: other, json: marked)])
+        #expect(ChannelSiteTests.body(ignored.routes["/manifest.json"]) != marked)
+        #expect(ignored.manifest.version == 1, "the file's own manifest, not the parsed one")
+    }
+}
+
+/// Catalog tables across reloads: a table's locale chooser is kept while its locales are the same.
+@Suite("Site load: catalog choosers across reloads")
+struct CatalogReloadTests {
+    typealias Fixture = ChannelRootFixture
+    static let table = "/content/catalogs/Main.plist"
+
+    @Test("the same locales keep the chooser and take the new objects; another locale makes a new one")
+    func choosersReused() throws {
+        let fixture = Fixture()
+        defer { fixture.cleanup() }
+        let en = try fixture.object("catalogs/en/Main.plist", "en 1\n")
+        let loader = ChannelSiteTests.loader(fixture.root)
+        try fixture.publish(Fixture.manifest(1, entries: [en, try fixture.object("catalogs/fr/Main.plist", "fr 1\n")]))
+        let firstSite = try loader.load(previous: nil)
+        let first = try #require(firstSite.catalogs.tables[Self.table])
+        let fr2 = try fixture.object("catalogs/fr/Main.plist", "fr 2\n")
+        try fixture.publish(Fixture.manifest(2, entries: [en, fr2]))
+        let secondSite = try loader.load(previous: firstSite)
+        let second = try #require(secondSite.catalogs.tables[Self.table])
+        #expect(second.chooser === first.chooser)
+        let french = second.variants[try #require(second.chooser.names.firstIndex(of: "fr"))]
+        #expect(ChannelSiteTests.body(french) == Array("fr 2\n".utf8))
+        try fixture.publish(Fixture.manifest(3, entries: [en, fr2, try fixture.object("catalogs/de/Main.plist", "de 1\n")]))
+        let third = try #require(try loader.load(previous: secondSite).catalogs.tables[Self.table])
+        #expect(third.chooser !== second.chooser)
+        #expect(third.chooser.names == ["de", "en", "fr"])
+    }
+}

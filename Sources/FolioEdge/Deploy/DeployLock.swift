@@ -4,10 +4,13 @@ import Synchronization
 
 /// The edge's one deploy at a time: who holds it, since when, and when it was last used. A
 /// lock idle longer than `staleAfter` (a client killed mid-deploy) may be taken over.
-/// A staged channel manifest's bytes and the manifest they hold.
+/// A staged channel manifest's bytes and the manifest they hold, with the JSON mirror made of
+/// it when the deploy made one: the load after the commit takes them instead of parsing and
+/// encoding the same bytes again.
 struct ParsedManifest: Sendable {
     var bytes: [UInt8]
     var manifest: Manifest
+    var json: [UInt8]? = nil
 }
 
 final class DeployLock: Sendable {
@@ -22,10 +25,14 @@ final class DeployLock: Sendable {
         var force: Bool { begin.force }
         /// Set while the commit runs: the lock is not stale then, however long it takes.
         var committing = false
-        /// The last plan lacked nothing and no file came since: the commit need not rebuild, and
-        /// takes the manifests it parsed.
+        /// The last plan was final and nothing but the files it named came since: once they
+        /// have all come, the commit need not rebuild, and takes the manifests it parsed.
         var planned = false
         var parsed: [String: ParsedManifest] = [:]
+        /// The files that final plan named, not yet staged.
+        var awaiting: Set<String> = []
+        /// Whether the commit may take the last plan as it is.
+        var planComplete: Bool { planned && awaiting.isEmpty }
     }
 
     private let session = Mutex<Session?>(nil)
@@ -51,13 +58,14 @@ final class DeployLock: Sendable {
     }
 
     /// The session `id` when it still holds the lock and is not committing, marked used now
-    /// (and committing; else no longer planned: a file may arrive).
-    func use(_ id: String, committing: Bool = false) throws(DeployFailure) -> Session {
+    /// (and committing). It is no longer planned unless the request stages a file the last
+    /// plan awaits (`staging`): any other file may change what the plan would make.
+    func use(_ id: String, committing: Bool = false, staging: String? = nil) throws(DeployFailure) -> Session {
         let found: Session? = session.withLock { current in
             guard current?.id == id, current?.committing == false else { return nil }
             let planned = current?.planned == true
             current?.lastUsed = Date()
-            current?.planned = false
+            if staging.map({ current?.awaiting.contains($0) != true }) ?? true { current?.planned = false }
             if committing { current?.committing = true }
             var found = current
             found?.planned = planned
@@ -70,13 +78,22 @@ final class DeployLock: Sendable {
         return found
     }
 
-    /// Records that a plan of session `id` lacked nothing (until its next request), and the
-    /// manifests it parsed.
-    func markPlanned(_ id: String, parsed: [String: ParsedManifest]) {
+    /// Records that a plan of session `id` was final, the manifests it parsed, and the files it
+    /// still `awaits` (brotli variants, which it makes nothing from).
+    func markPlanned(_ id: String, parsed: [String: ParsedManifest], awaiting: Set<String>) {
         session.withLock { current in
             guard current?.id == id else { return }
             current?.planned = true
             current?.parsed = parsed
+            current?.awaiting = awaiting
+        }
+    }
+
+    /// Records that session `id` staged `relative`.
+    func staged(_ id: String, _ relative: String) {
+        session.withLock { current in
+            guard current?.id == id else { return }
+            current?.awaiting.remove(relative)
         }
     }
 

@@ -120,7 +120,7 @@ struct DeployPlanned: Codable, Sendable {
     /// Of those, the files under `objects/`.
     var rebuiltObjects: Int
     /// The edge makes nothing from the files named: once they arrive the deploy may commit
-    /// without planning again (the commit's own rebuild finds them).
+    /// without planning again (and the commit takes this plan as it is).
     var final: Bool
 }
 

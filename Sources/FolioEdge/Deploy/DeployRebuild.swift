@@ -25,22 +25,22 @@ struct DeployRebuild {
     func run() throws(DeployFailure) -> Outcome {
         var outcome = Outcome()
         for name in needs.changed {
-            guard let (bytes, manifest) = try channel(name, &outcome.planned) else { continue }
-            outcome.manifests[name] = ParsedManifest(bytes: bytes, manifest: manifest)
+            guard let parsed = try channel(name, &outcome.planned) else { continue }
+            outcome.manifests[name] = parsed
         }
         try deltas(&outcome.planned)
         return outcome
     }
 
     /// One changed channel: its manifest, mirrors and objects; nil when its manifest is still to come.
-    private func channel(_ channel: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> ([UInt8], Manifest)? {
+    private func channel(_ channel: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> ParsedManifest? {
         guard let (bytes, manifest) = try manifest(channel, &plan) else { return nil }
-        try derive(channel, bytes, manifest, &plan)
+        let json = try derive(channel, bytes, manifest, &plan)
         var seen = Set<String>()
         for entry in manifest.allEntries where site.objects[entry.sha256] == nil && seen.insert(entry.sha256).inserted {
             try object(entry, &plan)
         }
-        return (bytes, manifest)
+        return ParsedManifest(bytes: bytes, manifest: manifest, json: json)
     }
 
     // MARK: The manifest
@@ -103,14 +103,16 @@ struct DeployRebuild {
         return step
     }
 
-    /// The channel's mirrors and versioned manifest the client has, made from the manifest.
-    private func derive(_ channel: String, _ bytes: [UInt8], _ manifest: Manifest, _ plan: inout DeployPlanned) throws(DeployFailure) {
+    /// The channel's mirrors and versioned manifest the client has, made from the manifest;
+    /// the JSON mirror when it made one.
+    private func derive(_ channel: String, _ bytes: [UInt8], _ manifest: Manifest, _ plan: inout DeployPlanned) throws(DeployFailure) -> [UInt8]? {
         let prefix = PublishedLayout.channelPrefix(channel)
         let made = try DeployDerived.channelFiles(bytes, manifest) { name in needs.listed.contains(prefix + name) && !isStaged(prefix + name) }
         for (name, made) in made {
             try staging.store(prefix + name, made)
             plan.rebuilt += 1
         }
+        return made.first { $0.name == PublishedLayout.manifestJSON }?.bytes
     }
 
     /// The deltas the client has, each made from the one file of it sent (``DeployDerived/deltaSource(of:sizes:)``).

@@ -26,13 +26,14 @@ final class EdgeDeploy: Sendable {
     private let trust: Trust?
     private let store: SiteStore
     private let lock: DeployLock
-    /// Loads what the published root holds now (the reloader's check).
-    private let reload: @Sendable () async -> Void
+    /// Loads what the published root holds now (the reloader's check), taking the manifests
+    /// the deploy parsed.
+    private let reload: @Sendable ([String: ParsedManifest]) async -> Void
     private let logger: Logger
 
     init(
         root: String, token: String, trust: Trust?, store: SiteStore, staleAfter: TimeInterval, logger: Logger,
-        reload: @escaping @Sendable () async -> Void
+        reload: @escaping @Sendable ([String: ParsedManifest]) async -> Void
     ) {
         self.root = root
         self.token = BearerToken(token)
@@ -127,11 +128,12 @@ final class EdgeDeploy: Sendable {
     }
 
     private func stage(_ id: String, _ relative: String, _ body: [UInt8]) throws(DeployFailure) -> DeployResponse {
-        _ = try lock.use(id)
+        _ = try lock.use(id, staging: relative)
         let staging = DeployStaging(root: root, id: id)
         // A file written while the deploy was aborted (the removal may have missed it) goes too.
         defer { if !lock.holds(id) { staging.remove() } }
         try staging.store(relative, body)
+        lock.staged(id, relative)
         return .json(201, ["stored": relative])
     }
 
@@ -143,7 +145,7 @@ final class EdgeDeploy: Sendable {
         let outcome = try DeployRebuild(staging: staging, needs: needs(session.begin), site: store.site).run()
         // A manifest the edge would refuse is refused before its objects are sent.
         _ = try DeployCommit(staging: staging, trust: trust, force: session.force, changed: [], site: store.site).manifests(parsed: outcome.manifests)
-        if outcome.planned.missing.isEmpty { lock.markPlanned(id, parsed: outcome.manifests) }
+        if outcome.planned.final { lock.markPlanned(id, parsed: outcome.manifests, awaiting: Set(outcome.planned.missing)) }
         return .json(200, outcome.planned)
     }
 
@@ -155,15 +157,15 @@ final class EdgeDeploy: Sendable {
             staging.remove()
         }
         let previous = store.site.manifest.version
-        let version: Int
+        let (version, parsed): (Int, [String: ParsedManifest])
         do throws(DeployFailure) {
-            version = try check(session, staging)
+            (version, parsed) = try check(session, staging)
             try DeployCommit.moveIntoPlace(staging)
         } catch {
             logger.error("deploy refused; still serving the previous version", metadata: ["id": "\(id)", "version": "\(previous)", "error": "\(error)"])
             throw error
         }
-        await reload()
+        await reload(parsed)
         let served = store.site.manifest.version
         guard served == version else {
             throw DeployFailure(500, "the edge moved version \(version) into place but serves version \(served): see the edge's log for why it did not load")
@@ -172,18 +174,20 @@ final class EdgeDeploy: Sendable {
         return .json(200, DeployCommitted(version: version, previous: previous))
     }
 
-    /// The last rebuild (unless the last plan lacked nothing and no file came since), then the
-    /// staged version checked as the edge would load it; production's version after the commit.
-    private func check(_ session: DeployLock.Session, _ staging: DeployStaging) throws(DeployFailure) -> Int {
+    /// The last rebuild (unless the last plan was final and only the files it named came
+    /// since, all of them), then the staged version checked as the edge would load it;
+    /// production's version after the commit, and the manifests parsed.
+    private func check(_ session: DeployLock.Session, _ staging: DeployStaging) throws(DeployFailure) -> (Int, [String: ParsedManifest]) {
         let needs = needs(session.begin)
-        let outcome = session.planned ? nil : try DeployRebuild(staging: staging, needs: needs, site: store.site).run()
+        let outcome = session.planComplete ? nil : try DeployRebuild(staging: staging, needs: needs, site: store.site).run()
         let plan = outcome?.planned ?? DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0, final: true)
         guard plan.missing.isEmpty else {
             let shown = plan.missing.prefix(5).joined(separator: ", ") + (plan.missing.count > 5 ? " and \(plan.missing.count - 5) more" : "")
             throw DeployFailure(422, "the deploy lacks \(plan.missing.count) files the new version needs (\(shown)): they were never sent; deploy again")
         }
         let commit = DeployCommit(staging: staging, trust: trust, force: session.force, changed: needs.changed, site: store.site)
-        return try commit.check(parsed: outcome?.manifests ?? session.parsed)
+        let parsed = outcome?.manifests ?? session.parsed
+        return (try commit.check(parsed: parsed), parsed)
     }
 
     private func abort(_ id: String) -> DeployResponse {
