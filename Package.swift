@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "FolioKit",
             dependencies: [
-                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore",
+                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore", "FolioHTTPFields",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -99,8 +99,12 @@ let package = Package(
         .target(
             name: "FolioHTTPCore",
             dependencies: [
+                "FolioHTTPFields",
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]),
+        // Field syntax on Foundation alone (Cache-Control, tokens, conditions): the edge's and
+        // FolioKit's.
+        .target(name: "FolioHTTPFields"),
         // The edge: its connection handler, sites, negotiation and server, under folio-edge.
         .target(
             name: "FolioEdge",

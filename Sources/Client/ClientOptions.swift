@@ -51,6 +51,7 @@ struct ClientOptions: ParsableArguments {
     static func syncSettings(edge: String, trust: Trust?, appVersion: AppVersion?, profile: ReleaseProfile, timeout: Duration) -> SyncSettings {
         var settings = SyncSettings(edge: edge)
         settings.timeout = timeout
+        settings.transport = NIOTransports.forEdge(edge, configuration: settings.http)
         settings.trust = trust
         if trust != nil { settings.seed = BundledSeed.seed?.manifest }
         settings.appVersion = appVersion

@@ -162,14 +162,8 @@ package struct HTTPRequestParser {
         }
     }
 
-    /// tchar (RFC 9110 §5.6.2) as a bit set over the bytes 0–127.
-    @inlinable static var tokenBitsLow: UInt64 { 0x03ff_6cfa_0000_0000 }
-    @inlinable static var tokenBitsHigh: UInt64 { 0x57ff_ffff_c7ff_fffe }
-
     @inlinable @inline(__always)
-    package static func isTokenChar(_ b: UInt8) -> Bool {
-        b < 64 ? (tokenBitsLow >> UInt64(b)) & 1 != 0 : b < 128 && (tokenBitsHigh >> UInt64(b - 64)) & 1 != 0
-    }
+    package static func isTokenChar(_ b: UInt8) -> Bool { HeaderText.isTokenChar(b) }
 
     @inlinable
     static func bad(_ message: String) -> Result {

@@ -1,8 +1,7 @@
-import FolioHTTPCore
+import FolioHTTPFields
 import FolioPublished
 import FolioSupport
 import Foundation
-import NIOSSL
 
 /// How a store talks to its edge: fields every request carries (an auth token for private
 /// content), the timeout of one request, extra certificate authorities, and the app's context.
@@ -43,7 +42,7 @@ public struct FolioHTTPConfiguration: Sendable {
             "folio-client",
         ]
         for (name, value) in headers {
-            guard !name.isEmpty, name.utf8.allSatisfy(HTTPRequestParser.isTokenChar) else {
+            guard !name.isEmpty, name.utf8.allSatisfy(HeaderText.isTokenChar) else {
                 throw FolioError(.invalidContent, "the header name '\(name)' is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)")
             }
             guard !reserved.contains(name.lowercased()) else {
@@ -55,7 +54,7 @@ public struct FolioHTTPConfiguration: Sendable {
         }
         guard timeout > .zero else { throw FolioError(.invalidContent, "the request timeout must be positive, not \(timeout)") }
         for (i, pem) in certificateAuthorities.enumerated() {
-            guard let certificates = try? NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)), !certificates.isEmpty else {
+            guard !PEM.certificates(pem).isEmpty else {
                 throw FolioError(.invalidContent, "certificate authority \(i + 1) holds no PEM certificate (-----BEGIN CERTIFICATE-----)")
             }
         }

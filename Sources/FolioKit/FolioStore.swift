@@ -33,6 +33,8 @@ public final class FolioStore: Sendable {
     public let installID: String?
 
     private let cache: ContentCache
+    /// How it reaches the edge: one URLSession for the store's lifetime.
+    private let transport: any Transport
     private let listeners = Listeners()
     /// The last view read from disk and the stamp of the cache state it was read under: every
     /// switch replaces `state.plist` by rename, so an equal stamp means the same version and
@@ -74,6 +76,7 @@ public final class FolioStore: Sendable {
         self.cacheDirectory = cacheDirectory
         self.seed = seed
         self.cache = ContentCache(dir: cacheDirectory, edge: trimmed, channel: channel)
+        self.transport = Transports.forEdge(trimmed, configuration: http)
     }
 
     // MARK: Syncing
@@ -92,6 +95,7 @@ public final class FolioStore: Sendable {
         settings.trust = trust?.trust
         settings.seed = trust == nil ? nil : seed?.manifest
         settings.http = http
+        settings.transport = transport
         settings.appVersion = appVersion
         settings.channel = channel
         settings.context = http.context?.releaseContext ?? ReleaseContext()

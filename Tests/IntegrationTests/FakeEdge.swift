@@ -59,6 +59,7 @@ final class FakeEdge: Transport {
     }
 
     static func answer(_ status: Int, _ fields: [(String, String)], _ body: [UInt8]) -> TransportResponse {
-        TransportResponse(status: status, headers: HTTPHeaders(fields), body: body, headBytes: 17 + fields.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 })
+        let headers = TransportFields(fields.map { (name: $0.0, value: $0.1) })
+        return TransportResponse(status: status, headers: headers, body: body, headBytes: TransportResponse.headSize(reason: "", fields: headers))
     }
 }

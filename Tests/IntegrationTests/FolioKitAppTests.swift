@@ -32,7 +32,7 @@ struct FolioKitAppTests {
             """, args: [dir, String(delayMs)])
     }
 
-    @Test("an edge URL with a path prefix works the same over both transports")
+    @Test("an edge URL with a path prefix works the same over every transport")
     func prefixes() async throws {
         let root = try ClientRoot.make("kit-prefix")
         defer { root.cleanup() }
@@ -44,7 +44,8 @@ struct FolioKitAppTests {
         let edge = server.url + "/content/qa/"
         let version = try Manifest(bytes: try FileIO.read(site + "/content/qa/manifest.plist")).version
         let transports: [(String, any Transport)] = [
-            ("sockets", Transports.forEdge(edge)),
+            ("URLSession", Transports.forEdge(edge)),
+            ("sockets", NIOTransports.forEdge(edge)),
             ("AsyncHTTPClient", HTTPClientTransport(base: server.url + "/content/qa", configuration: FolioHTTPConfiguration())),
         ]
         for (name, transport) in transports {
@@ -55,9 +56,10 @@ struct FolioKitAppTests {
             #expect(report.objectsFetched > 150, "\(name)")
         }
         #expect(Transports.forEdge(edge).base == server.url + "/content/qa")
+        #expect(NIOTransports.forEdge(edge).base == server.url + "/content/qa")
     }
 
-    @Test("every request carries the configured fields and the app's context, over both transports; bad ones are refused")
+    @Test("every request carries the configured fields and the app's context, over every transport; bad ones are refused")
     func requestFields() async throws {
         let server = try PythonServer.start(
             """
@@ -81,6 +83,7 @@ struct FolioKitAppTests {
         #expect(config.context?.fieldValue == #"app="3.2", platform="ios", os="18.1", locale="fr-\"FR\"""#)
         for transport: any Transport in [
             Transports.forEdge(server.url + "/base", configuration: config),
+            NIOTransports.forEdge(server.url + "/base", configuration: config),
             HTTPClientTransport(base: server.url + "/base", configuration: config),
         ] {
             let echoed = String(decoding: try await transport.get(TransportRequest(path: "/x", headers: [], maxBody: 1 << 16)).body, as: UTF8.self)

@@ -19,7 +19,7 @@ struct HTTPClientDifferentialTests {
         var fields: [String]
         var body: [UInt8]
 
-        init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        init(status: Int, headers: TransportFields, body: [UInt8]) {
             self.status = status
             self.fields = headers.filter { $0.name.lowercased() != "date" }.map { "\($0.name.lowercased()): \($0.value)" }
             self.body = body
@@ -31,7 +31,7 @@ struct HTTPClientDifferentialTests {
     /// One request on a keep-alive connection, as `folio sync` makes it.
     static func quick(_ connection: QuickHTTP.Connection, _ path: String, _ headers: [(String, String)]) -> Result<Answer, QuickHTTP.Failure> {
         do {
-            let r = try connection.get(path, headers: headers, maxBody: 1 << 24)
+            let r = TransportResponse(try connection.get(path, headers: headers, maxBody: 1 << 24))
             return .success(Answer(status: r.status, headers: r.headers, body: r.body))
         } catch let failure as QuickHTTP.Failure {
             return .failure(failure)

@@ -15,7 +15,7 @@ enum EdgeFetch {
     static func bytes(_ base: String, _ path: String, http: FolioHTTPConfiguration) async throws -> [UInt8] {
         let url = base + "/" + path
         do {
-            let response = try await Transports.forEdge(base, configuration: http).get(TransportRequest(path: "/" + path, headers: [], maxBody: 64 << 20))
+            let response = try await NIOTransports.forEdge(base, configuration: http).get(TransportRequest(path: "/" + path, headers: [], maxBody: 64 << 20))
             guard response.status == 200 else { throw NotFound(url: url, status: Int(response.status)) }
             return response.body
         } catch let e as TransportError {
@@ -37,7 +37,7 @@ enum EdgeFetch {
     /// Version `n`'s manifest from the edge's history; when it has none, what it has instead.
     static func version(_ n: Int, channel: String, places: DiffPlaces) async throws -> [UInt8] {
         let prefix = PublishedLayout.channelPrefix(channel)
-        let transport = Transports.forEdge(places.edgeURL, configuration: places.http)
+        let transport = NIOTransports.forEdge(places.edgeURL, configuration: places.http)
         let response: TransportResponse
         do {
             response = try await transport.get(TransportRequest(path: "/" + prefix + PublishedLayout.versionedManifest(n), headers: [], maxBody: 64 << 20))

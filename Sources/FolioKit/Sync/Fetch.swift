@@ -18,7 +18,7 @@ extension Syncer {
         do {
             try await transport.getAll(requests, concurrency: settings.concurrency, policy: policy(counting: counters)) { i, response in
                 try self.accept(response, missing[i], counters: counters, hasContent: hasContent)
-                progress?.advance(bytes: response.body.count)
+                progress?.advance(bytes: response.bodyBytesOnWire)
             }
         } catch let error as TransportError {
             let what = error.path.flatMap { path in missing.first { "/" + $0.objectPath == path }?.path } ?? "objects"

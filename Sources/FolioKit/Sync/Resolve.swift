@@ -1,4 +1,4 @@
-import FolioHTTPCore
+import FolioHTTPFields
 import FolioPublished
 import FolioSupport
 import Foundation
@@ -137,9 +137,9 @@ extension Syncer {
     /// How long the edge says its answer stays fresh for this client (RFC 9111 §4.2): its
     /// `max-age` (0 with `no-cache` or `no-store`) minus its `Age`; nil without `Cache-Control`.
     static func serverLifetime(_ response: TransportResponse) -> Int? {
-        guard let control = CacheControl(response.headers) else { return nil }
+        guard let control = CacheControl(lines: response.headers["cache-control"]) else { return nil }
         guard !control.noCache, !control.noStore else { return 0 }
         guard let maxAge = control.maxAge else { return nil }
-        return max(0, maxAge - (CacheControl.age(response.headers) ?? 0))
+        return max(0, maxAge - (CacheControl.age(response.headers.first(name: "age")) ?? 0))
     }
 }

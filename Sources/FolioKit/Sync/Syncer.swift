@@ -80,8 +80,8 @@ package struct Syncer: Sendable {
 
         func count(_ response: TransportResponse) {
             requests.add(1, ordering: .relaxed)
-            bytes.add(response.headBytes + response.body.count, ordering: .relaxed)
-            bodyBytes.add(response.body.count, ordering: .relaxed)
+            bytes.add(response.headBytes + response.bodyBytesOnWire, ordering: .relaxed)
+            bodyBytes.add(response.bodyBytesOnWire, ordering: .relaxed)
         }
     }
 

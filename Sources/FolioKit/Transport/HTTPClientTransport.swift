@@ -28,9 +28,10 @@ package struct HTTPClientTransport: Transport {
         do {
             let response = try await client.execute(http, timeout: TimeAmount(timeout))
             let body = try await response.body.collect(upTo: request.maxBody)
-            var headBytes = 17 + response.status.reasonPhrase.utf8.count
-            for (n, v) in response.headers { headBytes += n.utf8.count + v.utf8.count + 4 }
-            return TransportResponse(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView), headBytes: headBytes)
+            let fields = TransportFields(response.headers.map { (name: $0.name, value: $0.value) })
+            return TransportResponse(
+                status: Int(response.status.code), headers: fields, body: Array(body.readableBytesView),
+                headBytes: TransportResponse.headSize(reason: response.status.reasonPhrase, fields: fields))
         } catch {
             let classified = Self.classify(error, timeout: timeout)
             if let failure = classified as? TransportError, failure.kind == .tls, let mistake = await PlainHTTPProbe.mistake(base: base) {

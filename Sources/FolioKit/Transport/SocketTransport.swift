@@ -85,7 +85,7 @@ package struct SocketTransport: Transport {
         _ connection: QuickHTTP.Connection, _ request: TransportRequest, keepAlive: Bool, timeout: Duration
     ) throws(TransportError) -> TransportResponse {
         do {
-            return try connection.get(request.path, headers: request.headers, maxBody: request.maxBody, keepAlive: keepAlive)
+            return TransportResponse(try connection.get(request.path, headers: request.headers, maxBody: request.maxBody, keepAlive: keepAlive))
         } catch {
             let failure = error as? QuickHTTP.Failure ?? QuickHTTP.Failure(description: "\(error)")
             switch failure.kind {
@@ -94,5 +94,12 @@ package struct SocketTransport: Transport {
             case .other: throw TransportError(.other, failure.description)
             }
         }
+    }
+}
+
+extension TransportResponse {
+    /// A response read from a socket: its head's bytes counted as read.
+    package init(_ r: QuickHTTP.Response) {
+        self.init(status: r.status, headers: TransportFields(r.headers.map { (name: $0.name, value: $0.value) }), body: r.body, headBytes: r.headBytes)
     }
 }

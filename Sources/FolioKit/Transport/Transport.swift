@@ -16,10 +16,6 @@ package struct TransportRequest: Sendable {
     }
 }
 
-/// The edge's answer, the body as sent (still in its content coding), with the bytes of its
-/// status line and fields for the sync's byte counts: the one response type of both transports.
-package typealias TransportResponse = QuickHTTP.Response
-
 /// A failure to get an answer from the edge: retrying might cure it, or it means offline.
 package struct TransportError: Error, Sendable, CustomStringConvertible {
     package enum Kind: Sendable, Equatable {
@@ -83,7 +79,9 @@ package protocol Transport: Sendable {
 }
 
 extension Transport {
-    /// The default: a task group over ``get(_:)``.
+    /// The default: a task group over ``get(_:)``, each answer handled on a dispatch queue
+    /// (`handle` verifies and stores an object, blocking file work that must not hold a thread
+    /// of Swift's cooperative pool).
     package func getAll(
         _ requests: [TransportRequest], concurrency: Int, policy: RetryPolicy,
         handle: @escaping @Sendable (Int, TransportResponse) throws -> Void
@@ -94,7 +92,12 @@ extension Transport {
                 guard next < requests.count else { return }
                 let (i, request) = (next, requests[next])
                 next += 1
-                group.addTask { try handle(i, try await policy.run(request, on: self)) }
+                group.addTask {
+                    let response = try await policy.run(request, on: self)
+                    try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+                        DispatchQueue.global().async { done.resume(with: Result { try handle(i, response) }) }
+                    }
+                }
             }
             for _ in 0..<max(1, concurrency) { add() }
             while try await group.next() != nil { add() }
@@ -102,8 +105,18 @@ extension Transport {
     }
 }
 
-/// The transport for an edge URL: blocking sockets for `http://`, AsyncHTTPClient for `https://`.
+/// FolioKit's transport for an edge URL: URLSession (``URLSessionTransport``).
 package enum Transports {
+    package static func forEdge(_ edge: String, configuration: FolioHTTPConfiguration = .init()) -> any Transport {
+        var base = edge
+        while base.hasSuffix("/") { base.removeLast() }
+        return URLSessionTransport(base: base, configuration: configuration)
+    }
+}
+
+/// The command line's transports, measured faster on Linux: blocking sockets for `http://`,
+/// AsyncHTTPClient for `https://`.
+package enum NIOTransports {
     package static func forEdge(_ edge: String, configuration: FolioHTTPConfiguration = .init()) -> any Transport {
         if let plain = PlainEndpoint(edge) { return SocketTransport(endpoint: plain, configuration: configuration) }
         return HTTPClientTransport(base: edge, configuration: configuration)

@@ -1,5 +1,3 @@
-import NIOHTTP1
-
 /// Cache directives (RFC 9111 §5.2) parsed from every `Cache-Control` line of a message (or from
 /// `CDN-Cache-Control`, RFC 9213, which has the same syntax). Names are case-insensitive; values
 /// may be tokens or quoted strings; a delta-seconds that overflows is 2^31 (§1.2.2); a freshness
@@ -32,9 +30,9 @@ package struct CacheControl: Sendable, Equatable {
 
     package init() {}
 
-    /// The directives of every line of `name` in `headers`; nil when there is none.
-    package init?(_ headers: HTTPHeaders, name: String = "cache-control") {
-        let lines = headers[name]
+    /// The directives of every line of a field (`lines`, each value as received); nil when
+    /// there is none.
+    package init?(lines: [String]) {
         guard !lines.isEmpty else { return nil }
         self.init(parsing: lines.joined(separator: ","))
     }
@@ -158,9 +156,10 @@ package struct CacheControl: Sendable, Equatable {
         return String(decoding: b[start..<end], as: UTF8.self)
     }
 
-    /// The `Age` value: a non-negative integer (the first of several); nil when absent or invalid.
-    package static func age(_ headers: HTTPHeaders) -> Int? {
-        guard let first = headers["age"].first else { return nil }
+    /// The `Age` value (the first line of the field): a non-negative integer (the first of
+    /// several); nil when absent or invalid.
+    package static func age(_ first: String?) -> Int? {
+        guard let first else { return nil }
         let v = first.split(separator: ",").first.map { HeaderText.trimmed($0) } ?? ""
         return seconds(v, invalid: nil)
     }

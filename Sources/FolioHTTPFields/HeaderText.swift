@@ -1,5 +1,15 @@
 /// Byte-level helpers for header values (no Foundation on the request path).
 package enum HeaderText {
+    /// tchar (RFC 9110 §5.6.2) as a bit set over the bytes 0–127.
+    @inlinable static var tokenBitsLow: UInt64 { 0x03ff_6cfa_0000_0000 }
+    @inlinable static var tokenBitsHigh: UInt64 { 0x57ff_ffff_c7ff_fffe }
+
+    /// Whether `b` may be in a token (a field name, a method).
+    @inlinable @inline(__always)
+    package static func isTokenChar(_ b: UInt8) -> Bool {
+        b < 64 ? (tokenBitsLow >> UInt64(b)) & 1 != 0 : b < 128 && (tokenBitsHigh >> UInt64(b - 64)) & 1 != 0
+    }
+
     @inlinable
     package static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
 
@@ -79,37 +89,5 @@ package enum HeaderText {
         }
         guard digits > 0 else { return nil }
         return v <= 1 ? v : nil
-    }
-}
-
-/// The request headers that make a GET or HEAD conditional.
-package struct Conditions: Equatable, Sendable {
-    package var ifMatch: HeaderValue?
-    package var ifNoneMatch: HeaderValue?
-    package var ifModifiedSince: HeaderValue?
-    package var ifUnmodifiedSince: HeaderValue?
-    package var ifRange: HeaderValue?
-    package var range: HeaderValue?
-
-    /// Conditions from these header values (nil: the header is absent).
-    @inlinable
-    package init(
-        ifMatch: HeaderValue? = nil, ifNoneMatch: HeaderValue? = nil, ifModifiedSince: HeaderValue? = nil,
-        ifUnmodifiedSince: HeaderValue? = nil, ifRange: HeaderValue? = nil, range: HeaderValue? = nil
-    ) {
-        self.ifMatch = ifMatch
-        self.ifNoneMatch = ifNoneMatch
-        self.ifModifiedSince = ifModifiedSince
-        self.ifUnmodifiedSince = ifUnmodifiedSince
-        self.ifRange = ifRange
-        self.range = range
-    }
-
-    /// The same with every view copied (see `HeaderValue`).
-    @inlinable
-    package func owned() -> Conditions {
-        Conditions(
-            ifMatch: ifMatch?.owned(), ifNoneMatch: ifNoneMatch?.owned(), ifModifiedSince: ifModifiedSince?.owned(),
-            ifUnmodifiedSince: ifUnmodifiedSince?.owned(), ifRange: ifRange?.owned(), range: range?.owned())
     }
 }
