@@ -55,16 +55,23 @@ let package = Package(
         .target(
             name: "FolioPublished",
             dependencies: ["FolioPlist", "FolioSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        // What an app links: Foundation (URLSession), swift-crypto, zlib and swift-log only.
         .target(
             name: "FolioKit",
             dependencies: [
-                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore", "FolioHTTPFields",
+                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPFields",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The command line's transports for FolioKit: blocking sockets and AsyncHTTPClient.
+        .target(
+            name: "FolioKitNIO",
+            dependencies: [
+                "FolioKit", "FolioHTTPCore", "FolioSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
             ]),
         // Internal: the builder's pipeline (load, check, compile, publish), under folio-build.
         // Content kinds, their readers (Yams, TOMLKit), Markdown rendering (cmark-gfm) and schemas.
@@ -154,7 +161,7 @@ let package = Package(
         .executableTarget(
             name: "Client",
             dependencies: [
-                "FolioKit", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                "FolioKit", "FolioKitNIO", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
                 "FolioHTTPCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -191,7 +198,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit", "FolioBuilder",
+                "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit", "FolioKitNIO", "FolioBuilder",
                 "FolioHTTPCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

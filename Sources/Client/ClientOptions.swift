@@ -1,5 +1,6 @@
 import ArgumentParser
 import FolioKit
+import FolioKitNIO
 import FolioPublished
 import Foundation
 

@@ -4,7 +4,6 @@ import FolioPublished
 import FolioSupport
 import Foundation
 import Logging
-import Synchronization
 
 /// An offline-first store of published Folio content: a verified cache directory kept in step
 /// with an edge, and a seed for the first run.
@@ -39,10 +38,10 @@ public final class FolioStore: Sendable {
     /// The last view read from disk and the stamp of the cache state it was read under: every
     /// switch replaces `state.plist` by rename, so an equal stamp means the same version and
     /// reads skip re-reading and re-hashing the manifest.
-    private let resolved = Mutex<(stamp: FileStamp?, view: ContentView?)>((nil, nil))
+    private let resolved = Locked<(stamp: FileStamp?, view: ContentView?)>((nil, nil))
 
     /// Syncs running now.
-    private let running = Atomic<Int>(0)
+    private let running = Counter()
 
     /// Opens a store; nothing is read or fetched until asked. With `trust`, a sync accepts only
     /// manifests signed under a key list that one of its roots signed, unexpired, and not older
@@ -104,8 +103,8 @@ public final class FolioStore: Sendable {
         settings.progress = { listeners.progress($0) }
         settings.willCommit = { old, new in listeners.willChange(ContentChange(from: old, to: new)) }
         settings.didCommit = { old, new in listeners.change(ContentChange(from: old, to: new)) }
-        if running.add(1, ordering: .relaxed).newValue == 1 { listeners.activity(true) }
-        defer { if running.subtract(1, ordering: .relaxed).newValue == 0 { listeners.activity(false) } }
+        if running.add(1) == 1 { listeners.activity(true) }
+        defer { if running.add(-1) == 0 { listeners.activity(false) } }
         let report: SyncReport
         do {
             report = try await Syncer(cache: cache, settings: settings).run()
@@ -122,7 +121,7 @@ public final class FolioStore: Sendable {
     }
 
     /// Whether a sync of this store is running now.
-    public var isSyncing: Bool { running.load(ordering: .relaxed) > 0 }
+    public var isSyncing: Bool { running.value > 0 }
 
     /// `true` when a sync starts while none was running, `false` when the last one ends, from
     /// now on: for an activity indicator.
@@ -407,7 +406,7 @@ private final class Listeners: Sendable {
 /// Streams of one element type, each keeping the newest `buffer` elements not yet read.
 private final class Subscribers<Element: Sendable>: Sendable {
     private let buffer: Int
-    private let state = Mutex<(continuations: [UInt64: AsyncStream<Element>.Continuation], next: UInt64)>(([:], 0))
+    private let state = Locked<(continuations: [UInt64: AsyncStream<Element>.Continuation], next: UInt64)>(([:], 0))
 
     init(buffer: Int) { self.buffer = buffer }
 

@@ -15,3 +15,16 @@ package final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// A count shared across threads (`Synchronization.Atomic` is iOS 18 and macOS 15 only).
+package final class Counter: Sendable {
+    private let count = Locked(0)
+
+    package init() {}
+
+    /// Adds `n` (negative to take away); the new count.
+    @discardableResult
+    package func add(_ n: Int) -> Int { count.withLock { $0 += n; return $0 } }
+
+    package var value: Int { count.withLock { $0 } }
+}

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FolioHTTPCore
 import FolioKit
+import FolioKitNIO
 import FolioPublished
 import FolioTestSupport
 import Foundation

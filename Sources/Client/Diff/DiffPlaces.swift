@@ -1,4 +1,5 @@
 import FolioKit
+import FolioKitNIO
 
 /// Where `folio diff` looks beyond its two arguments: the edge (for `@N` and a bare `#CHANNEL`),
 /// the cache, and how long the edge may stay silent.

@@ -1,4 +1,5 @@
 import FolioKit
+import FolioKitNIO
 import FolioPublished
 import FolioSupport
 

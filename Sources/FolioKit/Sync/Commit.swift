@@ -17,7 +17,7 @@ extension Syncer {
             if let delta = plan.delta { describeSavings(delta, plan, run, &report) }
         }
         let state = newState(plan, run, result, report)
-        let wroteObjects = run.counters.objects.load(ordering: .relaxed) > 0 || !plan.patched.isEmpty
+        let wroteObjects = run.counters.objects.value > 0 || !plan.patched.isEmpty
         try await write(
             plan.sameManifest ? nil : plan.verified.resolution.manifestBytes, version: manifest.version, wroteObjects: wroteObjects,
             state: state, durable: result != .notModified)
@@ -73,9 +73,9 @@ extension Syncer {
     /// objects whole, each with a response head like this sync's, instead of the head and deltas.
     private func describeSavings(_ delta: DeltaUse, _ plan: SyncPlan, _ run: SyncRun, _ report: inout SyncReport) {
         let c = run.counters
-        let requests = max(1, c.requests.load(ordering: .relaxed))
-        let bytes = c.bytes.load(ordering: .relaxed)
-        let heads = (bytes - c.bodyBytes.load(ordering: .relaxed)) / requests
+        let requests = max(1, c.requests.value)
+        let bytes = c.bytes.value
+        let heads = (bytes - c.bodyBytes.value) / requests
         let whole = bytes - plan.verified.resolution.deltaBytes + delta.manifestWireSize + heads
             + plan.patched.reduce(0) { $0 + ($1.gzipSize ?? $1.size) + heads }
         report.bytesSaved = whole - bytes
@@ -85,8 +85,8 @@ extension Syncer {
 
     /// How the version was fetched, for `status`.
     private func method(_ plan: SyncPlan, _ run: SyncRun, _ report: SyncReport) -> String {
-        let fetched = run.counters.objects.load(ordering: .relaxed)
-        let total = run.counters.bytes.load(ordering: .relaxed)
+        let fetched = run.counters.objects.value
+        let total = run.counters.bytes.value
         if let d = plan.delta {
             return "\(d.steps > 1 ? "\(d.steps) deltas" : "delta") from version \(run.held?.state.version ?? 0): \(plan.patched.count) objects patched, \(fetched) fetched whole; \(total) bytes (\(report.bytesSaved ?? 0) saved)"
         }
@@ -96,7 +96,7 @@ extension Syncer {
     /// The report's line for people.
     private func message(_ result: SyncReport.Result, _ plan: SyncPlan, _ run: SyncRun) -> String {
         let version = plan.manifest.version
-        let fetched = run.counters.objects.load(ordering: .relaxed)
+        let fetched = run.counters.objects.value
         switch result {
         case .updated:
             let how = plan.delta.map { d in

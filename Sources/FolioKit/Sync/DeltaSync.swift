@@ -58,7 +58,7 @@ extension Syncer {
             let path = String(channelPath(PublishedLayout.delta(from: step.from, to: step.to)).dropFirst())
             let response: TransportResponse
             do {
-                response = try await get(TransportRequest(path: "/" + path, headers: [FolioHTTP.acceptEncoding], maxBody: limit + 1), counters: counters)
+                response = try await get(TransportRequest(path: "/" + path, headers: [TransportRequest.acceptEncoding], maxBody: limit + 1), counters: counters)
             } catch let error as TransportError {
                 throw DeltaFallback("GET \(path): \(error)")
             }

@@ -11,7 +11,7 @@ extension Syncer {
         guard !missing.isEmpty else { return }
         let progress = settings.progress.map { ProgressCounter(total: missing.count, handler: $0) }
         let requests = missing.map { entry in
-            TransportRequest(path: "/" + entry.objectPath, headers: [FolioHTTP.acceptEncoding], maxBody: max(entry.size, entry.gzipSize ?? 0) + 1024)
+            TransportRequest(path: "/" + entry.objectPath, headers: [TransportRequest.acceptEncoding], maxBody: max(entry.size, entry.gzipSize ?? 0) + 1024)
         }
         let counters = run.counters
         let hasContent = run.held != nil
@@ -43,6 +43,6 @@ extension Syncer {
                 path: entry.path, url: transport.base + "/" + entry.objectPath)
         }
         try store(bytes, entry, counters: counters)
-        counters.objects.add(1, ordering: .relaxed)
+        counters.objects.add(1)
     }
 }

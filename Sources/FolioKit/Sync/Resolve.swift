@@ -38,13 +38,13 @@ extension Syncer {
         if settings.deltas, let held, !r.headMissing,
             let heldBytes = try? FileIO.read(cache.manifestPath(held.state.version, sha256: held.state.manifestSHA256))
         {
-            let before = run.counters.bytes.load(ordering: .relaxed)
+            let before = run.counters.bytes.value
             do {
                 if try await viaHead(&r, held: held, heldBytes: heldBytes, run) { return .resolved(r) }
             } catch let error as TransportError {
                 return try offline(error)
             }
-            r.deltaBytes = run.counters.bytes.load(ordering: .relaxed) - before
+            r.deltaBytes = run.counters.bytes.value - before
         }
         do {
             try await viaManifest(&r, run)
@@ -63,7 +63,7 @@ extension Syncer {
 
     /// Asks for the head; true when it settled the version (the same, or rebuilt by deltas).
     private func viaHead(_ r: inout Resolution, held: SyncRun.Held, heldBytes: [UInt8], _ run: SyncRun) async throws -> Bool {
-        var headers = [FolioHTTP.acceptEncoding]
+        var headers = [TransportRequest.acceptEncoding]
         if let etag = r.headETag { headers.append(("If-None-Match", etag)) }
         let path = channelPath(PublishedLayout.head)
         let response = try await get(TransportRequest(path: path, headers: headers, maxBody: 1 << 20), counters: run.counters)
@@ -104,7 +104,7 @@ extension Syncer {
     /// Asks for the manifest, conditionally when a version is held.
     private func viaManifest(_ r: inout Resolution, _ run: SyncRun) async throws {
         let held = run.held
-        var headers = [FolioHTTP.acceptEncoding]
+        var headers = [TransportRequest.acceptEncoding]
         if let etag = r.manifestETag { headers.append(("If-None-Match", etag)) }
         let path = channelPath(PublishedLayout.manifest)
         let response = try await get(TransportRequest(path: path, headers: headers, maxBody: 64 << 20), counters: run.counters)

@@ -3,7 +3,6 @@ import FolioPublished
 import FolioSupport
 import Foundation
 import Logging
-import Synchronization
 
 /// How one sync went, for people (one line) and for machines (`--json`).
 package struct SyncReport: Sendable {
@@ -89,7 +88,7 @@ public struct SyncProgress: Sendable, Hashable {
 /// Counts finished objects and reports each step to the sync's progress handler.
 final class ProgressCounter: Sendable {
     private let total: Int
-    private let state = Mutex<(done: Int, bytes: Int)>((0, 0))
+    private let state = Locked<(done: Int, bytes: Int)>((0, 0))
     private let handler: @Sendable (SyncProgress) -> Void
 
     init(total: Int, handler: @escaping @Sendable (SyncProgress) -> Void) {

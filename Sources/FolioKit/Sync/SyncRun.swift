@@ -69,10 +69,10 @@ final class SyncRun: @unchecked Sendable {
     /// The report with the counters and the time taken.
     func finish(_ report: SyncReport) -> SyncReport {
         var r = report
-        r.requests = counters.requests.load(ordering: .relaxed)
-        r.bytes = counters.bytes.load(ordering: .relaxed)
-        r.bodyBytes = counters.bodyBytes.load(ordering: .relaxed)
-        r.objectsFetched = counters.objects.load(ordering: .relaxed)
+        r.requests = counters.requests.value
+        r.bytes = counters.bytes.value
+        r.bodyBytes = counters.bodyBytes.value
+        r.objectsFetched = counters.objects.value
         let d = ContinuousClock.now - start
         r.durationMs = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
         return r

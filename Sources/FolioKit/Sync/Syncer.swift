@@ -2,7 +2,6 @@ import FolioPublished
 import FolioSupport
 import Foundation
 import Logging
-import Synchronization
 
 /// Settings for one sync.
 package struct SyncSettings: Sendable {
@@ -71,17 +70,17 @@ package struct Syncer: Sendable {
     }
 
     final class Counters: Sendable {
-        let requests = Atomic<Int>(0)
-        let bytes = Atomic<Int>(0)
-        let bodyBytes = Atomic<Int>(0)
-        let objects = Atomic<Int>(0)
+        let requests = Counter()
+        let bytes = Counter()
+        let bodyBytes = Counter()
+        let objects = Counter()
         /// Objects this sync wrote, to take back if it is cancelled.
-        let stored = Mutex<[String]>([])
+        let stored = Locked<[String]>([])
 
         func count(_ response: TransportResponse) {
-            requests.add(1, ordering: .relaxed)
-            bytes.add(response.headBytes + response.bodyBytesOnWire, ordering: .relaxed)
-            bodyBytes.add(response.bodyBytesOnWire, ordering: .relaxed)
+            requests.add(1)
+            bytes.add(response.headBytes + response.bodyBytesOnWire)
+            bodyBytes.add(response.bodyBytesOnWire)
         }
     }
 

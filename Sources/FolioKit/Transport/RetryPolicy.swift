@@ -61,9 +61,9 @@ package struct RetryPolicy: Sendable {
     }
 
     /// The same on a thread that may block: `get` makes one try, and the waits between tries
-    /// are slept in 50 ms slices that end early when `cancel` is set.
+    /// are slept in 50 ms slices that end early once `isCancelled` says so.
     package func runBlocking(
-        _ request: TransportRequest, cancel: CancelFlag, _ get: () throws(TransportError) -> TransportResponse
+        _ request: TransportRequest, isCancelled: () -> Bool, _ get: () throws(TransportError) -> TransportResponse
     ) throws -> TransportResponse {
         var attempt = 0
         while true {
@@ -72,12 +72,12 @@ package struct RetryPolicy: Sendable {
             switch try next(after: outcome, request, attempt: attempt) {
             case .answer(let answer): return answer
             case .retry(var left):
-                while left > .zero, !cancel.isCancelled {
+                while left > .zero, !isCancelled() {
                     let slice = min(left, .milliseconds(50))
                     usleep(useconds_t(slice / .microseconds(1)))
                     left -= slice
                 }
-                if cancel.isCancelled { throw CancellationError() }
+                if isCancelled() { throw CancellationError() }
                 attempt += 1
             }
         }

@@ -1,6 +1,4 @@
-import FolioHTTPCore
 import Foundation
-import NIOHTTP1
 
 /// One GET the sync asks of the edge: a path under the edge's base URL (which may have a path
 /// prefix of its own), the request fields, and the most body bytes it accepts.
@@ -8,6 +6,10 @@ package struct TransportRequest: Sendable {
     package var path: String
     package var headers: [(String, String)]
     package var maxBody: Int
+
+    /// The codings the sync asks for: brotli first (the smallest variant the edge holds), then
+    /// gzip. (URLSession asks for what it decodes itself instead.)
+    package static let acceptEncoding = ("Accept-Encoding", "br, gzip")
 
     package init(path: String, headers: [(String, String)], maxBody: Int) {
         self.path = path
@@ -59,9 +61,9 @@ package struct TransportError: Error, Sendable, CustomStringConvertible {
 /// returns without holding a thread of Swift's cooperative pool while it waits, and stops
 /// within 100 ms when its task is cancelled (throwing `CancellationError`).
 ///
-/// `SocketTransport` serves plain-http edges (blocking sockets on threads of its own, the
-/// fastest path measured); `HTTPClientTransport` serves https edges with AsyncHTTPClient
-/// (one HTTP/2 connection where the edge offers it). Tests give the sync a fake one.
+/// ``URLSessionTransport`` is FolioKit's; FolioKitNIO has the command line's (blocking sockets
+/// for plain http, AsyncHTTPClient for https), measured faster on Linux. Tests give the sync a
+/// fake one.
 package protocol Transport: Sendable {
     /// The edge's base URL, for messages.
     var base: String { get }
@@ -79,9 +81,9 @@ package protocol Transport: Sendable {
 }
 
 extension Transport {
-    /// The default: a task group over ``get(_:)``, each answer handled on a dispatch queue
-    /// (`handle` verifies and stores an object, blocking file work that must not hold a thread
-    /// of Swift's cooperative pool).
+    /// The default: a task group over ``get(_:)``, each answer handled on a thread of its own
+    /// (`handle` verifies and stores an object, blocking file work that must hold neither a
+    /// thread of Swift's cooperative pool nor one of Dispatch's).
     package func getAll(
         _ requests: [TransportRequest], concurrency: Int, policy: RetryPolicy,
         handle: @escaping @Sendable (Int, TransportResponse) throws -> Void
@@ -94,9 +96,7 @@ extension Transport {
                 next += 1
                 group.addTask {
                     let response = try await policy.run(request, on: self)
-                    try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-                        DispatchQueue.global().async { done.resume(with: Result { try handle(i, response) }) }
-                    }
+                    try await Blocking.run { _ in try handle(i, response) }
                 }
             }
             for _ in 0..<max(1, concurrency) { add() }
@@ -111,14 +111,5 @@ package enum Transports {
         var base = edge
         while base.hasSuffix("/") { base.removeLast() }
         return URLSessionTransport(base: base, configuration: configuration)
-    }
-}
-
-/// The command line's transports, measured faster on Linux: blocking sockets for `http://`,
-/// AsyncHTTPClient for `https://`.
-package enum NIOTransports {
-    package static func forEdge(_ edge: String, configuration: FolioHTTPConfiguration = .init()) -> any Transport {
-        if let plain = PlainEndpoint(edge) { return SocketTransport(endpoint: plain, configuration: configuration) }
-        return HTTPClientTransport(base: edge, configuration: configuration)
     }
 }

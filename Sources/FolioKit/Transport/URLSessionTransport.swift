@@ -122,8 +122,6 @@ final class URLSessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var timeout: Duration
         var response: HTTPURLResponse?
         var body: [UInt8] = []
-        /// Why the transport cancelled it (too large, too slow); nil when the caller did.
-        var failure: TransportError?
     }
 
     /// DER certificates trusted besides the system's (Apple platforms; see ``URLSessionTransport``).
@@ -139,21 +137,21 @@ final class URLSessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendab
         let id = task.taskIdentifier
         running.withLock { $0[id] = Running(continuation: continuation, maxBody: maxBody, timeout: timeout) }
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self, weak task] in
+        Self.deadlines.asyncAfter(deadline: .now() + seconds) { [weak self, weak task] in
             guard let task else { return }
             self?.fail(task, TransportError.timedOut(timeout))
         }
         task.resume()
     }
 
-    /// Cancels a running `task` for `failure`.
+    /// Where deadlines are kept: a queue of their own, so that busy global queues delay none.
+    private static let deadlines = DispatchQueue(label: "folio.urlsession.deadlines")
+
+    /// Ends a running `task` with `failure` now, and cancels it.
     private func fail(_ task: URLSessionTask, _ failure: TransportError) {
-        let found = running.withLock { running -> Bool in
-            guard running[task.taskIdentifier] != nil else { return false }
-            running[task.taskIdentifier]?.failure = failure
-            return true
-        }
-        if found { task.cancel() }
+        guard let ended = running.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        ended.continuation.resume(throwing: failure)
+        task.cancel()
     }
 
     func urlSession(
@@ -175,7 +173,6 @@ final class URLSessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let done = running.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        if let failure = done.failure { return done.continuation.resume(throwing: failure) }
         if let error { return done.continuation.resume(throwing: Self.classify(error, timeout: done.timeout, authorities: !authorities.isEmpty)) }
         guard let response = done.response else {
             return done.continuation.resume(throwing: TransportError(.other, "the edge's answer is not HTTP"))

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FolioKit
 import Foundation
 import NIOCore
 import NIOSSL
@@ -12,8 +13,6 @@ import Synchronization
 /// environment variable `FOLIO_CA_FILE` names a PEM file, its certificates too (a staging edge
 /// with a private CA; `folio` checks the file before anything else and names it in an error).
 package enum FolioHTTP {
-    /// The codings sync asks for: brotli first (the smallest variant the edge holds), then gzip.
-    package static let acceptEncoding = ("Accept-Encoding", "br, gzip")
 
     /// The variable naming a PEM file of extra certificate authorities.
     package static let caFileVariable = "FOLIO_CA_FILE"

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FolioKit
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,4 +1,5 @@
 import FolioSupport
+import FolioKit
 import Foundation
 
 #if canImport(Glibc)

@@ -1,27 +1,8 @@
 import FolioHTTPCore
 import FolioSupport
+import FolioKit
 import Foundation
 import Synchronization
-
-/// Runs blocking work on a thread of its own and awaits it, so that no thread of Swift's
-/// cooperative pool waits on a socket or a disk. Cancelling the awaiting task sets the work's
-/// ``CancelFlag``; the socket loops see it within 50 ms. An error the work throws once cancelled
-/// is a `CancellationError`; a value it returns is returned (it may own a resource, such as a
-/// lock, that the caller must release).
-package enum Blocking {
-    package static func run<T: Sendable>(_ work: @escaping @Sendable (CancelFlag) throws -> T) async throws -> T {
-        let flag = CancelFlag()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                OSThread.spawn {
-                    continuation.resume(with: Result { try work(flag) }.mapError { flag.isCancelled ? CancellationError() : $0 })
-                }
-            }
-        } onCancel: {
-            flag.cancel()
-        }
-    }
-}
 
 /// The transport of plain-http edges: each GET, and each batch of GETs, on threads of its own
 /// with blocking sockets (``QuickHTTP/Connection``), keep-alive within a batch.
@@ -67,7 +48,7 @@ package struct SocketTransport: Transport {
                     let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard i < requests.count else { return }
                     do {
-                        try handle(i, try policy.runBlocking(requests[i], cancel: cancel) { () throws(TransportError) in
+                        try handle(i, try policy.runBlocking(requests[i], isCancelled: { cancel.isCancelled }) { () throws(TransportError) in
                             try Self.get(connection, requests[i], keepAlive: true, timeout: timeout)
                         })
                     } catch {

@@ -1,17 +1,9 @@
 import FolioHTTPCore
 import FolioSupport
+import FolioKit
 import Foundation
 import NIOHTTP1
 import Synchronization
-
-/// Set when the task that waits for blocking socket work is cancelled; the socket loops ask it
-/// at least every 50 ms.
-package final class CancelFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    package init() {}
-    package func cancel() { flag.store(true, ordering: .relaxed) }
-    package var isCancelled: Bool { flag.load(ordering: .relaxed) }
-}
 
 /// A plain-http edge's address: host, port and the path prefix of its base URL.
 package struct PlainEndpoint: Sendable, Equatable {
