@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "folio-bench", targets: ["FolioBench"]),
         .library(name: "FolioKit", targets: ["FolioKit"]),
         .library(name: "FolioPlist", targets: ["FolioPlist"]),
+        .library(name: "FolioPlistXML", targets: ["FolioPlistXML"]),
         .library(name: "FolioLocalization", targets: ["FolioLocalization"]),
     ],
     dependencies: [
@@ -38,19 +39,44 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
-        .systemLibrary(name: "CFolioSystem", path: "Shims/CFolioSystem", providers: [.apt(["zlib1g-dev", "libdeflate-dev", "libbrotli-dev"])]),
+        // zlib, in every Apple SDK and Linux distribution: the portable gzip decompression.
+        .systemLibrary(name: "CZlib", path: "Shims/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // glibc declarations Swift's Glibc module leaves out (syncfs, sched_getaffinity, mallopt); header-only.
+        .systemLibrary(name: "CFolioLinux", path: "Shims/CFolioLinux"),
+        // The programs' speed paths: libdeflate and libbrotli.
+        .systemLibrary(
+            name: "CFolioSystem", path: "Shims/CFolioSystem",
+            providers: [.apt(["libdeflate-dev", "libbrotli-dev"]), .brew(["libdeflate", "brotli"])]),
         .systemLibrary(
             name: "CCmarkGFM", path: "Shims/CCmarkGFM",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .systemLibrary(
             name: "CLibXML2", path: "Shims/CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
-        // Internal: files, gzip, hashing, parallel maps, subprocesses.
+        // Internal, portable (what an app links): files, gzip decompression, hashing. Its closure on
+        // Apple platforms is Foundation, Crypto and zlib (Scripts/check-closure.py).
         .target(
             name: "FolioSupport",
-            dependencies: ["CFolioSystem", .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "FolioPlist", dependencies: ["CLibXML2"]),
-        .target(name: "FolioLocalization", dependencies: ["FolioPlist", "FolioSupport"]),
+            dependencies: [
+                "CZlib", .target(name: "CFolioLinux", condition: .when(platforms: [.linux])),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        // Internal, for the programs: gzip compression (libdeflate), brotli, CRC-32, parallel maps,
+        // threads, sockets, subprocesses, allocator settings.
+        .target(
+            name: "FolioToolSupport",
+            dependencies: [
+                "FolioSupport", "CZlib", "CFolioSystem", .target(name: "CFolioLinux", condition: .when(platforms: [.linux])),
+            ]),
+        // Binary and JSON property lists, Codable; XML written here, read by FolioPlistXML (libxml2).
+        .target(name: "FolioPlist"),
+        .target(name: "FolioPlistXML", dependencies: ["FolioPlist", "CLibXML2"]),
+        // Plural rules, locale matching, published catalogs and their lookup.
+        .target(name: "FolioLocalization", dependencies: ["FolioPlist"]),
+        // Internal: the catalog source parsers (.strings, .stringsdict, .xcstrings, XLIFF, PO), for the builder.
+        .target(
+            name: "FolioCatalogs",
+            dependencies: ["FolioLocalization", "FolioPlist", "FolioPlistXML", "FolioToolSupport", "CLibXML2"]),
         // Internal: the published directory (layout, manifest, versions, verifying objects).
         .target(
             name: "FolioPublished",
@@ -58,7 +84,7 @@ let package = Package(
         .target(
             name: "FolioKit",
             dependencies: [
-                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore",
+                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioToolSupport", "FolioHTTPCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -71,7 +97,8 @@ let package = Package(
         .target(
             name: "FolioBuilder",
             dependencies: [
-                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "CCmarkGFM",
+                "FolioPublished", "FolioPlist", "FolioPlistXML", "FolioLocalization", "FolioCatalogs", "FolioSupport",
+                "FolioToolSupport", "CCmarkGFM",
                 .product(name: "Yams", package: "Yams"), .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         // Internal: publishing a published directory to S3-compatible object storage (SigV4,
@@ -80,7 +107,7 @@ let package = Package(
         .target(
             name: "FolioObjectStore",
             dependencies: [
-                "FolioPublished", "FolioPlist", "FolioSupport",
+                "FolioPublished", "FolioPlist", "FolioSupport", "FolioToolSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -91,6 +118,7 @@ let package = Package(
             name: "Builder",
             dependencies: [
                 "FolioBuilder", "FolioObjectStore", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                "FolioToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: positionDependent),
@@ -105,7 +133,7 @@ let package = Package(
         .target(
             name: "FolioEdge",
             dependencies: [
-                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioToolSupport",
                 "FolioHTTPCore", "FolioACME",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -150,8 +178,8 @@ let package = Package(
         .executableTarget(
             name: "Client",
             dependencies: [
-                "FolioKit", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
-                "FolioHTTPCore",
+                "FolioKit", "FolioPublished", "FolioPlist", "FolioPlistXML", "FolioLocalization", "FolioSupport",
+                "FolioToolSupport", "FolioHTTPCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -161,12 +189,14 @@ let package = Package(
             resources: [.copy("Resources/seed.folioseed")],
             linkerSettings: positionDependent),
         .executableTarget(
-            name: "FolioBench", dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport"], path: "Benchmarks/FolioBench"),
+            name: "FolioBench", dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioToolSupport"],
+            path: "Benchmarks/FolioBench"),
         // libFuzzer targets (`make fuzz`): the harness functions, and the driver that runs them.
         .target(
             name: "FolioFuzzTargets",
             dependencies: [
-                "FolioBuilder", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore",
+                "FolioBuilder", "FolioPublished", "FolioPlist", "FolioPlistXML", "FolioLocalization", "FolioCatalogs",
+                "FolioSupport", "FolioToolSupport", "FolioHTTPCore",
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
@@ -175,20 +205,28 @@ let package = Package(
         // Shared by the test targets: the harness that finds and runs the built programs, the one
         // way to start an edge, the one raw HTTP client, Python test servers, a seeded random
         // generator.
-        .target(name: "FolioTestSupport", dependencies: ["FolioPublished", "FolioPlist", "FolioSupport"], path: "Tests/Support"),
-        .testTarget(name: "FolioLibraryTests", dependencies: ["FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"]),
+        .target(
+            name: "FolioTestSupport", dependencies: ["FolioPublished", "FolioPlist", "FolioSupport", "FolioToolSupport"],
+            path: "Tests/Support"),
+        .testTarget(
+            name: "FolioLibraryTests",
+            dependencies: [
+                "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioPlistXML", "FolioLocalization", "FolioCatalogs",
+                "FolioSupport", "FolioToolSupport", "FolioKit", "CZlib", "CFolioSystem",
+            ]),
         .testTarget(
             name: "EdgeTests",
             dependencies: [
                 "FolioEdge", "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                "FolioToolSupport",
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit", "FolioBuilder",
-                "FolioHTTPCore",
+                "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioToolSupport",
+                "FolioKit", "FolioBuilder", "FolioHTTPCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

@@ -1,5 +1,6 @@
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 import Logging
 import Synchronization

@@ -1,3 +1,5 @@
+import FolioSupport
+
 /// A content coding (`Content-Encoding`) the edge, the tier and the client read: identity, gzip
 /// (`x-gzip` too) and brotli.
 package enum ContentDecoding {
