@@ -58,16 +58,21 @@ public struct PlistDecoder: Sendable {
     }
 
     private func decodeText<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+        try decode(type) { () throws(PlistError) in try PlistValue.decode(bytes) }
+    }
+
+    /// Decodes a value of `type` from the tree `read` makes, whose failure is `dataCorrupted`.
+    package func decode<T: Decodable>(_ type: T.Type, reading read: () throws(PlistError) -> PlistValue) throws -> T {
         let value: PlistValue
         do throws(PlistError) {
-            value = try PlistValue.decode(bytes)
+            value = try read()
         } catch {
             throw Self.corrupt(error)
         }
         return try decode(type, from: value)
     }
 
-    package static func corrupt(_ error: PlistError) -> DecodingError {
+    private static func corrupt(_ error: PlistError) -> DecodingError {
         DecodingError.dataCorrupted(DecodingError.Context(
             codingPath: [], debugDescription: "The given data was not a valid property list: \(error)", underlyingError: error))
     }

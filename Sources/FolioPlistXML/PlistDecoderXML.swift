@@ -6,12 +6,6 @@ extension PlistDecoder {
     /// property list is `DecodingError.dataCorrupted`, as in every format.
     public func decode<T: Decodable>(_ type: T.Type, fromAnyFormat bytes: [UInt8]) throws -> T {
         guard PlistFormat.sniff(bytes) == .xml else { return try decode(type, from: bytes) }
-        let value: PlistValue
-        do throws(PlistError) {
-            value = try XMLPlist.decode(bytes)
-        } catch {
-            throw Self.corrupt(error)
-        }
-        return try decode(type, from: value)
+        return try decode(type) { () throws(PlistError) in try XMLPlist.decode(bytes) }
     }
 }
