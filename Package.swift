@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "FolioPlist", targets: ["FolioPlist"]),
         .library(name: "FolioPlistXML", targets: ["FolioPlistXML"]),
         .library(name: "FolioLocalization", targets: ["FolioLocalization"]),
+        .library(name: "FolioCatalogs", targets: ["FolioCatalogs"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -73,7 +74,7 @@ let package = Package(
         .target(name: "FolioPlistXML", dependencies: ["FolioPlist", "CLibXML2"]),
         // Plural rules, locale matching, published catalogs and their lookup.
         .target(name: "FolioLocalization", dependencies: ["FolioPlist"]),
-        // Internal: the catalog source parsers (.strings, .stringsdict, .xcstrings, XLIFF, PO), for the builder.
+        // The catalog source parsers (.strings, .stringsdict, .xcstrings, XLIFF, PO), for the builder and tools.
         .target(
             name: "FolioCatalogs",
             dependencies: ["FolioLocalization", "FolioPlist", "FolioPlistXML", "FolioToolSupport", "CLibXML2"]),
