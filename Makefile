@@ -27,7 +27,7 @@ TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh nghttp2-cli
               systemd man-db groff-base python3-seccomp util-linux binutils goaccess
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time caddy openssl rsync
 
-.PHONY: deps bench-deps build publish seed serve test fuzz bench demo clean cache-tests install uninstall
+.PHONY: deps bench-deps build publish seed serve test closure portable fuzz bench demo clean cache-tests install uninstall
 
 define apt_install
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -92,11 +92,27 @@ EDGE_SUITES := EdgeCacheTests|EdgeLiveTests|EdgeLocaleTests|EdgePublishTests|Edg
 
 test: deps
 	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory closure
 	$(SWIFT) test --skip-build
 	FOLIO_TIMING_TESTS=1 $(SWIFT) test --skip-build --filter FolioKitTimingTests
 	@for stack in https1 h2; do echo "edge suites over $$stack"; \
 	  FOLIO_TEST_STACK=$$stack $(SWIFT) test --skip-build --filter '$(EDGE_SUITES)' || exit 1; done
 	scripts/example-test.sh $(DEBUG)
+
+# The portable libraries (issue 38): what they reach when built for iOS or macOS, from the
+# manifests of this package and its checkouts (scripts/check-closure.py, first run against
+# broken copies of the graph, which it must refuse), in `make test`; `make portable` also builds
+# each with warnings as errors and every import declared, in a build directory of its own.
+PORTABLE_TARGETS := FolioKit FolioHTTPFields FolioPlist FolioLocalization FolioSupport FolioPublished
+
+closure:
+	scripts/check-closure.py --self-test
+	scripts/check-closure.py
+
+portable: closure
+	@for t in $(PORTABLE_TARGETS); do echo "strict build of $$t"; \
+	  $(SWIFT) build --scratch-path .build-portable --target $$t -Xswiftc -warnings-as-errors \
+	    --explicit-target-dependency-import-check error || exit 1; done
 
 # The HTTP caching conformance suite through `folio-edge --origin` (scripts/cache-tests.sh; needs
 # Node 20 and the suite at CACHE_TESTS, default ../shared/cache-tests; a few minutes), in

@@ -18,7 +18,9 @@ let package = Package(
         .executable(name: "folio-bench", targets: ["FolioBench"]),
         .library(name: "FolioKit", targets: ["FolioKit"]),
         .library(name: "FolioPlist", targets: ["FolioPlist"]),
+        .library(name: "FolioPlistXML", targets: ["FolioPlistXML"]),
         .library(name: "FolioLocalization", targets: ["FolioLocalization"]),
+        .library(name: "FolioCatalogs", targets: ["FolioCatalogs"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -38,19 +40,44 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
-        .systemLibrary(name: "CFolioSystem", path: "Shims/CFolioSystem", providers: [.apt(["zlib1g-dev", "libdeflate-dev", "libbrotli-dev"])]),
+        // zlib, in every Apple SDK and Linux distribution: the portable gzip decompression.
+        .systemLibrary(name: "CZlib", path: "Shims/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // glibc declarations Swift's Glibc module leaves out (syncfs, sched_getaffinity, mallopt); header-only.
+        .systemLibrary(name: "CFolioLinux", path: "Shims/CFolioLinux"),
+        // The programs' speed paths: libdeflate and libbrotli.
+        .systemLibrary(
+            name: "CFolioSystem", path: "Shims/CFolioSystem",
+            providers: [.apt(["libdeflate-dev", "libbrotli-dev"]), .brew(["libdeflate", "brotli"])]),
         .systemLibrary(
             name: "CCmarkGFM", path: "Shims/CCmarkGFM",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .systemLibrary(
             name: "CLibXML2", path: "Shims/CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
-        // Internal: files, gzip, hashing, parallel maps, subprocesses.
+        // Internal, portable (what an app links): files, gzip decompression, hashing. Its closure on
+        // Apple platforms is Foundation, Crypto and zlib (Scripts/check-closure.py).
         .target(
             name: "FolioSupport",
-            dependencies: ["CFolioSystem", .product(name: "Crypto", package: "swift-crypto")]),
-        .target(name: "FolioPlist", dependencies: ["CLibXML2"]),
-        .target(name: "FolioLocalization", dependencies: ["FolioPlist", "FolioSupport"]),
+            dependencies: [
+                "CZlib", .target(name: "CFolioLinux", condition: .when(platforms: [.linux])),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        // Internal, for the programs: gzip compression (libdeflate), brotli, CRC-32, parallel maps,
+        // threads, sockets, subprocesses, allocator settings.
+        .target(
+            name: "FolioToolSupport",
+            dependencies: [
+                "FolioSupport", "CZlib", "CFolioSystem", .target(name: "CFolioLinux", condition: .when(platforms: [.linux])),
+            ]),
+        // Binary and JSON property lists, Codable; XML written here, read by FolioPlistXML (libxml2).
+        .target(name: "FolioPlist"),
+        .target(name: "FolioPlistXML", dependencies: ["FolioPlist", "CLibXML2"]),
+        // Plural rules, locale matching, published catalogs and their lookup.
+        .target(name: "FolioLocalization", dependencies: ["FolioPlist"]),
+        // The catalog source parsers (.strings, .stringsdict, .xcstrings, XLIFF, PO), for the builder and tools.
+        .target(
+            name: "FolioCatalogs",
+            dependencies: ["FolioLocalization", "FolioPlist", "FolioPlistXML", "FolioToolSupport", "CLibXML2"]),
         // Internal: the published directory (layout, manifest, versions, verifying objects).
         .target(
             name: "FolioPublished",
@@ -66,7 +93,7 @@ let package = Package(
         .target(
             name: "FolioKitNIO",
             dependencies: [
-                "FolioKit", "FolioHTTPCore", "FolioSupport",
+                "FolioKit", "FolioHTTPCore", "FolioSupport", "FolioToolSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -78,7 +105,8 @@ let package = Package(
         .target(
             name: "FolioBuilder",
             dependencies: [
-                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "CCmarkGFM",
+                "FolioPublished", "FolioPlist", "FolioPlistXML", "FolioLocalization", "FolioCatalogs", "FolioSupport",
+                "FolioToolSupport", "CCmarkGFM",
                 .product(name: "Yams", package: "Yams"), .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         // Internal: publishing a published directory to S3-compatible object storage (SigV4,
@@ -87,7 +115,7 @@ let package = Package(
         .target(
             name: "FolioObjectStore",
             dependencies: [
-                "FolioPublished", "FolioPlist", "FolioSupport",
+                "FolioPublished", "FolioPlist", "FolioSupport", "FolioToolSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -98,6 +126,7 @@ let package = Package(
             name: "Builder",
             dependencies: [
                 "FolioBuilder", "FolioObjectStore", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                "FolioToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: positionDependent),
@@ -116,7 +145,7 @@ let package = Package(
         .target(
             name: "FolioEdge",
             dependencies: [
-                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioToolSupport",
                 "FolioHTTPCore", "FolioACME",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -161,8 +190,8 @@ let package = Package(
         .executableTarget(
             name: "Client",
             dependencies: [
-                "FolioKit", "FolioKitNIO", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
-                "FolioHTTPCore",
+                "FolioKit", "FolioKitNIO", "FolioPublished", "FolioPlist", "FolioPlistXML", "FolioLocalization", "FolioSupport",
+                "FolioToolSupport", "FolioHTTPCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -172,12 +201,14 @@ let package = Package(
             resources: [.copy("Resources/seed.folioseed")],
             linkerSettings: positionDependent),
         .executableTarget(
-            name: "FolioBench", dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport"], path: "Benchmarks/FolioBench"),
+            name: "FolioBench", dependencies: ["FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioToolSupport"],
+            path: "Benchmarks/FolioBench"),
         // libFuzzer targets (`make fuzz`): the harness functions, and the driver that runs them.
         .target(
             name: "FolioFuzzTargets",
             dependencies: [
-                "FolioBuilder", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPCore",
+                "FolioBuilder", "FolioPublished", "FolioPlist", "FolioPlistXML", "FolioLocalization", "FolioCatalogs",
+                "FolioSupport", "FolioToolSupport", "FolioHTTPCore",
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
@@ -186,20 +217,28 @@ let package = Package(
         // Shared by the test targets: the harness that finds and runs the built programs, the one
         // way to start an edge, the one raw HTTP client, Python test servers, a seeded random
         // generator.
-        .target(name: "FolioTestSupport", dependencies: ["FolioPublished", "FolioPlist", "FolioSupport"], path: "Tests/Support"),
-        .testTarget(name: "FolioLibraryTests", dependencies: ["FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit"]),
+        .target(
+            name: "FolioTestSupport", dependencies: ["FolioPublished", "FolioPlist", "FolioSupport", "FolioToolSupport"],
+            path: "Tests/Support"),
+        .testTarget(
+            name: "FolioLibraryTests",
+            dependencies: [
+                "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioPlistXML", "FolioLocalization", "FolioCatalogs",
+                "FolioSupport", "FolioToolSupport", "FolioKit", "CZlib", "CFolioSystem",
+            ]),
         .testTarget(
             name: "EdgeTests",
             dependencies: [
                 "FolioEdge", "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                "FolioToolSupport",
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioKit", "FolioKitNIO", "FolioBuilder",
-                "FolioHTTPCore",
+                "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioToolSupport",
+                "FolioKit", "FolioKitNIO", "FolioBuilder", "FolioHTTPCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

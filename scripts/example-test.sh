@@ -21,6 +21,14 @@ scratch=$(dirname "$bin")
 swift build --package-path Examples/Reader --scratch-path "$scratch" 2>&1 | tail -1
 reader=$scratch/debug/Reader
 
+# What the app's binary holds: FolioKit alone (URLSession), so no library it links itself is one
+# an iOS SDK lacks (readelf's NEEDED lines are the binary's own; ldd would add libcurl's), and
+# no NIO, AsyncHTTPClient or BoringSSL code is in it.
+needed=$(readelf -d "$reader" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+if grep -Eq 'deflate|brotli|xml2|cmark' <<<"$needed"; then fail "the reader links $(tr '\n' ' ' <<<"$needed")"; fi
+server_code=$(nm "$reader" | grep -cE 'CNIOBoringSSL|NIOPosix|AsyncHTTPClient' || true)
+[ "$server_code" -eq 0 ] || fail "the reader holds $server_code NIO, AsyncHTTPClient or BoringSSL symbols"
+
 SOURCE_DATE_EPOCH=1700000000 "$bin/folio-build" -q --content content --output "$work/public" > "$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
 "$bin/folio-edge" --root "$work/public" --host 127.0.0.1 --port 0 --no-access-log > "$work/edge.out" 2> "$work/edge.err" &
 edge_pid=$!
@@ -41,4 +49,30 @@ timeout 60 "$reader" "$url" "$work/cache" > "$work/out" || fail "the reader fail
 grep -Eq "^sync: (fresh|offline), 0 objects$" "$work/out" || fail "fetched with the edge gone"
 grep -q "^  Shall I compare thee to a summer’s day?$" "$work/out" || fail "no sonnet 18 offline"
 grep -q "^\[en\] 154 sonnets$" "$work/out" || fail "no English plural"
-echo "example-test: Examples/Reader synced, read and localized against $url, then read offline"
+
+# Over https with a private certificate authority: FoundationNetworking trusts the system's store
+# only, so the test CA is bound over it in a mount namespace of the reader's own. Without it the
+# handshake is refused.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/ca.key" -out "$work/ca.pem" -days 1 \
+  -subj "/CN=Folio example CA" -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/key.pem" -out "$work/leaf.csr" -subj "/CN=127.0.0.1" 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$work/ext"
+openssl x509 -req -in "$work/leaf.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -days 1 -extfile "$work/ext" \
+  -out "$work/cert.pem" 2>/dev/null
+chmod 600 "$work/key.pem"
+"$bin/folio-edge" --root "$work/public" --host 127.0.0.1 --port 0 --no-access-log --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" \
+  > "$work/edge.out" 2> "$work/edge.err" &
+edge_pid=$!
+for _ in $(seq 1 100); do grep -q "listening on" "$work/edge.out" 2>/dev/null && break; sleep 0.1; done
+tls_url=$(sed -n 's/^listening on //p' "$work/edge.out" | head -1)
+[[ "$tls_url" == https://* ]] || { cat "$work/edge.err" >&2; exit 1; }
+if timeout 60 "$reader" "$tls_url" "$work/tls-untrusted" > "$work/out"; then fail "synced over https with an untrusted CA"; fi
+grep -q "TLS handshake failed" "$work/out" || fail "no TLS refusal"
+bundle=/etc/ssl/certs/ca-certificates.crt
+timeout 60 unshare --mount sh -c 'mount --bind "$1" "$2" && exec "$3" "$4" "$5"' _ "$work/ca.pem" "$bundle" "$reader" "$tls_url" "$work/tls-cache" \
+  > "$work/out" || fail "the reader failed over https"
+grep -q "^sync: updated, 1[0-9][0-9] objects$" "$work/out" || fail "no sync over https"
+grep -q "^  Shall I compare thee to a summer’s day?$" "$work/out" || fail "no sonnet 18 over https"
+echo "example-test: Examples/Reader (FolioKit over URLSession, no NIO, BoringSSL, libdeflate, brotli or libxml2 in it) synced, read and"
+echo "  localized against $url, read offline, and synced over https with a private CA"
+

@@ -4,6 +4,7 @@ import FolioLocalization
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 struct Options {

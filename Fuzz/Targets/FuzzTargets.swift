@@ -1,8 +1,11 @@
+import FolioCatalogs
 import FolioHTTPCore
 import FolioLocalization
 import FolioPlist
+import FolioPlistXML
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 /// One fuzz target: a name (the corpus directory, `FOLIO_FUZZ_TARGET`) and the function that feeds

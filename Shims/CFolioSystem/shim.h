@@ -1,24 +1,5 @@
-#include <zlib.h>
+/* The programs' speed paths (FolioToolSupport): libdeflate's gzip compression and CRC-32, and
+   Google's libbrotli. Debian's libdeflate-dev and libbrotli-dev; Homebrew's libdeflate and brotli. */
 #include <libdeflate.h>
 #include <brotli/encode.h>
 #include <brotli/decode.h>
-#ifdef __linux__
-/* mallopt(3), for the Builder's allocator settings (BatchMemory). */
-#include <malloc.h>
-#endif
-/* glibc declares syncfs(2) only under _GNU_SOURCE, which Swift's Glibc module does not set. */
-#ifdef __linux__
-extern int syncfs(int fd);
-#endif
-#ifdef __linux__
-/* The CPUs this process may run on (its affinity, as nproc counts them); 0 when unknown.
-   sched_getaffinity and CPU_COUNT are _GNU_SOURCE too: declared here, counted by hand. */
-extern int sched_getaffinity(int pid, unsigned long size, void *mask);
-static inline int folio_allowed_cpus(void) {
-    unsigned long mask[16] = {0};  /* 1024 CPUs, as glibc's cpu_set_t */
-    if (sched_getaffinity(0, sizeof mask, mask) != 0) return 0;
-    int n = 0;
-    for (int i = 0; i < 16; i++) n += __builtin_popcountl(mask[i]);
-    return n;
-}
-#endif

@@ -3,6 +3,7 @@ import FolioKit
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 /// `folio sync`

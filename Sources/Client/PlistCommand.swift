@@ -1,5 +1,6 @@
 import ArgumentParser
 import FolioPlist
+import FolioPlistXML
 import FolioSupport
 import Foundation
 
@@ -59,7 +60,7 @@ func readPlist(_ path: String) throws -> PlistValue {
     } else {
         do { bytes = try FileIO.read(path) } catch { throw CLIError("\(error)") }
     }
-    return try mapError(path) { () throws(PlistError) in try PlistValue.decode(bytes) }
+    return try mapError(path) { () throws(PlistError) in try PlistValue.decodeAnyFormat(bytes) }
 }
 
 func mapError<T>(_ path: String, _ body: () throws(PlistError) -> T) throws -> T {

@@ -1,6 +1,7 @@
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 
 /// A compiled entry before it is written: its logical path, its object's bytes and variants.
 package struct Artifact: Sendable {

@@ -1,5 +1,6 @@
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 /// Everything one build needs to know, fixed before it starts.

@@ -1,4 +1,5 @@
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 #if canImport(Glibc)

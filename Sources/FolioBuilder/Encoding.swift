@@ -1,6 +1,7 @@
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 
 extension Steps {
     /// The gzip level for an object of `size` bytes (``PublishedCompression/gzipLevel(_:)``).

@@ -1,6 +1,7 @@
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 /// What a publish did, for the closing summary.

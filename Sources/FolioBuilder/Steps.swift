@@ -1,6 +1,7 @@
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 /// The steps of the build, in the order ``Pipeline/make(_:)`` lists them.

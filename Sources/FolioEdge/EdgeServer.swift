@@ -1,5 +1,6 @@
 import FolioACME
 import FolioSupport
+import FolioToolSupport
 import Foundation
 import Logging
 import NIOCore

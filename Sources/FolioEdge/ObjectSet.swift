@@ -1,5 +1,6 @@
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import NIOCore
 
 /// The verified objects of one load, by hash, and the memory budget they draw on.

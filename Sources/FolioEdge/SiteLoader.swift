@@ -2,6 +2,7 @@ import FolioLocalization
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 import NIOCore
 

@@ -1,5 +1,6 @@
 import FolioSupport
 import FolioKit
+import FolioToolSupport
 import Foundation
 
 #if canImport(Glibc)

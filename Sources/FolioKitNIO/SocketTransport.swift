@@ -1,6 +1,7 @@
 import FolioHTTPCore
 import FolioSupport
 import FolioKit
+import FolioToolSupport
 import Foundation
 import Synchronization
 

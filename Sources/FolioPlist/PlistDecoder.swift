@@ -1,6 +1,7 @@
 import Foundation
 
-/// Decodes `Decodable` values from property lists in binary, XML or JSON form.
+/// Decodes `Decodable` values from property lists in binary or JSON form, or from a ``PlistValue``
+/// (which is how XML is read: FolioPlistXML's `XMLPlist.decode`, then the `decode(_:from:)` that takes the value).
 ///
 /// Shaped like Foundation's `PropertyListDecoder`: the format is detected from the bytes, and
 /// failures are `DecodingError`s carrying the coding path. Binary input is read in place, object
@@ -14,7 +15,7 @@ public struct PlistDecoder: Sendable {
     /// Creates a decoder.
     public init() {}
 
-    /// Decodes a value of `type` from a property list in any of the three formats.
+    /// Decodes a value of `type` from a binary or JSON property list.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         if PlistFormat.sniff(data) == .binary {
             return try data.withUnsafeBytes { raw in try decodeBinary(type, raw) }
@@ -22,7 +23,7 @@ public struct PlistDecoder: Sendable {
         return try decodeText(type, Array(data))
     }
 
-    /// Decodes a value of `type` from property list bytes in any of the three formats.
+    /// Decodes a value of `type` from binary or JSON property list bytes.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         if PlistFormat.sniff(bytes) == .binary {
             return try bytes.withUnsafeBytes { raw in try decodeBinary(type, raw) }
@@ -30,8 +31,8 @@ public struct PlistDecoder: Sendable {
         return try decodeText(type, bytes)
     }
 
-    /// Decodes a value of `type` from property list bytes in any of the three formats, also
-    /// returning the format they were in.
+    /// Decodes a value of `type` from binary or JSON property list bytes, also returning the
+    /// format they were in.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], format: inout PlistFormat) throws -> T {
         format = PlistFormat.sniff(bytes)
         return try decode(type, from: bytes)
@@ -57,9 +58,14 @@ public struct PlistDecoder: Sendable {
     }
 
     private func decodeText<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+        try decode(type) { () throws(PlistError) in try PlistValue.decode(bytes) }
+    }
+
+    /// Decodes a value of `type` from the tree `read` makes, whose failure is `dataCorrupted`.
+    package func decode<T: Decodable>(_ type: T.Type, reading read: () throws(PlistError) -> PlistValue) throws -> T {
         let value: PlistValue
         do throws(PlistError) {
-            value = try PlistValue.decode(bytes)
+            value = try read()
         } catch {
             throw Self.corrupt(error)
         }

@@ -209,11 +209,12 @@ public enum PlistFormat: String, Sendable, CaseIterable {
 }
 
 extension PlistValue {
-    /// Decodes `bytes` in whichever format they are in.
+    /// Decodes `bytes` in binary or JSON form. XML is refused (``PlistError/Kind/unsupported``):
+    /// FolioPlistXML reads it (`XMLPlist.decode`, `PlistValue.decodeAnyFormat`).
     public static func decode(_ bytes: [UInt8]) throws(PlistError) -> PlistValue {
         switch PlistFormat.sniff(bytes) {
         case .binary: return try BinaryPlist.decode(bytes)
-        case .xml: return try XMLPlist.decode(bytes)
+        case .xml: throw PlistError(.unsupported, "xml: this reader takes binary and JSON property lists; FolioPlistXML reads XML")
         case .json: return try JSONPlist.decode(bytes)
         }
     }

@@ -1,12 +1,7 @@
-import CFolioSystem
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
+    import CFolioLinux
 #endif
 
 /// A file-system failure: the operation, the path, and the system's reason.
@@ -17,7 +12,7 @@ package struct FileError: Error, CustomStringConvertible, Sendable {
     /// Why, when it is not the system's error.
     package var reason: String?
 
-    package init(_ operation: String, _ path: String, errno: Int32 = Glibc.errno) {
+    package init(_ operation: String, _ path: String, errno: Int32 = Foundation.errno) {
         self.operation = operation
         self.path = path
         self.errno = errno
@@ -33,7 +28,8 @@ package struct FileError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Small POSIX file helpers: whole-file reads, atomic writes, directory sync, locks.
+/// Small POSIX file helpers: whole-file reads, atomic writes, directory sync, locks. Linux's
+/// shortcuts (O_TMPFILE, syncfs) have a POSIX fallback; on Darwin, durability is F_FULLFSYNC.
 package enum FileIO {
     /// Reads the whole file at `path`.
     package static func read(_ path: String) throws(FileError) -> [UInt8] {
@@ -50,7 +46,7 @@ package enum FileIO {
             var n = 0
             out.append(contentsOf: [UInt8](unsafeUninitializedCapacity: chunk) { buf, count in
                 repeat {
-                    n = Glibc.read(fd, buf.baseAddress!, chunk)
+                    n = Foundation.read(fd, buf.baseAddress!, chunk)
                 } while n < 0 && errno == EINTR
                 if n < 0 { failure = errno }
                 count = max(n, 0)
@@ -100,7 +96,7 @@ package enum FileIO {
         do {
             defer { close(fd) }
             try fill(fd, tmp)
-            if sync, fsync(fd) != 0 { throw FileError("fsync", tmp) }
+            if sync, !flush(fd) { throw FileError("fsync", tmp) }
         }
         guard rename(tmp, path) == 0 else { throw FileError("rename into place", path) }
         ok = true
@@ -118,7 +114,7 @@ package enum FileIO {
             defer { close(fd) }
             guard fchmod(fd, mode) == 0 else { throw FileError("chmod", tmp) }
             try writeAll(bytes, to: fd, path: tmp)
-            if fsync(fd) != 0 { throw FileError("fsync", tmp) }
+            if !flush(fd) { throw FileError("fsync", tmp) }
         }
         guard link(tmp, path) == 0 else { throw FileError("create", path) }
     }
@@ -151,12 +147,12 @@ package enum FileIO {
     fileprivate static func writeNew(
         in dirFD: Int32, directory: String, name: String, path: String, sync: Bool, fill: (Int32, String) throws(FileError) -> Void
     ) throws(FileError) {
-        #if os(Linux)
+        #if canImport(Glibc)
             let fd = openat(dirFD, directory, oTmpFile | O_WRONLY | O_CLOEXEC, 0o644)
             if fd >= 0 {
                 defer { close(fd) }
                 try fill(fd, path)
-                if sync, fsync(fd) != 0 { throw FileError("fsync", path) }
+                if sync, !flush(fd) { throw FileError("fsync", path) }
                 // Linked through /proc (linkat with AT_EMPTY_PATH needs a capability). Any
                 // failure (the name exists, no /proc, …) leaves the unnamed file to vanish at
                 // close, and the temporary-name path below decides, with its own errors.
@@ -210,7 +206,7 @@ package enum FileIO {
         defer { buffer.deallocate() }
         var total = 0
         while true {
-            let n = Glibc.read(fd, buffer.baseAddress, chunkSize)
+            let n = Foundation.read(fd, buffer.baseAddress, chunkSize)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw FileError("read", path)
@@ -221,7 +217,7 @@ package enum FileIO {
         }
     }
 
-    #if os(Linux)
+    #if canImport(Glibc)
         /// O_TMPFILE (`__O_TMPFILE | O_DIRECTORY`), a macro Swift does not import.
         private static let oTmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
     #endif
@@ -241,23 +237,36 @@ package enum FileIO {
         return true
     }
 
+    /// Flushes `fd`'s data to stable storage: fsync(2), and on Darwin F_FULLFSYNC, which also
+    /// empties the drive's cache, as Darwin's fsync(2) page asks of durable writes (fsync where
+    /// the file system refuses it). False when it fails.
+    static func flush(_ fd: Int32) -> Bool {
+        #if canImport(Darwin)
+            if fcntl(fd, F_FULLFSYNC) == 0 { return true }
+        #endif
+        return fsync(fd) == 0
+    }
+
     /// Flushes a directory's entries (renames, creations) to disk.
     package static func syncDirectory(_ path: String) throws(FileError) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw FileError("open directory", path) }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw FileError("fsync directory", path) }
+        guard flush(fd) else { throw FileError("fsync directory", path) }
     }
 
-    /// Flushes every dirty file on the file system holding `path` (one call instead of many fsyncs).
+    /// Flushes every dirty file on the file system holding `path` (one call instead of many
+    /// fsyncs): syncfs(2) on Linux; elsewhere sync(2), which covers every file system, then a
+    /// flush of `path` itself (on Darwin F_FULLFSYNC, which empties the drive's cache).
     package static func syncFileSystem(containing path: String) throws(FileError) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw FileError("open directory", path) }
         defer { close(fd) }
-        #if os(Linux)
+        #if canImport(Glibc)
             guard syncfs(fd) == 0 else { throw FileError("syncfs", path) }
         #else
-            guard fsync(fd) == 0 else { throw FileError("fsync", path) }
+            sync()
+            guard flush(fd) else { throw FileError("fsync", path) }
         #endif
     }
 
@@ -325,7 +334,7 @@ package enum FileIO {
         let wanted = Array(prefix.utf8CString.dropLast())
         while let entry = readdir(dir) {
             let name: String? = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { c in
+                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) { c in
                     guard wanted.isEmpty || strncmp(c, wanted, wanted.count) == 0 else { return nil }
                     return String(cString: c)
                 }

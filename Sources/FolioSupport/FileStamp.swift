@@ -24,8 +24,12 @@ package struct FileStamp: Equatable, Sendable {
     package static func read(_ path: String) -> FileStamp? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
+        #if canImport(Darwin)
+            let mtime = st.st_mtimespec
+        #else
+            let mtime = st.st_mtim
+        #endif
         return FileStamp(
-            inode: UInt64(st.st_ino), size: Int64(st.st_size),
-            mtimeSeconds: st.st_mtim.tv_sec, mtimeNanos: st.st_mtim.tv_nsec)
+            inode: UInt64(st.st_ino), size: Int64(st.st_size), mtimeSeconds: mtime.tv_sec, mtimeNanos: mtime.tv_nsec)
     }
 }

@@ -1,4 +1,3 @@
-import CFolioSystem
 import Crypto
 import Foundation
 
@@ -85,12 +84,4 @@ package enum ContentHash {
     }
 
     @inline(__always) private static func isLowerHex(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) }
-}
-
-/// CRC-32 (libdeflate's, with carry-less multiply where the CPU has it): a checksum against
-/// torn or damaged files, not against anyone.
-package enum CRC32 {
-    package static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        libdeflate_crc32(crc, bytes.baseAddress, bytes.count)
-    }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import FolioSupport
+@testable import FolioToolSupport
 
 @Suite("brotli")
 struct BrotliTests {

@@ -2,6 +2,7 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioCatalogs
 @testable import FolioLocalization
 @testable import FolioSupport
 

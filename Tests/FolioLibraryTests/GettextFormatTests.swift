@@ -1,3 +1,4 @@
+import FolioCatalogs
 import FolioLocalization
 import Testing
 

@@ -4,6 +4,7 @@ import Testing
 
 @testable import FolioPlist
 @testable import FolioSupport
+@testable import FolioToolSupport
 
 @Suite("gzip")
 struct GzipTests {

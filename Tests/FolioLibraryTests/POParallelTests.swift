@@ -1,6 +1,7 @@
 import FolioTestSupport
 import Testing
 
+@testable import FolioCatalogs
 @testable import FolioLocalization
 
 /// Large `.po` files are parsed in parts at once; these tests hold that to exactly what one pass

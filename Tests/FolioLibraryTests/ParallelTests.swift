@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import FolioSupport
+@testable import FolioToolSupport
 
 @Suite struct ParallelTests {
     @Test("map keeps input order and calls the body once per item")

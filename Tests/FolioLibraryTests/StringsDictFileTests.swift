@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import FolioCatalogs
 @testable import FolioLocalization
 
 @Suite struct StringsDictFileTests {

@@ -1,6 +1,7 @@
 import FolioTestSupport
 import Testing
 
+@testable import FolioCatalogs
 @testable import FolioLocalization
 
 @Suite struct StringsFileTests {

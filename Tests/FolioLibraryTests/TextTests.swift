@@ -2,10 +2,12 @@ import FolioTestSupport
 import Foundation
 import Testing
 
+@testable import FolioCatalogs
 @testable import FolioLocalization
 @testable import FolioPlist
 @testable import FolioPublished
 @testable import FolioSupport
+@testable import FolioToolSupport
 
 @Suite("Roman numerals")
 struct RomanNumeralTests {

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import FolioCatalogs
 @testable import FolioLocalization
 
 @Suite struct XCStringsFileTests {

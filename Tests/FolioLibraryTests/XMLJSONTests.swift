@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FolioPlist
+@testable import FolioPlistXML
 
 private func xml(_ body: String) -> [UInt8] {
     Array(
@@ -105,7 +106,10 @@ struct XMLPlistTests {
             "  spaced  ": .string("  kept  "),
         ])
         #expect(identical(value, expected), "\(value)")
-        #expect(try PlistValue.decode(Self.appleStyle) == expected)
+        #expect(try PlistValue.decodeAnyFormat(Self.appleStyle) == expected)
+        // The portable reader refuses XML, saying who reads it.
+        let refused = expectPlistError(.unsupported) { () throws(PlistError) in try PlistValue.decode(Self.appleStyle) }
+        #expect(refused?.message.contains("FolioPlistXML") == true)
     }
 
     @Test("a bare value without <plist>, and a CF$UID dictionary with other keys stays a dictionary")

@@ -1,6 +1,7 @@
 import FolioPlist
 import FolioSupport
 import FolioTestSupport
+import FolioToolSupport
 import Foundation
 import Testing
 

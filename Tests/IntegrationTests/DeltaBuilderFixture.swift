@@ -1,5 +1,6 @@
 import FolioPlist
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 @testable import FolioBuilder

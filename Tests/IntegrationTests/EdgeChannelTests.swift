@@ -2,6 +2,7 @@ import FolioPlist
 import FolioPublished
 import FolioSupport
 import FolioTestSupport
+import FolioToolSupport
 import Foundation
 import Testing
 

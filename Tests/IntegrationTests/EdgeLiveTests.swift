@@ -1,7 +1,8 @@
-import FolioTestSupport
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioTestSupport
+import FolioToolSupport
 import Foundation
 import Testing
 

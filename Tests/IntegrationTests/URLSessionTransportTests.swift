@@ -91,3 +91,31 @@ struct URLSessionTransportTests {
         }
     }
 }
+
+/// FolioKit's store over URLSession, against a live edge: a whole first sync, then an edit taken
+/// as a delta, then nothing to fetch.
+@Suite("FolioKit over URLSession: deltas")
+struct URLSessionDeltaTests {
+    @Test("an edit arrives as a delta (objects patched, fewer bytes than the objects), then not modified")
+    func deltaOverURLSession() async throws {
+        let (root, edge) = try URLSessionTransportTests.edge("urlsession-delta")
+        defer {
+            edge.stop()
+            root.cleanup()
+        }
+        let store = try FolioStore(edge: edge.baseURL, cacheDirectory: root.dir + "/cache")
+        let first = try await store.sync()
+        #expect(first.result == .updated && first.objectsFetched > 150, "\(first)")
+        for n in 1...3 { try root.rewriteLines(of: n) { i, line in i == 0 ? "Edited " + line : line } }
+        try root.publish()
+        let version = try root.manifest().version
+        try edge.requireVersion(version)
+        let second = try await store.sync(force: true)  // the first manifest is still fresh
+        #expect(second.result == .updated && second.versionAfter == version, "\(second)")
+        #expect(second.objectsPatched > 0 && second.objectsFetched == 0, "patched \(second.objectsPatched), fetched \(second.objectsFetched)")
+        struct Sonnet: Decodable { var lines: [String] }
+        #expect(try store.decode(Sonnet.self, at: "sonnets/001.plist").lines.first?.hasPrefix("Edited ") == true)
+        let again = try await store.sync(force: true)
+        #expect(again.result == .notModified, "\(again)")
+    }
+}

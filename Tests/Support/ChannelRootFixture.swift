@@ -1,6 +1,7 @@
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 /// A published root built by hand: objects by hash at the root, production's manifest at the

@@ -1,5 +1,6 @@
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 /// Paths and process helpers shared by the integration tests, which run the real binaries.

@@ -1,5 +1,6 @@
 import FolioKit
 import FolioPlist
+import FolioPlistXML
 import FolioPublished
 import FolioSupport
 import Foundation
@@ -45,6 +46,8 @@ struct DiffSide {
     static func parse(_ bytes: [UInt8], from: String) throws -> (Manifest, PlistValue?) {
         if ManifestMirror.isJSON(bytes) { return try ManifestMirror.read(bytes, from: from) }
         do {
+            // The manifest readers take binary: an XML manifest is read as the same value in binary.
+            let bytes = PlistFormat.sniff(bytes) == .xml ? BinaryPlist.encode(try XMLPlist.decode(bytes)) : bytes
             // A plain manifest is decoded once; a signed one is unwrapped, and its signing read.
             let value = try PlistValue.decode(bytes)
             if try Manifest.signedBytes(value) == nil { return (try Manifest(plist: value), nil) }

@@ -1,4 +1,5 @@
 import FolioPlist
+import FolioPlistXML
 import FolioPublished
 
 /// An entry in both versions that differs: its manifest fields (content type, kind, cache
@@ -27,7 +28,7 @@ struct EntryChange {
         c.metadata = PlistDiff(metadataView(o, withBytes: !structured), metadataView(e, withBytes: !structured)).changes
         if structured, o.sha256 != e.sha256 {
             let (x, y) = (try await a.load(o), try await b.load(e))
-            if let vx = try? PlistValue.decode(x), let vy = try? PlistValue.decode(y) {
+            if let vx = try? PlistValue.decodeAnyFormat(x), let vy = try? PlistValue.decodeAnyFormat(y) {
                 let d = PlistDiff(vx, vy, limit: maxChanges)
                 (c.changes, c.truncated, c.approximate) = (d.changes, d.truncated, d.approximateArrays > 0)
             } else {

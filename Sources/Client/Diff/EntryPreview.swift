@@ -1,4 +1,5 @@
 import FolioPlist
+import FolioPlistXML
 import FolioPublished
 
 /// An added or removed entry with its content: the first key paths and values of a property
@@ -25,7 +26,7 @@ struct EntryPreview {
             p.note = "content not available"
             return p
         }
-        guard let value = try? PlistValue.decode(bytes) else {
+        guard let value = try? PlistValue.decodeAnyFormat(bytes) else {
             p.note = "not a readable property list"
             return p
         }

@@ -1,5 +1,7 @@
+import FolioCatalogs
 import FolioLocalization
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 /// A source format the Builder reads under `content/catalogs/`.

@@ -1,6 +1,7 @@
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 
 /// A kind that compiles each of its files alone (data, documents, assets): files whose stamp
 /// the build cache knows are reused, the others compiled on all cores.

@@ -1,7 +1,9 @@
+import FolioCatalogs
 import FolioLocalization
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 
 /// One sonnet as authored in `content/sonnets/NNN.txt`.
 package struct Sonnet: Sendable, Equatable {

@@ -1,5 +1,6 @@
-import Foundation
 import FolioPlist
+import FolioPlistXML
+import Foundation
 
 /// A position in a source file: 1-based line, and 1-based column counted in characters.
 package struct SourceLocation: Sendable, Equatable {
@@ -101,7 +102,7 @@ package enum StructuredReader {
     /// Reads a property list in any of its forms, mapping its error to a position.
     static func readPlist(_ bytes: [UInt8]) throws(ReadError) -> PlistValue {
         do {
-            return try PlistValue.decode(bytes)
+            return try PlistValue.decodeAnyFormat(bytes)
         } catch {
             if let line = error.line {
                 throw ReadError(line: line, column: error.column ?? 1, message: error.message)

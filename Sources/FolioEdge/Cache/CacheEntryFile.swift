@@ -1,5 +1,6 @@
 import FolioHTTPCore
 import FolioSupport
+import FolioToolSupport
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,6 +1,7 @@
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 
 /// The files of a published directory an edge makes itself from a deployed manifest or delta
 /// instead of having them sent: a channel's mirrors (`manifest.plist.gz`, `.br` past 256 KiB,

@@ -1,5 +1,6 @@
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 
 /// A deploy's plan: the edge rebuilds what it can of each changed channel's new version into
 /// the staging, and names what the client must still send. The manifest comes from the delta

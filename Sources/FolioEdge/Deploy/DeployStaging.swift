@@ -1,5 +1,6 @@
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 /// A deploy's refusal: the status it is answered with and what to do, in words.

@@ -63,7 +63,7 @@ extension Syncer {
                 throw DeltaFallback("GET \(path): \(error)")
             }
             guard response.status == 200 else { throw DeltaFallback("GET \(path) answered \(response.status)") }
-            guard response.body.count <= limit else { throw DeltaFallback("\(path) is over \(limit) bytes") }
+            guard response.bodyBytesOnWire <= limit else { throw DeltaFallback("\(path) is over \(limit) bytes") }
             let applied: DeltaStep
             do {
                 let bundle = try DeltaBundle(bytes: try decodeBody(response, limit: 64 << 20, what: path))

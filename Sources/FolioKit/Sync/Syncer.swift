@@ -215,7 +215,7 @@ package struct Syncer: Sendable {
     /// The body decoded from its content coding (gzip or brotli), refusing more than `limit` bytes.
     func decodeBody(_ response: TransportResponse, limit: Int, what: String) throws -> [UInt8] {
         let coding = response.headers.first(name: "content-encoding")
-        do { return try ContentDecoding.decode(response.body, coding: coding, maxSize: limit) } catch let unsupported as ContentDecoding.Unsupported {
+        do { return try transport.decode(response.body, coding: coding, maxSize: limit) } catch let unsupported as ContentDecoding.Unsupported {
             throw FolioError(.invalidResponse, "\(what): the edge answered in the content coding \"\(unsupported.coding)\", which sync does not ask for")
         } catch {
             throw FolioError(.invalidResponse, "\(what): bad \(coding?.lowercased() ?? "") body from the edge: \(error)")

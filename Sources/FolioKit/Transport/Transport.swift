@@ -1,3 +1,4 @@
+import FolioSupport
 import Foundation
 
 /// One GET the sync asks of the edge: a path under the edge's base URL (which may have a path
@@ -78,9 +79,18 @@ package protocol Transport: Sendable {
         _ requests: [TransportRequest], concurrency: Int, policy: RetryPolicy,
         handle: @escaping @Sendable (Int, TransportResponse) throws -> Void
     ) async throws
+
+    /// A body it handed on, decoded from `coding` (its `Content-Encoding`; nil for none), at
+    /// most `maxSize` bytes. The default reads identity and gzip; a transport that asks for
+    /// more codings (brotli) reads them too.
+    func decode(_ body: [UInt8], coding: String?, maxSize: Int) throws -> [UInt8]
 }
 
 extension Transport {
+    package func decode(_ body: [UInt8], coding: String?, maxSize: Int) throws -> [UInt8] {
+        try ContentDecoding.decode(body, coding: coding, maxSize: maxSize, brotli: nil)
+    }
+
     /// The default: a task group over ``get(_:)``, each answer handled on a thread of its own
     /// (`handle` verifies and stores an object, blocking file work that must hold neither a
     /// thread of Swift's cooperative pool nor one of Dispatch's).

@@ -118,7 +118,11 @@ final class URLSessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     private struct Running {
         var continuation: CheckedContinuation<Received, any Error>
+        /// The request's limit, on the bytes as sent.
         var maxBody: Int
+        /// The most decoded bytes taken: `maxBody` for an answer sent as it is; for a
+        /// compressed one, whose decoded size the sync checks, at least 64 MiB.
+        var maxDecoded: Int
         var timeout: Duration
         var response: HTTPURLResponse?
         var body: [UInt8] = []
@@ -135,7 +139,7 @@ final class URLSessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// Runs `task`, resuming `continuation` once it ends; cancels it past `timeout`.
     func start(_ task: URLSessionDataTask, maxBody: Int, timeout: Duration, continuation: CheckedContinuation<Received, any Error>) {
         let id = task.taskIdentifier
-        running.withLock { $0[id] = Running(continuation: continuation, maxBody: maxBody, timeout: timeout) }
+        running.withLock { $0[id] = Running(continuation: continuation, maxBody: maxBody, maxDecoded: maxBody, timeout: timeout) }
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         Self.deadlines.asyncAfter(deadline: .now() + seconds) { [weak self, weak task] in
             guard let task else { return }
@@ -158,17 +162,29 @@ final class URLSessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        running.withLock { $0[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse }
-        completionHandler(.allow)
+        let http = response as? HTTPURLResponse
+        let over = running.withLock { running -> Bool in
+            guard var task = running[dataTask.taskIdentifier] else { return false }
+            task.response = http
+            if http?.value(forHTTPHeaderField: "Content-Encoding") != nil { task.maxDecoded = max(task.maxBody, Self.decodedLimit) }
+            running[dataTask.taskIdentifier] = task
+            return (http?.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0) } ?? 0) > task.maxBody
+        }
+        completionHandler(over ? .cancel : .allow)
+        if over { fail(dataTask, Self.tooLarge) }
     }
+
+    /// The most decoded bytes of a compressed answer (the manifest's own limit).
+    static let decodedLimit = 64 << 20
+    static let tooLarge = TransportError(.other, "the answer is larger than expected")
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let over = running.withLock { running -> Bool in
             guard running[dataTask.taskIdentifier] != nil else { return false }
             running[dataTask.taskIdentifier]!.body.append(contentsOf: data)
-            return running[dataTask.taskIdentifier]!.body.count > running[dataTask.taskIdentifier]!.maxBody
+            return running[dataTask.taskIdentifier]!.body.count > running[dataTask.taskIdentifier]!.maxDecoded
         }
-        if over { fail(dataTask, TransportError(.other, "the answer is larger than expected")) }
+        if over { fail(dataTask, Self.tooLarge) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -192,6 +208,8 @@ final class URLSessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendab
             return TransportError(.tls, tlsMessage(authorities: authorities))
         case .cannotFindHost, .dnsLookupFailed: return TransportError(.other, "cannot resolve the edge's host")
         case .networkConnectionLost: return TransportError(.other, "the edge closed the connection")
+        // FoundationNetworking says `unknown` for what libcurl reports, TLS failures among them.
+        case .unknown where e.localizedDescription.contains("SSL"): return TransportError(.tls, tlsMessage(authorities: authorities))
         default: return TransportError(.other, "the request failed (\(e.localizedDescription))")
         }
     }

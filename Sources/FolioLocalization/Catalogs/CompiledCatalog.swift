@@ -117,7 +117,7 @@ public struct CompiledCatalog: Equatable, Sendable {
         self.init(table: table, locale: locale, pluralForms: pluralForms, strings: values)
     }
 
-    /// Reads a published catalog from binary (or XML/JSON) plist bytes.
+    /// Reads a published catalog from binary (or JSON) plist bytes.
     public init(bytes: [UInt8]) throws(CatalogFormatError) {
         let value: PlistValue
         do { value = try PlistValue.decode(bytes) } catch { throw CatalogFormatError("not a property list: \(error)") }

@@ -29,6 +29,7 @@ struct Reader {
             var changes = store.changes().makeAsyncIterator()
             let outcome = try await store.sync()
             print("sync: \(outcome.result.rawValue), \(outcome.objectsFetched) objects")
+            if outcome.result == .offline { print(outcome.message) }
             if outcome.result == .updated, let change = await changes.next() {
                 print("changed: \(change.changedPaths.count) paths, now version \(change.version)")
             }

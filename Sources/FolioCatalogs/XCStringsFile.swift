@@ -1,3 +1,4 @@
+import FolioLocalization
 import FolioPlist
 
 /// A parser for Xcode String Catalogs (`.xcstrings`): JSON with a `sourceLanguage` and a `strings` object that

@@ -1,6 +1,6 @@
 #if canImport(Glibc)
-import CFolioSystem
-import Glibc
+    import CFolioLinux
+    import Glibc
 #endif
 
 /// Allocator settings for a short job that allocates a lot, then exits: folio-build.
@@ -27,7 +27,7 @@ package enum BatchMemory {
     /// Applies the settings; call it once, on the main thread, before other threads start. Where
     /// huge pages are not available the heap is still grown and kept, without the advice.
     package static func prepare() {
-        #if os(Linux)
+        #if canImport(Glibc)
         _ = mallopt(M_ARENA_MAX, 1)
         _ = mallopt(M_MMAP_THRESHOLD, 32 << 20)
         _ = mallopt(M_TRIM_THRESHOLD, -1)

@@ -1,5 +1,6 @@
-import FolioPlist
 import CLibXML2
+import FolioLocalization
+import FolioPlist
 import Foundation
 
 /// Start-tag positions found by scanning the raw bytes, so diagnostics can carry columns (libxml2 keeps

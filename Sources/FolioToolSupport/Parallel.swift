@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-#if os(Linux)
-    import CFolioSystem
+#if canImport(Glibc)
+    import CFolioLinux
 #endif
 
 /// Data-parallel helpers for the Builder's CPU-bound steps (parsing, compressing).
@@ -10,7 +10,7 @@ package enum Parallel {
     /// The cores this process may run on: its CPU affinity where the system has one (as Go's
     /// runtime and `nproc` count them; `taskset -c 0` gives 1), else the active processors.
     package static let cores: Int = {
-        #if os(Linux)
+        #if canImport(Glibc)
             let allowed = Int(folio_allowed_cpus())
             if allowed > 0 { return min(allowed, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
         #endif

@@ -2,9 +2,10 @@
 // libxml2 the way `XMLPlist` does: no network, no DTD loading, no entity expansion, libxml2's own
 // depth limit. A file yields one `CatalogLocaleSection` per target language; Xcode's
 // `KEY|==|plural.CATEGORY` units are folded into one plural message.
-import FolioPlist
-
 import CLibXML2
+import FolioLocalization
+import FolioPlist
+import FolioPlistXML
 import Foundation
 
 /// A reader for XLIFF 1.2 (`urn:oasis:names:tc:xliff:document:1.2`) and XLIFF 2.0/2.1

@@ -1,5 +1,6 @@
-import FolioPlist
 import CLibXML2
+import FolioLocalization
+import FolioPlist
 import Foundation
 
 /// XLIFF 1.2: `<file>`, `<group>`, `<trans-unit>` and its inline elements.

@@ -1,5 +1,7 @@
 import CLibXML2
+import FolioLocalization
 import FolioPlist
+import FolioPlistXML
 
 /// A parser for Apple `.stringsdict` files: XML property lists whose root dictionary maps each key to a
 /// dictionary with an `NSStringLocalizedFormatKey` format and one plural-rule dictionary per `%#@name@` variable.

@@ -1,6 +1,7 @@
 // `.strings` and `.po` results in the shape every catalog parser returns, and the one entry point
 // that parses a catalog source file of any supported format.
-import FolioSupport
+import FolioLocalization
+import FolioToolSupport
 
 /// A catalog source file format that ``parse(_:)`` reads into a ``ParsedCatalogFile``.
 public enum CatalogFileFormat: String, Sendable, CaseIterable {

@@ -1,3 +1,5 @@
+import FolioLocalization
+
 // Python's two format languages, as gettext's `python-format` and `python-brace-format` flags declare
 // them, checked the way `msgfmt -c` checks them: a translation against its msgid.
 

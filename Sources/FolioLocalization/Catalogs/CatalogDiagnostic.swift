@@ -17,26 +17,3 @@ public struct CatalogDiagnostic: Error, Equatable, Sendable, CustomStringConvert
     /// The diagnostic as `line:column: message`.
     public var description: String { "\(line):\(column): \(message)" }
 }
-
-/// One `"key" = "value";` pair from an Apple `.strings` file.
-package struct StringsEntry: Equatable, Sendable {
-    /// The key, with escapes resolved.
-    package var key: String
-    /// The value, with escapes resolved.
-    package var value: String
-    /// The last comment before the entry, trimmed, if any.
-    package var comment: String?
-    /// The 1-based line of the key.
-    package var line: Int
-    /// The 1-based column of the key.
-    package var column: Int
-
-    /// Creates an entry.
-    package init(key: String, value: String, comment: String? = nil, line: Int, column: Int) {
-        self.key = key
-        self.value = value
-        self.comment = comment
-        self.line = line
-        self.column = column
-    }
-}

@@ -1,28 +1,8 @@
+import FolioLocalization
+
 // What the catalog parsers produce: messages per locale, each a plain string or plural variants,
 // with the source position the Builder's diagnostics point at. The Builder validates and merges
 // these and compiles them into `CompiledCatalog`s.
-
-/// Plural variants keyed by CLDR category.
-public typealias PluralVariants = [PluralCategory: String]
-
-/// One `%#@name@` variable of a format with substitutions (stringsdict variables, xcstrings substitutions).
-public struct PluralSubstitution: Equatable, Sendable {
-    /// The 1-based argument the variable consumes, when the file says (`argNum` in xcstrings); nil means
-    /// the next argument in order.
-    public var argument: Int?
-    /// The printf conversion of the count, without the `%` (e.g. "d", "lld", "u"): stringsdict's
-    /// `NSStringFormatValueTypeKey`, xcstrings' `formatSpecifier`.
-    public var formatSpecifier: String
-    /// The text for each plural category.
-    public var variants: PluralVariants
-
-    /// Creates a substitution.
-    public init(argument: Int? = nil, formatSpecifier: String, variants: PluralVariants) {
-        self.argument = argument
-        self.formatSpecifier = formatSpecifier
-        self.variants = variants
-    }
-}
 
 /// How a message's placeholders are written, which decides how a translation is checked against its source.
 public enum FormatLanguage: String, Sendable, CaseIterable {
@@ -57,20 +37,6 @@ public enum FormatLanguage: String, Sendable, CaseIterable {
         default: self = .unchecked
         }
     }
-}
-
-/// The translated value of one key.
-public indirect enum CatalogValue: Equatable, Sendable {
-    /// A plain string (may contain printf-style specifiers).
-    case string(String)
-    /// Text chosen by the CLDR plural category of the (first) count argument.
-    case plural(PluralVariants)
-    /// A format whose `%#@name@` tokens are replaced by plural-chosen text (several counts in one string).
-    case substitutions(format: String, variables: [String: PluralSubstitution])
-    /// GNU gettext plural forms `msgstr[0…n-1]`, chosen by the catalog's `Plural-Forms` expression.
-    case gettextPlural([String])
-    /// Device-specific values (xcstrings `variations.device`: "iphone", "ipad", "mac", "applewatch", "other", …).
-    case device([String: CatalogValue])
 }
 
 /// One key's entry in a source catalog for one locale.

@@ -1,5 +1,6 @@
-import FolioPlist
 import CLibXML2
+import FolioLocalization
+import FolioPlist
 import Foundation
 
 /// XLIFF 2.0: `<file>`, `<group>`, `<unit>`, `<segment>` and its inline codes.

@@ -1,4 +1,5 @@
-import FolioSupport
+import FolioLocalization
+import FolioToolSupport
 
 /// One message from a GNU gettext `.po` file.
 package struct POEntry: Equatable, Sendable {
