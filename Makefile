@@ -92,7 +92,7 @@ EDGE_SUITES := EdgeCacheTests|EdgeLiveTests|EdgeLocaleTests|EdgePublishTests|Edg
 
 test: deps
 	$(SWIFT) build --build-tests
-	@$(MAKE) --no-print-directory closure
+	@$(MAKE) --no-print-directory portable
 	$(SWIFT) test --skip-build
 	FOLIO_TIMING_TESTS=1 $(SWIFT) test --skip-build --filter FolioKitTimingTests
 	@for stack in https1 h2; do echo "edge suites over $$stack"; \
@@ -101,13 +101,16 @@ test: deps
 
 # The portable libraries (issue 38): what they reach when built for iOS or macOS, from the
 # manifests of this package and its checkouts (scripts/check-closure.py, first run against
-# broken copies of the graph, which it must refuse), in `make test`; `make portable` also builds
-# each with warnings as errors and every import declared, in a build directory of its own.
+# broken copies of the graph, which it must refuse), and their sources' Linux imports guarded and
+# every #if branch parsed (scripts/check-portable-sources.py); `make portable`, in `make test`,
+# also builds each with warnings as errors and every import declared, in a build directory of
+# its own.
 PORTABLE_TARGETS := FolioKit FolioHTTPFields FolioPlist FolioLocalization FolioSupport FolioPublished
 
 closure:
 	scripts/check-closure.py --self-test
 	scripts/check-closure.py
+	scripts/check-portable-sources.py --self-test
 
 portable: closure
 	@for t in $(PORTABLE_TARGETS); do echo "strict build of $$t"; \

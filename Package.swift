@@ -11,6 +11,9 @@ let positionDependent: [LinkerSetting] = [
 
 let package = Package(
     name: "Folio",
+    // FolioKit's floor on Apple platforms: Swift's Duration and ContinuousClock, in its API
+    // (request timeouts) and its retries, arrived with iOS 16 and macOS 13. (Linux ignores it.)
+    platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "folio-build", targets: ["Builder"]),
         .executable(name: "folio-edge", targets: ["Edge"]),
