@@ -67,22 +67,38 @@ struct URLSessionTransportTests {
         }
     }
 
+    @Test("folio sync with FOLIO_TRANSPORT=urlsession syncs through URLSession, as an app does")
+    func commandLine() throws {
+        let (root, edge) = try Self.edge("urlsession-cli")
+        defer {
+            edge.stop()
+            root.cleanup()
+        }
+        let out = try ClientTest.folio(
+            ["sync", "--json"], cache: root.dir + "/cache", edge: edge.baseURL, env: ["FOLIO_TRANSPORT": "urlsession", "FOLIO_SEED": ""])
+        #expect(out.status == 0, "\(out.stderr)")
+        let summary = try ClientTest.json(out)
+        #expect(summary["result"]?.stringValue == "updated" && (summary["objectsFetched"]?.intValue ?? 0) > 150, "\(out.stdout)")
+    }
+
     @Test("no answer within the configured timeout, and a refused connection, are the transport's errors")
     func failures() async throws {
         let dir = Harness.tempDir("urlsession-slow")
         defer { Harness.cleanup(dir) }
         try FileIO.writeAtomically(Array("x".utf8), to: dir + "/x", sync: false)
-        let server = try FolioKitAppTests.slowServer(dir, delayMs: 5000)
+        let server = try FolioKitAppTests.slowServer(dir, delayMs: 30_000)
         defer { server.stop() }
         let slow = Transports.forEdge(server.url, configuration: FolioHTTPConfiguration(timeout: .milliseconds(500)))
         let start = ContinuousClock.now
         do {
             _ = try await slow.get(TransportRequest(path: "/x", headers: [], maxBody: 10))
-            Issue.record("a 5 s answer came within a 0.5 s timeout")
+            Issue.record("a 30 s answer came within a 0.5 s timeout")
         } catch let error as TransportError {
             #expect(error.kind == .timedOut && error.description.contains("0.5 s"), "\(error)")
         }
-        #expect(ContinuousClock.now - start < .seconds(3))
+        // Loose: with the whole suite running in this process, Dispatch's timers run late (seen:
+        // 9.7 s); alone it takes 0.5 s. The answer would take 30.
+        #expect(ContinuousClock.now - start < .seconds(20))
         do {  // Nothing listens on port 1.
             _ = try await Transports.forEdge("http://127.0.0.1:1").get(TransportRequest(path: "/x", headers: [], maxBody: 10))
             Issue.record("an answer from a closed port")
