@@ -95,8 +95,7 @@ test: deps
 	@$(MAKE) --no-print-directory portable
 	$(SWIFT) test --skip-build
 	FOLIO_TIMING_TESTS=1 $(SWIFT) test --skip-build --filter FolioKitTimingTests
-	@for stack in https1 h2; do echo "edge suites over $$stack"; \
-	  FOLIO_TEST_STACK=$$stack $(SWIFT) test --skip-build --filter '$(EDGE_SUITES)' || exit 1; done
+	@for stack in https1 h2; do SWIFT=$(SWIFT) scripts/test-stack.sh $$stack '$(EDGE_SUITES)' || exit 1; done
 	scripts/example-test.sh $(DEBUG)
 
 # The portable libraries (issue 38): what they reach when built for iOS or macOS, from the

@@ -6,8 +6,10 @@ import Synchronization
 package struct TestPKI: Sendable {
     package let dir: String
 
+    /// The CA in `dir`: the one there already (`ca.pem`, `ca.key`), else a new one.
     package init(_ dir: String) throws {
         self.dir = dir
+        if FileIO.exists(dir + "/ca.pem"), FileIO.exists(dir + "/ca.key") { return }
         try Self.openssl([
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", dir + "/ca.key", "-out",
             dir + "/ca.pem", "-days", "30", "-subj", "/CN=Folio Test CA", "-addext", "basicConstraints=critical,CA:TRUE",
@@ -56,8 +58,9 @@ package struct TestPKI: Sendable {
 /// The protocol stack the edge tests run over (`FOLIO_TEST_STACK`): HTTP/1.1 in cleartext (the
 /// default), HTTP/1.1 over TLS (`https1`) or HTTP/2 over TLS (`h2`). Over TLS every edge the
 /// tests start gets a certificate from one private CA, a tier's https origin is trusted through
-/// it, `RawHTTPConnection.fetch` goes through curl with the stack's protocol, and the folio
-/// clients (the CLI, FolioKit) trust the CA through `FOLIO_CA_FILE`. Tests that write raw
+/// it, `RawHTTPConnection.fetch` goes through curl with the stack's protocol, the CLI trusts the
+/// CA through `FOLIO_CA_FILE`, and FolioKit (URLSession) through the system's bundle, which
+/// `scripts/test-stack.sh` extends in a mount namespace of the run's own. Tests that write raw
 /// HTTP/1.1 bytes run in the cleartext stack only (`.http1Only`).
 package enum TestStack: String, Sendable {
     case http1, https1, h2
@@ -79,9 +82,11 @@ package enum TestStack: String, Sendable {
     /// Whether a request to `port` goes through this stack's TLS client.
     package func isTLS(port: Int) -> Bool { isTLS && Self.tlsPorts.withLock { $0.contains(port) } }
 
-    /// The CA and the certificate every edge of a TLS stack serves (made once per test run).
+    /// The CA and the certificate every edge of a TLS stack serves (made once per test run; the
+    /// CA is `FOLIO_TEST_CA_DIR`'s when set: `scripts/test-stack.sh` also puts it in the system's
+    /// bundle, which FolioKit's URLSession trusts on Linux).
     package static let pki: (pki: TestPKI, cert: String, key: String) = {
-        let dir = Harness.tempDir("stack-pki")
+        let dir = ProcessInfo.processInfo.environment["FOLIO_TEST_CA_DIR"] ?? Harness.tempDir("stack-pki")
         do {
             let pki = try TestPKI(dir)
             let (cert, key) = try pki.leaf("localhost")
