@@ -105,7 +105,7 @@ test: deps
 # every #if branch parsed (scripts/check-portable-sources.py); `make portable`, in `make test`,
 # also builds each with warnings as errors and every import declared, in a build directory of
 # its own.
-PORTABLE_TARGETS := FolioKit FolioHTTPFields FolioPlist FolioLocalization FolioSupport FolioPublished
+PORTABLE_TARGETS := FolioKit FolioKitCore FolioHTTPFields FolioPlist FolioLocalization FolioSupport FolioPublished
 
 closure:
 	scripts/check-closure.py --self-test

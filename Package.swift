@@ -85,9 +85,15 @@ let package = Package(
         .target(
             name: "FolioPublished",
             dependencies: ["FolioPlist", "FolioSupport", .product(name: "Crypto", package: "swift-crypto")]),
-        // What an app links: Foundation (URLSession), swift-crypto, zlib and swift-log only.
+        // What an app links: FolioStore and the URLSession transport, over FolioKitCore.
+        // Foundation (URLSession), swift-crypto, zlib and swift-log only.
         .target(
             name: "FolioKit",
+            dependencies: ["FolioKitCore", .product(name: "Logging", package: "swift-log")]),
+        // The sync, cache, reads and transport protocol, without a transport: the command line
+        // links it with FolioKitNIO's, and no FoundationNetworking (libcurl).
+        .target(
+            name: "FolioKitCore",
             dependencies: [
                 "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioHTTPFields",
                 .product(name: "Logging", package: "swift-log"),
@@ -96,7 +102,7 @@ let package = Package(
         .target(
             name: "FolioKitNIO",
             dependencies: [
-                "FolioKit", "FolioHTTPCore", "FolioSupport", "FolioToolSupport",
+                "FolioKitCore", "FolioHTTPCore", "FolioSupport", "FolioToolSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -193,7 +199,7 @@ let package = Package(
         .executableTarget(
             name: "Client",
             dependencies: [
-                "FolioKit", "FolioKitNIO", "FolioPublished", "FolioPlist", "FolioPlistXML", "FolioLocalization", "FolioSupport",
+                "FolioKitCore", "FolioKitNIO", "FolioPublished", "FolioPlist", "FolioPlistXML", "FolioLocalization", "FolioSupport",
                 "FolioToolSupport", "FolioHTTPCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -10,8 +10,7 @@
     Times are hyperfine means in the same run.
 
     FOLIO_BASELINE=DIR adds DIR/folio (a build of an earlier commit) to (a), (b) and (d): an A/B
-    of the client in the same run, against the same edge. (a) and (b) also time the same folio
-    with FOLIO_TRANSPORT=urlsession: FolioKit's URLSession transport, as an app syncs."""
+    of the client in the same run, against the same edge."""
 import hashlib, json, os, plistlib, re, shutil, subprocess, sys, tempfile, time
 
 public, binaries = sys.argv[1], sys.argv[2]
@@ -82,19 +81,13 @@ try:
         for _ in range(3):
             subprocess.run([baseline, "--edge", url, "--cache-dir", f"{work}/base-cache", "sync", "--force"], check=True, capture_output=True)
         base_noop = [f"{baseline} --edge {url} --cache-dir {work}/base-cache sync --force"]
-    # FolioKit as an app runs it: URLSession (FoundationNetworking here), through the same binary.
-    for _ in range(3):
-        subprocess.run(["env", "FOLIO_TRANSPORT=urlsession", folio, "--edge", url, "--cache-dir", f"{work}/us-cache", "sync", "--force"],
-                       check=True, capture_output=True)
-    t_folio, t_curl, t_us, *t_base = hyperfine(
+    t_folio, t_curl, *t_base = hyperfine(
         f"{folio} --edge {url} --cache-dir {cache} sync --force",
         f"curl -s -o /dev/null -H 'Accept-Encoding: gzip' -H 'If-None-Match: {etag}' {url}/head.plist",
-        f"env FOLIO_TRANSPORT=urlsession {folio} --edge {url} --cache-dir {work}/us-cache sync --force",
         *base_noop, runs=100)  # ~10 ms each: enough runs to tame a noisy machine
     print("(a) no-op sync (one conditional GET, 304)")
     print(f"    folio sync --force   {t_folio:7.1f} ms   requests {noop['requests']}, ~{noop['bytes']} bytes received (headers + body)")
     print(f"    curl                 {t_curl:7.1f} ms")
-    print(f"    URLSession           {t_us:7.1f} ms   (FOLIO_TRANSPORT=urlsession, through env: FolioKit's transport; {t_us / t_curl:.2f}x curl)")
     if t_base:
         print(f"    baseline folio       {t_base[0]:7.1f} ms   (FOLIO_BASELINE; this build / baseline {t_folio / t_base[0]:.2f}x)")
     print(f"    ratio folio/curl     {t_folio / t_curl:7.2f}x   (target <= 1.5x)")
@@ -104,10 +97,9 @@ try:
     with open(urls, "w") as f:
         for sha in objects:
             f.write(f'url = "{url}/{object_path(objects[sha])}"\noutput = "{work}/curl/{sha}"\n')
-    t_full, t_curlp, t_us_full, *t_base_full = hyperfine(
+    t_full, t_curlp, *t_base_full = hyperfine(
         f"{folio} --edge {url} --cache-dir {work}/empty sync",
         f"curl -s --parallel --parallel-max 8 --compressed --create-dirs -K {urls}",
-        f"env FOLIO_TRANSPORT=urlsession {folio} --edge {url} --cache-dir {work}/empty sync",
         *([f"{baseline} --edge {url} --cache-dir {work}/empty sync"] if baseline else []),
         prepare=f"rm -rf {work}/empty {work}/curl")
     shutil.rmtree(os.path.join(work, "empty"), ignore_errors=True)
@@ -125,7 +117,6 @@ try:
     print(f"    folio sync           {t_full:7.1f} ms   requests {full['requests']}, bodies {full['bodyBytes']} bytes ({full['bodyBytes'] / fetched:.3f}x the smallest variants of the objects + manifest, {fetched}), heads+bodies ~{full['bytes']}")
     print(f"    curl --parallel 8    {t_curlp:7.1f} ms   bodies {curl_body} bytes ({curl_body / wire_total:.3f}x the smallest variants, objects only), heads+bodies ~{curl_total}")
     print(f"    ratio folio/curl     {t_full / t_curlp:7.2f}x   (target <= 1.0x; bytes target <= 1.05x)")
-    print(f"    URLSession           {t_us_full:7.1f} ms   (FOLIO_TRANSPORT=urlsession; {t_us_full / t_curlp:.2f}x curl)")
     if t_base_full:
         print(f"    baseline folio       {t_base_full[0]:7.1f} ms   (this build / baseline {t_full / t_base_full[0]:.2f}x)")
 

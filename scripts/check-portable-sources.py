@@ -3,7 +3,7 @@
 
 usage: check-portable-sources.py [--self-test] [TARGET...]
 
-For every Swift file of the targets FolioKit reaches (by default FolioKit, FolioHTTPFields,
+For every Swift file of the targets FolioKit reaches (by default FolioKit, FolioKitCore, FolioHTTPFields,
 FolioLocalization, FolioPlist, FolioPublished, FolioSupport), each `import` of a module that
 exists on Linux only (Glibc, Musl, FoundationNetworking, CFolioLinux, Android) must sit in an
 `#if`/`#elseif` clause that holds on Linux only (`canImport` of it or of Glibc, `os(Linux)`), so
@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-DEFAULT_TARGETS = ["FolioKit", "FolioHTTPFields", "FolioLocalization", "FolioPlist", "FolioPublished", "FolioSupport"]
+DEFAULT_TARGETS = ["FolioKit", "FolioKitCore", "FolioHTTPFields", "FolioLocalization", "FolioPlist", "FolioPublished", "FolioSupport"]
 LINUX_ONLY = {"Glibc", "Musl", "FoundationNetworking", "CFolioLinux", "Android"}
 NEVER = re.compile(r"^(NIO\w*|AsyncHTTPClient|CNIO\w*|CFolioSystem|CLibXML2|CCmarkGFM|FolioToolSupport|FolioHTTPCore|FolioKitNIO)$")
 IMPORT = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z_][\w]*)")

@@ -1,4 +1,4 @@
-import FolioKit
+import FolioKitCore
 import Foundation
 
 /// The seed `folio` reads with no cache: `FOLIO_SEED` (a seed file; empty for none), else the

@@ -1,5 +1,5 @@
 import ArgumentParser
-import FolioKit
+import FolioKitCore
 import FolioKitNIO
 import FolioPublished
 import Foundation
@@ -50,9 +50,10 @@ struct ClientOptions: ParsableArguments {
     }
 
     static func syncSettings(edge: String, trust: Trust?, appVersion: AppVersion?, profile: ReleaseProfile, timeout: Duration) -> SyncSettings {
-        var settings = SyncSettings(edge: edge)
-        settings.timeout = timeout
-        settings.transport = transport(edge, configuration: settings.http)
+        var http = FolioHTTPConfiguration()
+        http.timeout = timeout
+        var settings = SyncSettings(edge: edge, transport: NIOTransports.forEdge(edge, configuration: http))
+        settings.http = http
         settings.trust = trust
         if trust != nil { settings.seed = BundledSeed.seed?.manifest }
         settings.appVersion = appVersion
@@ -80,13 +81,6 @@ struct ClientOptions: ParsableArguments {
 
     /// A non-empty environment variable (getenv: no copy of the whole environment, which
     /// ProcessInfo builds on first use).
-    /// The command's transport: blocking sockets and AsyncHTTPClient (FolioKitNIO), measured
-    /// faster here; with `FOLIO_TRANSPORT=urlsession`, FolioKit's own, as an app runs it.
-    static func transport(_ edge: String, configuration: FolioHTTPConfiguration) -> any Transport {
-        variable("FOLIO_TRANSPORT") == "urlsession"
-            ? Transports.forEdge(edge, configuration: configuration) : NIOTransports.forEdge(edge, configuration: configuration)
-    }
-
     static func variable(_ name: String) -> String? {
         guard let value = getenv(name), value.pointee != 0 else { return nil }
         return String(cString: value)

@@ -1,5 +1,5 @@
 import ArgumentParser
-import FolioKit
+import FolioKitCore
 import FolioLocalization
 import Foundation
 

@@ -1,3 +1,4 @@
+@_exported import FolioKitCore
 @_exported import FolioLocalization
 @_exported import FolioPlist
 import FolioPublished
@@ -88,13 +89,12 @@ public final class FolioStore: Sendable {
     @discardableResult
     public func sync(force: Bool = false, allowDowngrade: Bool = false) async throws(FolioError) -> SyncOutcome {
         let listeners = self.listeners
-        var settings = SyncSettings(edge: edge)
+        var settings = SyncSettings(edge: edge, transport: transport)
         settings.force = force
         settings.allowDowngrade = allowDowngrade
         settings.trust = trust?.trust
         settings.seed = trust == nil ? nil : seed?.manifest
         settings.http = http
-        settings.transport = transport
         settings.appVersion = appVersion
         settings.channel = channel
         settings.context = http.context?.releaseContext ?? ReleaseContext()

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import FolioKit
+import FolioKitCore
 import Foundation
 import NIOCore
 import NIOHTTP1

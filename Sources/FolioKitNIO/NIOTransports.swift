@@ -1,4 +1,4 @@
-import FolioKit
+import FolioKitCore
 import FolioSupport
 import FolioToolSupport
 

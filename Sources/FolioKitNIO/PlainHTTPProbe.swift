@@ -1,5 +1,5 @@
 import FolioSupport
-import FolioKit
+import FolioKitCore
 import FolioToolSupport
 import Foundation
 

@@ -1,6 +1,6 @@
 import FolioHTTPCore
 import FolioSupport
-import FolioKit
+import FolioKitCore
 import FolioToolSupport
 import Foundation
 import NIOHTTP1

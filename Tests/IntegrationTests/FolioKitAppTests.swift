@@ -50,8 +50,7 @@ struct FolioKitAppTests {
             ("AsyncHTTPClient", HTTPClientTransport(base: server.url + "/content/qa", configuration: FolioHTTPConfiguration())),
         ]
         for (name, transport) in transports {
-            var settings = SyncSettings(edge: edge)
-            settings.transport = transport
+            let settings = SyncSettings(edge: edge, transport: transport)
             let report = try await Syncer(cache: ContentCache(dir: root.dir + "/cache-" + name), settings: settings).run()
             #expect(report.result == .updated && report.versionAfter == version, "\(name): \(report.message)")
             #expect(report.objectsFetched > 150, "\(name)")

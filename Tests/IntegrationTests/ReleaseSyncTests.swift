@@ -21,8 +21,7 @@ struct ReleaseSyncTests {
     static func sync(_ root: ClientRoot, cache: String, install: String, channel: String = Channel.production, context: ReleaseContext = ReleaseContext())
         async throws -> SyncReport
     {
-        var s = SyncSettings(edge: "http://edge.invalid")
-        s.transport = FakeEdge(root: root.root)
+        var s = SyncSettings(edge: "http://edge.invalid", transport: FakeEdge(root: root.root))
         s.force = true
         s.channel = channel
         s.installID = install

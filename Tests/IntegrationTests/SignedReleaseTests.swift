@@ -290,7 +290,7 @@ struct SignedReleaseTests {
         // for the second sync (a wait would race a loaded machine).
         var trust = try Trust(files: [s.keys.pub("root")])
         trust.skew = 0
-        var settings = SyncSettings(edge: edge.baseURL)
+        var settings = SyncSettings(edge: edge.baseURL, transport: Transports.forEdge(edge.baseURL))
         settings.trust = trust
         settings.force = true
         let cache = ContentCache(dir: s.cache.dir)

@@ -10,8 +10,7 @@ import Testing
 @Suite("sync phases with a fake transport")
 struct SyncPhaseTests {
     static func settings(_ fake: FakeEdge, deltas: Bool = true, force: Bool = false) -> SyncSettings {
-        var s = SyncSettings(edge: "http://edge.invalid")
-        s.transport = fake
+        var s = SyncSettings(edge: "http://edge.invalid", transport: fake)
         s.deltas = deltas
         s.force = force
         return s
@@ -145,8 +144,7 @@ struct SyncPhaseTests {
         defer { qa.cleanup() }
         let cacheDir = production.dir + "/cache"
         func sync(_ edge: String, _ root: ClientRoot) async throws -> SyncReport {
-            var s = SyncSettings(edge: edge)
-            s.transport = FakeEdge(root: root.root)
+            var s = SyncSettings(edge: edge, transport: FakeEdge(root: root.root))
             s.force = true
             return try await Syncer(cache: ContentCache(dir: cacheDir, edge: edge), settings: s).run()
         }

@@ -67,20 +67,6 @@ struct URLSessionTransportTests {
         }
     }
 
-    @Test("folio sync with FOLIO_TRANSPORT=urlsession syncs through URLSession, as an app does")
-    func commandLine() throws {
-        let (root, edge) = try Self.edge("urlsession-cli")
-        defer {
-            edge.stop()
-            root.cleanup()
-        }
-        let out = try ClientTest.folio(
-            ["sync", "--json"], cache: root.dir + "/cache", edge: edge.baseURL, env: ["FOLIO_TRANSPORT": "urlsession", "FOLIO_SEED": ""])
-        #expect(out.status == 0, "\(out.stderr)")
-        let summary = try ClientTest.json(out)
-        #expect(summary["result"]?.stringValue == "updated" && (summary["objectsFetched"]?.intValue ?? 0) > 150, "\(out.stdout)")
-    }
-
     @Test("no answer within the configured timeout, and a refused connection, are the transport's errors")
     func failures() async throws {
         let dir = Harness.tempDir("urlsession-slow")

@@ -1,4 +1,4 @@
-import FolioKit
+import FolioKitCore
 import FolioKitNIO
 
 /// Where `folio diff` looks beyond its two arguments: the edge (for `@N` and a bare `#CHANNEL`),

@@ -1,4 +1,4 @@
-import FolioKit
+import FolioKitCore
 import FolioPlist
 import FolioPlistXML
 import FolioPublished

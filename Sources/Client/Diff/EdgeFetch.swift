@@ -1,4 +1,4 @@
-import FolioKit
+import FolioKitCore
 import FolioKitNIO
 import FolioPublished
 import FolioSupport

@@ -1,3 +1,4 @@
+import FolioKitCore
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -240,4 +241,13 @@ final class URLSessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
     #endif
+}
+
+/// FolioKit's transport for an edge URL: URLSession (``URLSessionTransport``).
+package enum Transports {
+    package static func forEdge(_ edge: String, configuration: FolioHTTPConfiguration = .init()) -> any Transport {
+        var base = edge
+        while base.hasSuffix("/") { base.removeLast() }
+        return URLSessionTransport(base: base, configuration: configuration)
+    }
 }

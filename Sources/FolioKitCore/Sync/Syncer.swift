@@ -1,3 +1,4 @@
+import FolioPlist
 import FolioPublished
 import FolioSupport
 import Foundation
@@ -20,8 +21,8 @@ package struct SyncSettings: Sendable {
     package var concurrency = 8
     /// Request fields, the timeout of one request, extra certificate authorities.
     package var http = FolioHTTPConfiguration()
-    /// How to reach the edge; nil picks one by the edge's scheme (``Transports/forEdge``).
-    package var transport: (any Transport)?
+    /// How to reach the edge: FolioKit's URLSession, the command line's sockets, a test's fake.
+    package var transport: any Transport
     /// Where the sync says what it does (a lock wait, a damaged object); silent by default.
     package var logger = Logger(label: "folio", factory: { _ in SwiftLogNoOpLogHandler() })
     /// The root keys whose signatures the manifest needs; nil accepts unsigned manifests.
@@ -42,7 +43,10 @@ package struct SyncSettings: Sendable {
     /// The install id rollout buckets are drawn from; nil: the cache's own (``ContentCache/installID()``).
     package var installID: String?
 
-    package init(edge: String) { self.edge = edge }
+    package init(edge: String, transport: any Transport) {
+        self.edge = edge
+        self.transport = transport
+    }
 
     /// The timeout of one request.
     package var timeout: Duration {
@@ -65,7 +69,7 @@ package struct Syncer: Sendable {
     package init(cache: ContentCache, settings: SyncSettings) {
         self.cache = cache
         self.settings = settings
-        transport = settings.transport ?? Transports.forEdge(settings.edge, configuration: settings.http)
+        transport = settings.transport
         policy = RetryPolicy(attempts: settings.attempts)
     }
 

@@ -1,5 +1,6 @@
 import FolioPublished
 import FolioSupport
+import FolioPlist
 import Foundation
 
 /// The edge's version, checked: its manifest as published (the signed one's content when

@@ -62,9 +62,10 @@ package struct TransportError: Error, Sendable, CustomStringConvertible {
 /// returns without holding a thread of Swift's cooperative pool while it waits, and stops
 /// within 100 ms when its task is cancelled (throwing `CancellationError`).
 ///
-/// ``URLSessionTransport`` is FolioKit's; FolioKitNIO has the command line's (blocking sockets
-/// for plain http, AsyncHTTPClient for https), measured faster on Linux. Tests give the sync a
-/// fake one.
+/// FolioKit's is URLSession (`URLSessionTransport`); FolioKitNIO has the command line's
+/// (blocking sockets for plain http, AsyncHTTPClient for https), measured faster on Linux, and
+/// links no FoundationNetworking (libcurl and its 27 libraries cost `folio` 4 ms at start).
+/// Tests give the sync a fake one.
 package protocol Transport: Sendable {
     /// The edge's base URL, for messages.
     var base: String { get }
@@ -112,14 +113,5 @@ extension Transport {
             for _ in 0..<max(1, concurrency) { add() }
             while try await group.next() != nil { add() }
         }
-    }
-}
-
-/// FolioKit's transport for an edge URL: URLSession (``URLSessionTransport``).
-package enum Transports {
-    package static func forEdge(_ edge: String, configuration: FolioHTTPConfiguration = .init()) -> any Transport {
-        var base = edge
-        while base.hasSuffix("/") { base.removeLast() }
-        return URLSessionTransport(base: base, configuration: configuration)
     }
 }

@@ -87,7 +87,7 @@ public struct FolioClientContext: Sendable, Hashable {
     }
 
     /// What targeted releases are matched against.
-    var releaseContext: ReleaseContext {
+    package var releaseContext: ReleaseContext {
         ReleaseContext(appVersion: appVersion, platform: platform, osVersion: osVersion, locale: locale, country: country)
     }
 
