@@ -10,7 +10,8 @@
     Times are hyperfine means in the same run.
 
     FOLIO_BASELINE=DIR adds DIR/folio (a build of an earlier commit) to (a), (b) and (d): an A/B
-    of the client in the same run, against the same edge."""
+    of the client in the same run, against the same edge. READER=PATH adds (e): FolioKit over
+    URLSession, through Examples/Reader built in release, against curl."""
 import hashlib, json, os, plistlib, re, shutil, subprocess, sys, tempfile, time
 
 public, binaries = sys.argv[1], sys.argv[2]
@@ -152,6 +153,37 @@ try:
     finally:
         tls_edge.terminate()
         tls_edge.wait()
+
+    # (e) FolioKit as an app runs it: URLSession (FoundationNetworking, libcurl, here) through
+    #     Examples/Reader built in release (READER=path), against an edge whose manifest is never
+    #     fresh (--manifest-max-age 0), so that each sync of a synced cache asks again (a 304).
+    #     The reader also reads three entries and a catalog after its sync (well under 1 ms).
+    if os.environ.get("READER"):
+        reader = os.environ["READER"]
+        fresh0 = subprocess.Popen([edge_bin, "--root", root, "--port", "0", "--no-access-log", "--manifest-max-age", "0"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            url0 = re.search(r"listening on (\S+)", fresh0.stdout.readline()).group(1)
+            first = subprocess.run([reader, url0, f"{work}/reader-cache"], capture_output=True, text=True, check=True).stdout
+            again = subprocess.run([reader, url0, f"{work}/reader-cache"], capture_output=True, text=True, check=True).stdout
+            if f"sync: updated, {len(objects)} objects" not in first or "sync: notModified, 0 objects" not in again:
+                sys.exit(f"(e) the reader did not sync: {first!r} then {again!r}")
+            urls0 = os.path.join(work, "urls0.txt")
+            with open(urls0, "w") as f:
+                for sha in objects:
+                    f.write(f'url = "{url0}/{object_path(objects[sha])}"\noutput = "{work}/curl0/{sha}"\n')
+            t_rfull, t_rcurl = hyperfine(f"{reader} {url0} {work}/reader-empty",
+                                         f"curl -s --parallel --parallel-max 8 --compressed --create-dirs -K {urls0}",
+                                         prepare=f"rm -rf {work}/reader-empty {work}/curl0")
+            t_rnoop, t_rcurl_noop = hyperfine(f"{reader} {url0} {work}/reader-cache",
+                                              f"curl -s -o /dev/null -H 'Accept-Encoding: gzip' -H 'If-None-Match: {etag}' {url0}/head.plist",
+                                              runs=50)
+            print("(e) FolioKit over URLSession (Examples/Reader, release; no target)")
+            print(f"    full sync            {t_rfull:7.1f} ms   curl --parallel 8 {t_rcurl:7.1f} ms   ({t_rfull / t_rcurl:.2f}x)")
+            print(f"    no-op sync (304)     {t_rnoop:7.1f} ms   curl {t_rcurl_noop:7.1f} ms   ({t_rnoop / t_rcurl_noop:.2f}x)")
+        finally:
+            fresh0.terminate()
+            fresh0.wait()
 
     # (c) one sonnet changes
     content = os.path.join(work, "content")
