@@ -73,6 +73,6 @@ timeout 60 unshare --mount sh -c 'mount --bind "$1" "$2" && exec "$3" "$4" "$5"'
   > "$work/out" || fail "the reader failed over https"
 grep -q "^sync: updated, 1[0-9][0-9] objects$" "$work/out" || fail "no sync over https"
 grep -q "^  Shall I compare thee to a summer’s day?$" "$work/out" || fail "no sonnet 18 over https"
-echo "example-test: Examples/Reader (FolioKit over URLSession, no NIO, BoringSSL, libdeflate, brotli or libxml2 in it) synced, read and"
+echo "example-test: Examples/Reader (FolioKit over URLSession, no NIO, NIOSSL, libdeflate, brotli or libxml2 in it) synced, read and"
 echo "  localized against $url, read offline, and synced over https with a private CA"
 
