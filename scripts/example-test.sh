@@ -23,7 +23,7 @@ reader=$scratch/debug/Reader
 
 # What the app's binary holds: FolioKit alone (URLSession), so no library it links itself is one
 # an iOS SDK lacks (readelf's NEEDED lines are the binary's own; ldd would add libcurl's), and
-# no NIO, AsyncHTTPClient or BoringSSL code is in it.
+# no NIO, AsyncHTTPClient or NIOSSL (its BoringSSL) code is in it.
 needed=$(readelf -d "$reader" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 if grep -Eq 'deflate|brotli|xml2|cmark' <<<"$needed"; then fail "the reader links $(tr '\n' ' ' <<<"$needed")"; fi
 server_code=$(nm "$reader" | grep -cE 'CNIOBoringSSL|NIOPosix|AsyncHTTPClient' || true)
