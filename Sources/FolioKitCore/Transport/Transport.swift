@@ -92,9 +92,9 @@ extension Transport {
         try ContentDecoding.decode(body, coding: coding, maxSize: maxSize, brotli: nil)
     }
 
-    /// The default: a task group over ``get(_:)``, each answer handled on a thread of its own
-    /// (`handle` verifies and stores an object, blocking file work that must hold neither a
-    /// thread of Swift's cooperative pool nor one of Dispatch's).
+    /// The default: a task group over ``get(_:)``, each answer handled on a thread for blocking
+    /// work (``BlockingThreads``): `handle` verifies and stores an object, file work that must
+    /// hold neither a thread of Swift's cooperative pool nor one of Dispatch's.
     package func getAll(
         _ requests: [TransportRequest], concurrency: Int, policy: RetryPolicy,
         handle: @escaping @Sendable (Int, TransportResponse) throws -> Void
