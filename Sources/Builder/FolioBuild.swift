@@ -74,6 +74,12 @@ struct Build: ParsableCommand {
         for pattern in seedInclude {
             do { _ = try Glob(pattern) } catch { throw ValidationError("--seed-include: \(error)") }
         }
+        // `--output s3://bucket/app` would write a directory named `s3:/bucket/app` here.
+        if output.range(of: "^[A-Za-z][A-Za-z0-9+.-]*://", options: .regularExpression) != nil {
+            throw ValidationError(
+                "--output is the directory to write, not a URL (\(output)): build into a directory, then upload it with "
+                    + "`folio-build publish DIR \(output)`")
+        }
         for url in notify where TCPSocket.endpoint(url) == nil {
             throw ValidationError("--notify takes an http://HOST[:PORT] URL, got '\(url)'")
         }

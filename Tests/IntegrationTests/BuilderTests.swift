@@ -86,6 +86,17 @@ struct BuilderTests {
         }
     }
 
+    @Test("--output that is a URL (s3://, https://) is refused, pointing to publish; nothing is written")
+    func outputURL() throws {
+        let dir = Harness.tempDir("output-url")
+        defer { Harness.cleanup(dir) }
+        for url in ["s3://bucket/app", "https://127.0.0.1:9000/app"] {
+            let r = try Harness.run(build, ["--content", Harness.repoRoot + "/content", "--output", url], env: env, cwd: dir)
+            #expect(r.status == 64 && r.stderr.contains("folio-build publish DIR \(url)"), "\(url): \(r.status) \(r.stderr)")
+        }
+        #expect(try FileIO.list(dir).isEmpty, "a URL-named directory was made")
+    }
+
     @Test("identical input gives byte-identical output and no new version")
     func reproducible() throws {
         let dir = Harness.tempDir()
