@@ -28,7 +28,7 @@ TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh nghttp2-cli
               systemd man-db groff-base python3-seccomp util-linux binutils goaccess
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time caddy openssl rsync
 
-.PHONY: deps bench-deps build publish seed serve test closure portable fuzz bench demo clean cache-tests install uninstall
+.PHONY: deps bench-deps build publish seed serve test closure portable fuzz bench demo clean cache-tests install uninstall docc
 
 define apt_install
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -93,11 +93,19 @@ EDGE_SUITES := EdgeCacheTests|EdgeLiveTests|EdgeLocaleTests|EdgePublishTests|Edg
 
 test: deps
 	$(SWIFT) build --build-tests
+	SWIFT=$(SWIFT) scripts/docc.sh $(DEBUG)
 	@$(MAKE) --no-print-directory portable
 	$(SWIFT) test --skip-build
 	FOLIO_TIMING_TESTS=1 $(SWIFT) test --skip-build --filter FolioKitTimingTests
 	@for stack in https1 h2; do SWIFT=$(SWIFT) scripts/test-stack.sh $$stack '$(EDGE_SUITES)' || exit 1; done
 	scripts/example-test.sh $(DEBUG)
+
+# The libraries' DocC catalogs (FolioKit, FolioPlist, FolioLocalization), built with the
+# toolchain's docc from the debug build's symbols, warnings as errors (scripts/docc.sh; `make
+# test` runs it after its build). The archives go to .build/docc/.
+docc:
+	$(SWIFT) build
+	SWIFT=$(SWIFT) scripts/docc.sh $(DEBUG)
 
 # The portable libraries (issue 38): what they reach when built for iOS or macOS, from the
 # manifests of this package and its checkouts (scripts/check-closure.py, first run against
