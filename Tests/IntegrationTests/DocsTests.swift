@@ -83,46 +83,58 @@ struct DocsTests {
         return env
     }
 
-    /// Runs `script` with bash in `dir`, in a process group of its own (setsid) so that whatever
-    /// it started and left behind is stopped with it, by its group id; killed after `timeout`
-    /// seconds.
+    /// Runs `script` with bash in `dir`, in a session and process group of its own (`setsid
+    /// --fork --wait`, whose shell records the group's id, its own PID, and then the script's
+    /// status) so that whatever the script started and left behind is stopped with it, by that
+    /// id; killed after `timeout` seconds. The end is the status file, not the process's: a
+    /// program left running may hold the descriptors Foundation watches.
     static func runBlock(_ script: String, in dir: String, name: String, timeout: Double = 120) throws -> Harness.Output {
         let path = dir + "/.\(name).sh"
+        let groupFile = dir + "/.\(name).pgid"
+        let statusFile = dir + "/.\(name).status"
         try FileIO.writeAtomically(Array(("set -euo pipefail\n" + script).utf8), to: path)
         _ = FileManager.default.createFile(atPath: dir + "/.\(name).out", contents: nil)
         _ = FileManager.default.createFile(atPath: dir + "/.\(name).err", contents: nil)
         let out = FileHandle(forWritingAtPath: dir + "/.\(name).out")!
         let err = FileHandle(forWritingAtPath: dir + "/.\(name).err")!
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        p.arguments = ["/bin/bash", path]
+        // The test process blocks most signals in its threads, and a child inherits the mask: a
+        // block starts with none blocked, as from a terminal (so `kill $edge` in its trap works).
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = [
+            "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])",
+            "/usr/bin/setsid", "--fork", "--wait", "/bin/bash", "-c", "echo $$ > \"$2\"; status=0; /bin/bash \"$1\" || status=$?; echo $status > \"$3\"",
+            "block", path, groupFile, statusFile,
+        ]
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
         p.environment = blockEnvironment(dir)
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = out
         p.standardError = err
         try p.run()
-        let group = p.processIdentifier  // setsid, not a group leader here, execs in place: its pid is the group's id
+        func read(_ file: String) -> Int32? {
+            (try? FileIO.read(file)).flatMap { Int32(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
         let deadline = Date().addingTimeInterval(timeout)
-        var timedOut = false
-        while p.isRunning {
-            if Date() > deadline {
-                timedOut = true
-                kill(-group, SIGKILL)
-                break
-            }
-            usleep(20_000)
+        var status: Int32?
+        while status == nil, Date() < deadline, p.isRunning || read(statusFile) != nil {
+            status = read(statusFile)
+            if status == nil { usleep(20_000) }
+        }
+        // Anything the block left running (a server without its trap) goes with the group; a
+        // block past its time goes too.
+        if let group = read(groupFile) {
+            kill(-group, status == nil ? SIGKILL : SIGTERM)
+            for _ in 0..<100 where kill(-group, 0) == 0 { usleep(20_000) }
+            kill(-group, SIGKILL)
         }
         p.waitUntilExit()
-        // Anything the block left running (a server without its trap) goes with the group.
-        kill(-group, SIGTERM)
         try out.close()
         try err.close()
         let o = try FileIO.read(dir + "/.\(name).out")
         var e = String(decoding: try FileIO.read(dir + "/.\(name).err"), as: UTF8.self)
-        if timedOut { e += "\n(killed after \(Int(timeout)) s)" }
-        return Harness.Output(
-            status: timedOut ? -1 : p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: e, stdoutBytes: o)
+        if status == nil { e += "\n(no status after \(Int(timeout)) s: killed)" }
+        return Harness.Output(status: status ?? -1, stdout: String(decoding: o, as: UTF8.self), stderr: e, stdoutBytes: o)
     }
 
     /// The ```` ```sh test ```` blocks of `file`, run in order, each in its own bash, all in one
@@ -226,11 +238,14 @@ struct DocsTests {
     /// the indented lines of a usage block), and in prose, code spans that start with a program.
     static func documentedOptions() throws -> [(String, String, String)] {
         var found: [(String, String, String)] = []
-        func scan(_ line: Substring, current: inout String?, at place: String) {
+        // `pipes`: a `|` separates commands (in a usage block, alternatives: `a | b --x`).
+        func scan(_ line: Substring, current: inout String?, at place: String, pipes: Bool) {
             // Another command after a separator starts from nothing.
             var text = String(line)
             if let hash = text.range(of: " #") { text = String(text[..<hash.lowerBound]) }
-            for separator in ["|", "&&", ";", "$(", "`", "(", ")"] { text = text.replacingOccurrences(of: separator, with: " ; ") }
+            for separator in ["&&", ";", "$(", "`", "(", ")"] + (pipes ? ["|"] : []) {
+                text = text.replacingOccurrences(of: separator, with: " ; ")
+            }
             for word in text.split(separator: " ") {
                 if word == ";" { current = nil; continue }
                 if let p = program(word) { current = p; continue }
@@ -248,19 +263,20 @@ struct DocsTests {
                     if line.hasPrefix("$ ") { line = line.dropFirst(2) }
                     let indented = line.hasPrefix(" ") || line.hasPrefix("[")
                     if !continued && !indented { current = nil }
-                    scan(line, current: &current, at: "\(file):\(block.line + 1 + n)")
+                    scan(line, current: &current, at: "\(file):\(block.line + 1 + n)", pipes: !block.info.isEmpty)
                     continued = line.hasSuffix("\\")
                 }
             }
-            var inSpan = false
-            for (n, line) in try Docs.prose(file).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                for (k, span) in line.split(separator: "`", omittingEmptySubsequences: false).enumerated() {
-                    if k > 0 { inSpan.toggle() }
-                    guard inSpan, let first = span.split(separator: " ").first, program(first) != nil else { continue }
+            // Code spans in prose (a span that starts with a program names its options).
+            var inBlock = false
+            for (n, line) in try Docs.text(file).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                if line.hasPrefix("```") { inBlock.toggle(); continue }
+                guard !inBlock else { continue }
+                for (k, span) in line.split(separator: "`", omittingEmptySubsequences: false).enumerated() where k % 2 == 1 {
+                    guard let first = span.split(separator: " ").first, program(first) != nil else { continue }
                     var current: String?
-                    scan(span, current: &current, at: "\(file) (prose, near line \(n + 1))")
+                    scan(span, current: &current, at: "\(file):\(n + 1)", pipes: true)
                 }
-                inSpan = false
             }
         }
         return found
@@ -332,10 +348,12 @@ struct DocsTests {
         let documented = try Self.tableKeys("docs/format.md", after: "<!-- the manifest's keys -->")
         #expect(documented.sorted() == d.keys.sorted(), "format.md's table against Manifest.plist")
         #expect(Set(documented).count == documented.count, "each key once")
-        // The reader names the same keys (Manifest.init(plist:) reads `root["KEY"]`).
+        // The reader names the same keys (Manifest.init(plist:) reads `root["KEY"]`, or `int(root, "KEY", …)`).
         let source = String(decoding: try FileIO.read(Harness.repoRoot + "/Sources/FolioPublished/Manifest.swift"), as: UTF8.self)
         var read: Set<String> = []
-        for part in source.components(separatedBy: "root[\"").dropFirst() { read.insert(String(part.prefix { $0 != "\"" })) }
+        for opening in ["root[\"", "(root, \""] {
+            for part in source.components(separatedBy: opening).dropFirst() { read.insert(String(part.prefix { $0 != "\"" })) }
+        }
         #expect(read == Set(documented), "the keys init(plist:) reads")
 
         guard case .array(let entries) = d["entries"], case .dict(let entry) = entries.first else { throw HarnessError("no entry") }

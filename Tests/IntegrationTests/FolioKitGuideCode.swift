@@ -16,7 +16,7 @@ struct Sonnet: Decodable, Sendable { var number: Int; var roman: String; var lin
 func openStore(bundle: Bundle = .main) throws(FolioError) -> FolioStore {
     try FolioStore(
         edge: "https://content.example.com",
-        cacheDirectory: URL.cachesDirectory.appending(path: "folio").path,
+        cacheDirectory: FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0].appending(path: "folio").path,
         seed: bundle.path(forResource: "seed", ofType: "folioseed").flatMap { try? FolioSeed(contentsOf: $0) },
         trust: bundle.path(forResource: "root", ofType: "pub").flatMap { try? FolioTrust(contentsOf: [$0]) })  // signed content only
 }
