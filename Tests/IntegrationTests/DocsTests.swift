@@ -147,7 +147,13 @@ struct DocsTests {
         for (i, block) in blocks.enumerated() {
             let r = try runBlock(block.text, in: dir, name: "block\(i)")
             if r.status != 0 {
-                return "\(file):\(block.line): the block failed (exit \(r.status))\n--- stderr\n\(r.stderr.suffix(3000))\n--- stdout\n\(r.stdout.suffix(1500))"
+                var report = "\(file):\(block.line): the block failed (exit \(r.status))\n--- stderr\n\(r.stderr.suffix(3000))\n--- stdout\n\(r.stdout.suffix(1500))"
+                // A server's own words are in its log (`folio-edge … > edge.log 2>&1 &`).
+                for log in ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter({ $0.hasSuffix(".log") }).sorted() {
+                    let text = String(decoding: (try? FileIO.read(dir + "/" + log)) ?? [], as: UTF8.self)
+                    report += "\n--- \(log)\n\(text.suffix(1500))"
+                }
+                return report
             }
         }
         return nil
