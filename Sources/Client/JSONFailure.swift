@@ -2,7 +2,7 @@ import FolioPlist
 import Foundation
 
 /// The one JSON document a `--json` command prints when it fails: `result` (by the exit code,
-/// as in the README's table) and `error` with the exit code and the message.
+/// as in docs/exit-codes.md) and `error` with the exit code and the message.
 enum JSONFailure {
     /// Whether the command line asks for JSON (`--json` before any `--`). `diff` has its own
     /// `--format json` and reports its own errors.

@@ -145,7 +145,7 @@ struct ShowKeyCommand: ParsableCommand {
     }
 }
 
-/// The exit codes of refused signed content (documented in the README).
+/// The exit codes of refused signed content (documented in docs/signing.md and docs/exit-codes.md).
 enum TrustExit {
     static let codes: [FolioError.Code: Int32] = [
         .unsigned: 10, .badSignature: 11, .unknownSigner: 12, .revokedSigner: 13, .tooFewSignatures: 14, .expired: 15,

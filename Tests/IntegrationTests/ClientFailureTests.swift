@@ -5,7 +5,7 @@ import FolioToolSupport
 import Foundation
 import Testing
 
-/// How `folio` fails (issue #29): one JSON document with `--json`, the README's exit codes, an
+/// How `folio` fails (issue #29): one JSON document with `--json`, docs/exit-codes.md's exit codes, an
 /// edge lost mid-sync or silent, https spoken to a plain-http edge, a cache dir that is a file,
 /// and messages without build paths or Swift type names.
 @Suite("folio failures", .serialized)
@@ -71,7 +71,7 @@ struct ClientFailureTests {
             """, args: [root, flag], lifetime: 300)
     }
 
-    @Test("--json prints one JSON document with result and error on refusals and errors, with the README's exit codes")
+    @Test("--json prints one JSON document with result and error on refusals and errors, with docs/exit-codes.md's exit codes")
     func jsonOnFailure() throws {
         let root = try ClientRoot.make("client-json-fail")
         defer { root.cleanup() }

@@ -399,7 +399,7 @@ struct ClientSyncTests {
 
     @Test("a corrupt cached object fails like every other error: one `folio: error:` line")
     func corruptObjectErrorFormat() throws {
-        // Folio.main: "expected failures print one `folio: error:` line" (README: exit 1 with
+        // Folio.main: "expected failures print one `folio: error:` line" (docs/exit-codes.md: exit 1 with
         // one `folio: error:` line). A damaged cache is an expected failure with its own message.
         try withEdge("client-corruptfmt") { _, edge, cache in
             #expect(try ClientTest.folio(["sync"], cache: cache.dir, edge: edge.baseURL).status == 0)
