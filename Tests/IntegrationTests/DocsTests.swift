@@ -1,3 +1,4 @@
+import FolioKit
 import FolioPlist
 import FolioPublished
 import FolioSupport
@@ -434,5 +435,26 @@ struct DocsTests {
         for guide in Docs.files where guide.hasPrefix("docs/") {
             #expect(text.contains("](\(guide))"), "README.md links to \(guide)")
         }
+    }
+}
+
+/// The FolioKit guide's code does what the guide says, against a real edge.
+@Suite("docs/foliokit.md's code runs")
+struct FolioKitGuideRunTests {
+    @Test("showSonnet18 shows nothing offline with an empty cache, then sonnet 18 once synced")
+    func showSonnet18Runs() async throws {
+        let root = try ClientRoot.make("guide-kit", floor: 1)
+        defer { root.cleanup() }
+        let edge = try EdgeProcess.start(root: root.root, args: ClientTest.edgeArgs)
+        defer { edge.stop() }
+        let store = try FolioStore(edge: edge.baseURL, cacheDirectory: root.dir + "/cache")
+        var shown: [Sonnet] = []
+        await showSonnet18(from: store) { shown.append($0) }
+        #expect(shown.map(\.number) == [18], "no seed: nothing before the sync, sonnet 18 after it")
+        #expect(shown.first?.roman == "XVIII" && shown.first?.lines.count == 14)
+        // Synced: the next call shows it at once, then again after a sync with nothing new.
+        shown = []
+        await showSonnet18(from: store) { shown.append($0) }
+        #expect(shown.map(\.number) == [18, 18])
     }
 }
