@@ -176,7 +176,8 @@ struct DocsTests {
     @Test("the tour and each task's guide have examples that run")
     func examplesExist() throws {
         for file in ["README.md", "docs/authoring.md", "docs/serving.md", "docs/https.md", "docs/client.md", "docs/signing.md",
-                     "docs/releases.md", "docs/catalogs.md", "docs/operating.md", "docs/format.md"] {
+                     "docs/releases.md", "docs/catalogs.md", "docs/operating.md", "docs/format.md", "docs/object-storage.md",
+                     "docs/exit-codes.md"] {
             #expect(try !Self.examples(file).isEmpty, "\(file) has no ```sh test block")
         }
     }
