@@ -66,7 +66,9 @@ extension Steps {
                 stream?.cancel()
                 return Result<Variants?, GzipError>.success(nil)
             }
-            return Result { () throws(GzipError) in try variants(artifact, stream: stream, root: root, brotli: quality) }
+            return Result { () throws(GzipError) in
+                try variants(artifact, stream: stream, root: root, brotli: brotli == nil ? .none : quality.map { .compress($0) } ?? .keepOnly)
+            }
         }
         var artifacts = artifacts
         for i in artifacts.indices {
@@ -93,7 +95,14 @@ extension Steps {
         var replaceBrotli = false
     }
 
-    private static func variants(_ artifact: Artifact, stream: GzipChunkStream?, root: String, brotli quality: Int32?) throws(GzipError) -> Variants {
+    /// What an object gets of brotli: none (`--no-brotli`), a `.br` already on disk that decodes
+    /// to it (past the default's budget: the variants of an object published before stay as
+    /// they are), or that or one compressed at a quality.
+    enum BrotliPlan {
+        case none, keepOnly, compress(Int32)
+    }
+
+    private static func variants(_ artifact: Artifact, stream: GzipChunkStream?, root: String, brotli plan: BrotliPlan) throws(GzipError) -> Variants {
         let bytes = artifact.bytes
         var v = Variants()
         let gzPath = PublishedLayout.path(root, PublishedLayout.gzipObject(artifact.sha256, ext: artifact.objectExtension))
@@ -106,12 +115,12 @@ extension Steps {
             v.replaceGzip = existing != nil
         }
         if v.gzip!.count >= bytes.count { v.gzip = nil }
-        guard let quality else { return v }
+        if case .none = plan { return v }
         let brPath = PublishedLayout.path(root, PublishedLayout.brotliObject(artifact.sha256, ext: artifact.objectExtension))
         let existingBr = try? FileIO.read(brPath)
         if let existingBr, (try? Brotli.decompress(existingBr, maxSize: bytes.count)) == bytes {
             v.brotli = existingBr
-        } else {
+        } else if case .compress(let quality) = plan {
             v.brotli = try? Brotli.compress(bytes, quality: quality)
             v.replaceBrotli = existingBr != nil
         }

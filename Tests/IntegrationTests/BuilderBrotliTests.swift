@@ -123,6 +123,22 @@ struct BuilderBrotliTests {
         #expect(changed.isEmpty, "\(changed)")
     }
 
+    @Test("past the budget, an object published with a .br keeps it: a new setting changes no entry")
+    func keepsPublishedVariantsPastBudget() throws {
+        let dir = Harness.tempDir("br-keep")
+        defer { Harness.cleanup(dir) }
+        let content = dir + "/content", out = dir + "/public"
+        try FileManager.default.createDirectory(atPath: content + "/notes", withIntermediateDirectories: true)
+        for i in 0..<300 { try FileIO.writeAtomically(Self.words(seed: UInt64(i + 1), bytes: 2048), to: content + "/notes/n\(i).txt", sync: false) }
+        // Every note gets a .br at quality 5; the default (a new build-cache key) compiles them all again.
+        _ = try publish(content, out, ["--brotli-quality", "5"])
+        let before = try Harness.verifyPublished(out).entries
+        #expect(before.filter { $0.brSize != nil }.count > 250)
+        let r = try publish(content, out)
+        #expect(r.stdout.contains("up to date at version 1"), "\(r.stdout)")
+        #expect(try Harness.verifyPublished(out).entries.map(\.brSize) == before.map(\.brSize))
+    }
+
     /// About `bytes` bytes of words drawn from a small vocabulary (text brotli compresses better than gzip).
     static func words(seed: UInt64, bytes: Int) -> [UInt8] {
         let vocabulary = ["summer", "winter", "shall", "compare", "thee", "lovely", "temperate", "rough", "winds", "shake",
