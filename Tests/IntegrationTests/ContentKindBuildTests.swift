@@ -161,6 +161,24 @@ struct ContentKindBuildTests {
         #expect(r.stderr.contains("home.schema.json, enum]"), "\(r.stderr)")
     }
 
+    @Test("a null where a schema forbids it is an error at its line:col; [\"string\", \"null\"] accepts one")
+    func schemaNulls() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let schema = #"{"properties": {"name": {"type": "string"}, "middle": {"type": ["string", "null"]}, "age": {"type": "null"}}}"#
+        let content = Self.content(dir, [
+            "folio.toml": "[[rules]]\nmatch = \"people/*\"\nschema = \"people.schema.json\"\n",
+            "people.schema.json": schema,
+            "people/ada.yaml": "name: Ada\nmiddle:\nage: ~\n",
+            "people/bob.json": "{\"name\": null,\n \"middle\": null, \"age\": 3}",
+        ])
+        let r = try Harness.run(build, ["--content", content, "--output", dir + "/public"], env: env)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("people/bob.json:1:10: error: /name: expected a string, found null [schema"), "\(r.stderr)")
+        #expect(r.stderr.contains("people/bob.json:2:25: error: /age: expected null, found an integer (3) [schema"), "\(r.stderr)")
+        #expect(!r.stderr.contains("ada.yaml") && !r.stderr.contains("/middle"), "\(r.stderr)")
+    }
+
     @Test("a bad project file is reported at folio.toml:line:col")
     func badProjectFile() throws {
         let dir = Harness.tempDir()
