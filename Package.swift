@@ -118,13 +118,19 @@ let package = Package(
                 "FolioToolSupport", "CCmarkGFM",
                 .product(name: "Yams", package: "Yams"), .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
-        // Internal: publishing a published directory to S3-compatible object storage (SigV4,
-        // the AWS credentials and config files, the upload plan, the lock), or to an edge by a
-        // digest deploy, under folio-build publish.
+        // Internal: S3 requests signed with SigV4, and where they go (s3:// locations, the AWS
+        // environment, credentials and config files, path or virtual-host addressing), on
+        // Foundation and swift-crypto alone: what folio-build publish uploads with and a
+        // folio-edge tier reads a private bucket with, without the edge linking the publisher.
+        .target(
+            name: "FolioS3Signing",
+            dependencies: ["FolioSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        // Internal: publishing a published directory to S3-compatible object storage (the S3
+        // calls, the upload plan, the lock), or to an edge by a digest deploy, under folio-build publish.
         .target(
             name: "FolioObjectStore",
             dependencies: [
-                "FolioPublished", "FolioPlist", "FolioSupport", "FolioToolSupport",
+                "FolioS3Signing", "FolioPublished", "FolioPlist", "FolioSupport", "FolioToolSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -134,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "Builder",
             dependencies: [
-                "FolioBuilder", "FolioObjectStore", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
+                "FolioBuilder", "FolioObjectStore", "FolioS3Signing", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
                 "FolioToolSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -155,7 +161,7 @@ let package = Package(
             name: "FolioEdge",
             dependencies: [
                 "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport", "FolioToolSupport",
-                "FolioHTTPCore", "FolioACME",
+                "FolioHTTPCore", "FolioACME", "FolioS3Signing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -191,7 +197,7 @@ let package = Package(
         .executableTarget(
             name: "Edge",
             dependencies: [
-                "FolioEdge", "FolioPublished", "FolioSupport", "FolioACME", "FolioBuilder", "FolioPlist",
+                "FolioEdge", "FolioPublished", "FolioSupport", "FolioACME", "FolioBuilder", "FolioPlist", "FolioS3Signing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -238,8 +244,8 @@ let package = Package(
         .testTarget(
             name: "EdgeTests",
             dependencies: [
-                "FolioEdge", "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization", "FolioSupport",
-                "FolioToolSupport",
+                "FolioEdge", "FolioS3Signing", "FolioTestSupport", "FolioPublished", "FolioPlist", "FolioLocalization",
+                "FolioSupport", "FolioToolSupport",
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
@@ -268,7 +274,7 @@ let package = Package(
         .testTarget(
             name: "ObjectStoreTests",
             dependencies: [
-                "FolioObjectStore", "FolioTestSupport", "FolioPublished", "FolioSupport",
+                "FolioObjectStore", "FolioS3Signing", "FolioTestSupport", "FolioPublished", "FolioSupport",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             exclude: ["fault_proxy.py"]),

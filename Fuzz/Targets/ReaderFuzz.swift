@@ -84,7 +84,34 @@ extension FuzzTargets {
         }
         readerCheck(located != nil, target, "the root of a readable document does not locate")
         readerRoundTrip(value, target)
+        nullPolicies(bytes, format, value, target)
         return value
+    }
+
+    /// The stricter null policies: `error` reads what `keep` read (a file it accepts has no
+    /// null) or fails with a position; `omit` keeps no more values than `keep`.
+    private static func nullPolicies(_ bytes: [UInt8], _ format: DataFormat, _ kept: PlistValue, _ target: String) {
+        do {
+            let strict = try StructuredReader.read(bytes, format: format, nulls: .error)
+            readerCheck(same(strict, kept), target, "nulls = error read \(strict), keep \(kept)")
+        } catch {
+            readerCheckError(error, target)
+        }
+        do {
+            let omitted = try StructuredReader.read(bytes, format: format, nulls: .omit)
+            readerCheck(count(omitted) <= count(kept), target, "nulls = omit read more values than keep")
+        } catch {
+            readerCheckError(error, target)
+        }
+    }
+
+    /// How many values `v` holds, itself included.
+    private static func count(_ v: PlistValue) -> Int {
+        switch v {
+        case .array(let a), .set(let a): 1 + a.map(count).reduce(0, +)
+        case .dict(let d): 1 + d.values.map(count).reduce(0, +)
+        default: 1
+        }
     }
 
     private static func readerRoundTrip(_ value: PlistValue, _ target: String) {

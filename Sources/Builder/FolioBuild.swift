@@ -49,7 +49,7 @@ struct Build: ParsableCommand {
     @OptionGroup(title: "Signing") var signing: SigningOptions
     @Option(help: "Write deltas from each of this many earlier versions to the new one; 0 writes none, and no head.plist.")
     var deltaHistory = DeltaWriter.defaultHistory
-    @Option(help: "The brotli quality of every .br variant, 1 (fastest) to 11 (smallest), at most 5 past 1 MiB (default: 11 for a build's first 1 MiB of new objects, 5 after).")
+    @Option(help: "The brotli quality of every .br variant, 1 (fastest) to 11 (smallest), at most 5 past 1 MiB (default: 11 for a build's first 384 KiB of new objects; after it, 5 from 64 KiB and none below).")
     var brotliQuality: Int32?
     @Flag(help: "Write no .br variants (clients get gzip).") var noBrotli = false
 

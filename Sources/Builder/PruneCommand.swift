@@ -1,6 +1,7 @@
 import ArgumentParser
 import FolioObjectStore
 import FolioPublished
+import FolioS3Signing
 import FolioSupport
 import Foundation
 

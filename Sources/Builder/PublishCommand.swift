@@ -1,5 +1,6 @@
 import ArgumentParser
 import FolioObjectStore
+import FolioS3Signing
 import FolioSupport
 import Foundation
 import Synchronization

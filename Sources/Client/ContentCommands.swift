@@ -232,9 +232,10 @@ struct ShowCommand: AsyncParsableCommand {
             value = try view.plist(path)
         }
         if json {
-            FileHandle.standardOutput.write(Data(try mapError(path) { () throws(PlistError) in try JSONPlist.encode(value) }))
+            // "$null" (what the builder publishes for a source's null) is printed as null.
+            FileHandle.standardOutput.write(Data(try mapError(path) { () throws(PlistError) in try JSONPlist.encode(value, nulls: true) }))
         } else {
-            FileHandle.standardOutput.write(Data(value.readableText.utf8))
+            FileHandle.standardOutput.write(Data(value.readableText(nulls: true).utf8))
         }
     }
 

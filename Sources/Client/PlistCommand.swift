@@ -20,10 +20,10 @@ struct PlistCommand: AsyncParsableCommand {
         func run() async throws {
             let value = try readPlist(file)
             if json {
-                let bytes = try mapError(file) { () throws(PlistError) in try JSONPlist.encode(value) }
+                let bytes = try mapError(file) { () throws(PlistError) in try JSONPlist.encode(value, nulls: true) }
                 FileHandle.standardOutput.write(Data(bytes))
             } else {
-                FileHandle.standardOutput.write(Data(value.readableText.utf8))
+                FileHandle.standardOutput.write(Data(value.readableText(nulls: true).utf8))
             }
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FolioACME
 import FolioEdge
 import FolioPublished
+import FolioS3Signing
 import FolioSupport
 import Foundation
 import Logging
@@ -31,11 +32,11 @@ struct EdgeOptions: ParsableArguments {
     var accessLog: String?
     @Option(help: ArgumentHelp("The access log's format: text (swift-log's), combined (NCSA, as nginx's) or json (an object per line).", valueName: "text|combined|json"))
     var accessLogFormat: String?
-    @Option(help: "Pull from this origin (http or https URL) through a cache instead of serving --root; repeatable: the first is the primary, the others its backups.")
+    @Option(help: "Pull from this origin (http or https URL, or s3://BUCKET/PREFIX read with SigV4-signed requests and the AWS settings folio-build publish uses) through a cache instead of serving --root; repeatable: the first is the primary, the others its backups.")
     var origin: [String] = []
     @Option(help: ArgumentHelp("With several origins: send every request to the first one up (primary), or to each one up in turn (round-robin).", valueName: "primary|round-robin"))
     var originPolicy: String?
-    @Option(help: "With several origins: how often to check each one's manifest.plist, in milliseconds (default: 1000).")
+    @Option(help: "With several origins or an s3:// one: how often to check each one's manifest.plist, in milliseconds (default: 1000).")
     var healthIntervalMs: Int?
     @Option(help: "Seconds one origin request may take before it fails, and with several origins the next one is tried (default: 30).")
     var originTimeout: Int?
@@ -136,11 +137,16 @@ struct EdgeOptions: ParsableArguments {
         }
     }
 
-    /// Each `--origin` an http(s) URL without query; the pool's options in range.
+    /// Each `--origin` an http(s) URL without query, or a bucket whose AWS settings load; the
+    /// pool's options in range.
     func validateOrigins() throws {
         for origin in origin {
+            if origin.lowercased().hasPrefix("s3:") {
+                _ = try Self.bucket(origin)
+                continue
+            }
             guard let url = URL(string: origin), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw ValidationError("--origin must be an http:// or https:// URL, got '\(origin)'")
+                throw ValidationError("--origin must be an http:// or https:// URL or s3://BUCKET/PREFIX, got '\(origin)'")
             }
             guard url.query == nil, url.fragment == nil else { throw ValidationError("--origin takes no query or fragment: '\(origin)'") }
         }
@@ -149,6 +155,19 @@ struct EdgeOptions: ParsableArguments {
         }
         if let healthIntervalMs, healthIntervalMs < 100 { throw ValidationError("--health-interval-ms must be at least 100") }
         if let originTimeout, originTimeout < 1 { throw ValidationError("--origin-timeout must be at least 1 second") }
+    }
+
+    /// An `s3://BUCKET/PREFIX` origin, read with the AWS settings (environment, then the AWS
+    /// files, as `folio-build publish`) as they are now; without credentials its requests go
+    /// unsigned. An error names the origin and what is wrong.
+    static func bucket(_ text: String) throws -> S3Origin {
+        do {
+            let location = try S3Location(parsing: text)
+            let configuration = try S3Configuration.loadAllowingAnonymous(environment: ProcessInfo.processInfo.environment)
+            return S3Origin(location: location, configuration: configuration)
+        } catch {
+            throw ValidationError("--origin \(text): \(error)")
+        }
     }
 
     /// Each mode's own options are refused in the other, by name.
@@ -226,14 +245,14 @@ struct EdgeOptions: ParsableArguments {
         listener.http2 = http2
         listener.acme = acmeSettings
         listener.adminListen = adminListen.flatMap(ListenAddress.init)
-        var config = EdgeConfiguration(listener: listener, mode: mode(trust: roots), watchInterval: .milliseconds(watchIntervalMs))
+        var config = EdgeConfiguration(listener: listener, mode: try mode(trust: roots), watchInterval: .milliseconds(watchIntervalMs))
         config.drainTimeout = .seconds(drainTimeout)
         config.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         return config
     }
 
     /// The mode the options ask for: a cache tier with `--origin`, else the published directory.
-    func mode(trust: Trust?) -> EdgeMode {
+    func mode(trust: Trust?) throws -> EdgeMode {
         guard !origin.isEmpty else {
             let hints = CacheHintOverride(maxAge: manifestMaxAge, staleWhileRevalidate: staleWhileRevalidate, staleIfError: staleIfError)
             return .origin(
@@ -241,7 +260,8 @@ struct EdgeOptions: ParsableArguments {
                     root: publishedRoot, memoryBudget: memoryBudget ?? 256 << 20, manifestHintOverride: hints, trust: trust,
                     deployTokenFile: deployTokenFile, deployLockTimeout: deployLockTimeout ?? 60))
         }
-        var tier = CacheTierMode(origins: origin, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize ?? "1G") ?? 1 << 30)
+        let origins = try origin.map { $0.lowercased().hasPrefix("s3:") ? TierOrigin.s3(try Self.bucket($0)) : .http($0) }
+        var tier = CacheTierMode(origins: origins, cacheDirectory: cacheDir, cacheSize: Self.bytes(cacheSize ?? "1G") ?? 1 << 30)
         tier.memorySize = memorySize.flatMap { Self.bytes($0, zero: true) }
         tier.purgeTokenFile = purgeTokenFile
         tier.maintenanceFile = maintenanceFile

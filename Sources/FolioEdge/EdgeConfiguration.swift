@@ -1,5 +1,6 @@
 import FolioACME
 import FolioPublished
+import FolioS3Signing
 import Logging
 import NIOCore
 
@@ -97,12 +98,12 @@ package struct OriginMode: Sendable {
 /// A pull-through RFC 9111 cache in front of one or more origins.
 package struct CacheTierMode: Sendable {
     /// The origins, the primary first (`--origin`, repeatable).
-    package var origins: [String]
+    package var origins: [TierOrigin]
     /// The primary, or the first of those taken in turn.
-    package var origin: String { origins[0] }
+    package var origin: TierOrigin { origins[0] }
     /// All requests to the first origin up, or to each in turn (`--origin-policy`).
     package var originPolicy = OriginPolicy.primary
-    /// How often each origin's manifest is checked, with several origins (`--health-interval-ms`).
+    /// How often each origin's manifest is checked, with several origins or an s3:// one (`--health-interval-ms`).
     package var healthInterval: Duration = .seconds(1)
     /// How long one origin request may take before the next origin is tried (`--origin-timeout`).
     package var originTimeout: Duration = .seconds(30)
@@ -126,11 +127,26 @@ package struct CacheTierMode: Sendable {
     /// Bytes in memory: the whole cache without a directory, else the hot set.
     package var memoryLimit: Int { cacheDirectory == nil ? cacheSize : memorySize ?? min(cacheSize, 256 << 20) }
 
-    package init(origins: [String], cacheDirectory: String? = nil, cacheSize: Int = 1 << 30) {
+    package init(origins: [TierOrigin], cacheDirectory: String? = nil, cacheSize: Int = 1 << 30) {
         precondition(!origins.isEmpty, "a cache tier needs an origin")
         self.origins = origins
         self.cacheDirectory = cacheDirectory
         self.cacheSize = cacheSize
+    }
+}
+
+/// One `--origin`: an http or https URL, or a bucket and prefix (`s3://BUCKET/PREFIX`) read with
+/// requests signed as `folio-build publish` signs its own.
+package enum TierOrigin: Sendable, Equatable {
+    case http(String)
+    case s3(S3Origin)
+
+    /// As given: the URL, or `s3://BUCKET/PREFIX`.
+    package var url: String {
+        switch self {
+        case .http(let url): url
+        case .s3(let bucket): bucket.location.url
+        }
     }
 }
 

@@ -27,8 +27,15 @@ package enum EdgePreflight {
         return found
     }
 
-    /// What a start would do that is not a problem but worth saying: an empty root waiting for a first deploy.
+    /// What a start would do that is not a problem but worth saying: an empty root waiting for
+    /// a first deploy; how each `s3://` origin is read (which credentials, from where).
     package static func notes(_ config: EdgeConfiguration) -> [String] {
+        if case .cacheTier(let tier) = config.mode {
+            return tier.origins.compactMap { origin in
+                guard case .s3(let bucket) = origin else { return nil }
+                return "--origin \(bucket.signingNote)"
+            }
+        }
         guard case .origin(let mode) = config.mode, mode.deployTokenFile != nil, AwaitingDeploy.isEmpty(mode.root) else { return [] }
         let made = FileIO.exists(mode.root) ? "" : " (made at start)"
         return ["--root \(mode.root) holds no manifest.plist yet\(made): the edge will answer 503 until a first deploy (folio-build publish DIR URL)"]

@@ -419,6 +419,7 @@ package enum Edge {
                 pool: OriginPool(mode.origins, policy: mode.originPolicy), store: store, admin: admin, metrics: metrics, group: group,
                 purgeOrigin: mode.purgeOrigin, originCA: mode.originCA, trust: mode.trust, timeout: TimeAmount(mode.originTimeout),
                 healthInterval: TimeAmount(mode.healthInterval))
+            S3Origin.logSigning(mode.origins, logger)
             cache.health.start(on: group.next())
             try await run(.cache(cache), metrics: metrics, site: nil, admin: admin)
             store.flush()

@@ -45,6 +45,8 @@ package final class BlockingThreads: @unchecked Sendable {
     private let keptIdle = 16
     /// Threads started so far.
     package var threadsStarted: Int { condition.withLock { started } }
+    /// Threads waiting for a job now.
+    package var idleThreads: Int { condition.withLock { waiting } }
     private var started = 0
 
     /// Runs `job` on an idle thread, else on a new one.

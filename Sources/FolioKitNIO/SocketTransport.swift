@@ -21,7 +21,7 @@ package struct SocketTransport: Transport {
 
     package var base: String { "http://\(endpoint.hostField)\(endpoint.prefix)" }
 
-    private var timeoutMs: Int32 { Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000) }
+    private var timeoutMs: Int32 { Int32(clamping: timeout.wholeMilliseconds) }
 
     package func get(_ request: TransportRequest) async throws -> TransportResponse {
         let (endpoint, timeoutMs, fields, timeout) = (endpoint, timeoutMs, fields, timeout)

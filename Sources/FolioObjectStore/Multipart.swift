@@ -1,3 +1,4 @@
+import FolioS3Signing
 import Foundation
 
 /// Multipart upload: create, upload parts (several at once), complete; abort on failure.

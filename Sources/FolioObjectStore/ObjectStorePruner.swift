@@ -1,4 +1,5 @@
 import FolioPublished
+import FolioS3Signing
 import FolioSupport
 import Foundation
 

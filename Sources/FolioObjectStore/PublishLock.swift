@@ -1,4 +1,5 @@
 import FolioPlist
+import FolioS3Signing
 import Foundation
 
 /// `PREFIX/.folio-publish-lock`: one publisher at a time.

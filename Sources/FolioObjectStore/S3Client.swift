@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FolioS3Signing
 import FolioSupport
 import Foundation
 import NIOCore
@@ -93,30 +94,18 @@ package final class S3Client: Sendable {
     private func sendOnce(_ request: S3Request) async throws -> S3Response {
         let url = configuration.url(bucket: bucket, key: request.key)
         let query = SigV4Signer.canonicalQuery(request.query)
-        var host = url.host!
-        if let port = url.port { host += ":\(port)" }
-        let headers = [("Host", host)] + request.headers
-        let signable = SignableRequest(
-            method: request.method, encodedPath: url.path.isEmpty ? "/" : url.absoluteURL.pathEncodedForSigning,
-            query: request.query, headers: headers, payloadHash: ContentHash.sha256Hex(request.body))
-        let signer = SigV4Signer(credentials: configuration.credentials, region: configuration.region)
+        let fields = configuration.signedFields(
+            method: request.method, url: url, query: request.query, headers: request.headers,
+            payloadHash: ContentHash.sha256Hex(request.body), date: Date())
         var outgoing = HTTPClientRequest(url: url.absoluteString + (query.isEmpty ? "" : "?" + query))
         outgoing.method = HTTPMethod(rawValue: request.method)
-        for (name, value) in headers + signer.sign(signable, date: Date()) { outgoing.headers.add(name: name, value: value) }
+        for (name, value) in fields { outgoing.headers.add(name: name, value: value) }
         if !request.body.isEmpty || request.method == "PUT" || request.method == "POST" {
             outgoing.body = .bytes(ByteBuffer(bytes: request.body))
         }
         let response = try await http.execute(outgoing, timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 16 << 20)
         return S3Response(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView))
-    }
-}
-
-extension URL {
-    /// The path exactly as it will be sent, percent-encoding kept.
-    fileprivate var pathEncodedForSigning: String {
-        let path = URLComponents(url: self, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "/"
-        return path.isEmpty ? "/" : path
     }
 }
 
@@ -137,48 +126,5 @@ package struct RetryPolicy: Sendable {
     func pause(after attempt: Int) async throws {
         let ceiling = min(capMilliseconds, baseMilliseconds << min(attempt - 1, 20))
         try await Task.sleep(for: .milliseconds(Int.random(in: 0...max(ceiling, 1))))
-    }
-}
-
-/// The little XML reading S3's answers need: the text of elements by name.
-package enum XMLText {
-    /// The text of the first `<name>` element.
-    package static func first(_ name: String, in body: [UInt8]) -> String? {
-        all(name, in: String(decoding: body, as: UTF8.self)).first
-    }
-
-    /// The text of every `<name>` element, entities decoded.
-    package static func all(_ name: String, in text: String) -> [String] {
-        var out: [String] = []
-        var rest = text[...]
-        while let open = rest.range(of: "<\(name)>"), let close = rest[open.upperBound...].range(of: "</\(name)>") {
-            out.append(decodeEntities(String(rest[open.upperBound..<close.lowerBound])))
-            rest = rest[close.upperBound...]
-        }
-        return out
-    }
-
-    /// Text with `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&amp;` and numeric references decoded.
-    package static func decodeEntities(_ s: String) -> String {
-        guard s.contains("&") else { return s }
-        var out = ""
-        var rest = s[...]
-        while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
-            guard let semi = rest[amp...].firstIndex(of: ";") else { break }
-            let name = rest[rest.index(after: amp)..<semi]
-            switch name {
-            case "lt": out += "<"
-            case "gt": out += ">"
-            case "quot": out += "\""
-            case "apos": out += "'"
-            case "amp": out += "&"
-            default:
-                let number = name.hasPrefix("#x") ? UInt32(name.dropFirst(2), radix: 16) : name.hasPrefix("#") ? UInt32(name.dropFirst()) : nil
-                if let n = number, let scalar = Unicode.Scalar(n) { out.unicodeScalars.append(scalar) } else { out += "&\(name);" }
-            }
-            rest = rest[rest.index(after: semi)...]
-        }
-        return out + rest
     }
 }

@@ -1,3 +1,4 @@
+import FolioS3Signing
 import Foundation
 
 /// The S3 operations the publisher uses, over ``S3Client/send(_:)``.
@@ -87,9 +88,9 @@ extension S3Client {
         case "SignatureDoesNotMatch":
             return "the store says the request signature does not match (SignatureDoesNotMatch): check AWS_SECRET_ACCESS_KEY and the region (\(configuration.region))"
         case "InvalidAccessKeyId":
-            return "the store does not know the access key '\(configuration.credentials.accessKeyID)' (InvalidAccessKeyId)"
+            return "the store does not know the access key '\(configuration.credentials?.accessKeyID ?? "(none)")' (InvalidAccessKeyId)"
         case "AccessDenied":
-            return "access denied (AccessDenied): the credentials of '\(configuration.credentials.accessKeyID)' may not write to bucket '\(bucket)'"
+            return "access denied (AccessDenied): the credentials of '\(configuration.credentials?.accessKeyID ?? "(none)")' may not write to bucket '\(bucket)'"
         case let code?:
             return "HTTP \(r.status) \(code)\(message)"
         case nil:

@@ -5,13 +5,19 @@ import Foundation
 public enum JSONPlist {
     /// Encodes `value` as pretty-printed JSON with sorted keys; non-finite reals are an error.
     public static func encode(_ value: PlistValue, pretty: Bool = true) throws(PlistError) -> [UInt8] {
+        try encode(value, pretty: pretty, nulls: false)
+    }
+
+    /// Encodes `value` as ``encode(_:pretty:)`` does; with `nulls`, the string `"$null"` (what
+    /// Foundation's encoder writes for `nil`, ``PlistValue/null``) is written as JSON's `null`.
+    package static func encode(_ value: PlistValue, pretty: Bool = true, nulls: Bool) throws(PlistError) -> [UInt8] {
         var out: [UInt8] = []
-        try write(value, indent: 0, pretty: pretty, into: &out)
+        try write(value, indent: 0, pretty: pretty, nulls: nulls, into: &out)
         out.append(0x0A)
         return out
     }
 
-    private static func write(_ value: PlistValue, indent: Int, pretty: Bool, into out: inout [UInt8]) throws(PlistError) {
+    private static func write(_ value: PlistValue, indent: Int, pretty: Bool, nulls: Bool, into out: inout [UInt8]) throws(PlistError) {
         func newline(_ level: Int) {
             guard pretty else { return }
             out.append(0x0A)
@@ -28,6 +34,7 @@ public enum JSONPlist {
             out.append(contentsOf: (r == r.rounded() && abs(r) < 1e15 ? String(format: "%.1f", r) : "\(r)").utf8)
         case .date(let d): writeString(PlistDates.formatISO8601(d), into: &out)
         case .data(let d): writeString(d.base64EncodedString(), into: &out)
+        case .string(let s) where nulls && s == PlistValue.nullString: out.append(contentsOf: "null".utf8)
         case .string(let s): writeString(s, into: &out)
         case .uid(let u): out.append(contentsOf: "{\"CF$UID\":\(pretty ? " " : "")\(u)}".utf8)
         case .array(let items), .set(let items):
@@ -35,7 +42,7 @@ public enum JSONPlist {
             for (i, item) in items.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(indent + 1)
-                try write(item, indent: indent + 1, pretty: pretty, into: &out)
+                try write(item, indent: indent + 1, pretty: pretty, nulls: nulls, into: &out)
             }
             if !items.isEmpty { newline(indent) }
             out.append(UInt8(ascii: "]"))
@@ -47,7 +54,7 @@ public enum JSONPlist {
                 writeString(key, into: &out)
                 out.append(UInt8(ascii: ":"))
                 if pretty { out.append(0x20) }
-                try write(dict[key]!, indent: indent + 1, pretty: pretty, into: &out)
+                try write(dict[key]!, indent: indent + 1, pretty: pretty, nulls: nulls, into: &out)
             }
             if !dict.isEmpty { newline(indent) }
             out.append(UInt8(ascii: "}"))

@@ -296,7 +296,7 @@ final class PlistValueSource: PlistDecodingSource {
     }
 
     @inline(__always)
-    func value(_ r: Int) -> PlistValue { r >= 0 ? values[r] : .string("$null") }
+    func value(_ r: Int) -> PlistValue { r >= 0 ? values[r] : .null }
 
     override func describe(_ r: Int) -> String {
         switch value(r) {
@@ -313,7 +313,7 @@ final class PlistValueSource: PlistDecodingSource {
         }
     }
 
-    override func isNull(_ r: Int) -> Bool { if case .string("$null") = value(r) { true } else { false } }
+    override func isNull(_ r: Int) -> Bool { value(r).isNull }
     override func bool(_ r: Int) -> Bool? { value(r).boolValue }
 
     override func number(_ r: Int) throws(PlistError) -> PlistNumber? {

@@ -30,6 +30,19 @@ public enum PlistValue: Sendable, Hashable {
         value <= UInt64(Int64.max) ? .int(Int64(value)) : .uint(value)
     }
 
+    /// The string Foundation's `PropertyListEncoder` writes for `nil`: a property list has no
+    /// null, and both `PlistDecoder` and Foundation's `PropertyListDecoder` decode this string as
+    /// `nil` (an optional, or `decodeNil()`).
+    package static let nullString = "$null"
+
+    /// A null, as a property list holds it: the string `"$null"`.
+    package static let null = PlistValue.string(nullString)
+
+    /// Whether this is the string `"$null"`, which decoders read as `nil`.
+    package var isNull: Bool {
+        if case .string(let s) = self { s == Self.nullString } else { false }
+    }
+
     /// The value for `key` when this is a dictionary.
     public subscript(key: String) -> PlistValue? {
         if case .dict(let d) = self { return d[key] }

@@ -80,15 +80,76 @@ struct BuilderBrotliTests {
         #expect(bad.stderr.contains("--brotli-quality must be 1 to 11, got 12"), "\(bad.stderr)")
     }
 
-    @Test("the default spends quality 11 on a build's first 1 MiB of new objects, in order; then 5")
+    @Test("the default spends quality 11 on a build's first 384 KiB of new objects, in order; then 5 from 64 KiB, none below")
     func budget() {
         let kib = 1 << 10
-        let sizes: [Int?] = [3 << 20, nil, 512 * kib, 256 * kib, 256 * kib, 1000, 2 << 20]
-        // Past 1 MiB an object gets at most 5 whatever the setting, and spends no budget.
-        #expect(BrotliSetting.default.qualities(for: sizes) == [5, nil, 11, 11, 11, 5, 5])
+        let sizes: [Int?] = [3 << 20, nil, 256 * kib, 100 * kib, 100 * kib, 1000, 70 * kib, 63 * kib, 2 << 20]
+        // Past 1 MiB an object gets at most 5 whatever the setting, and spends no budget; the
+        // object that crosses the budget still gets 11.
+        #expect(BrotliSetting.default.qualities(for: sizes) == [5, nil, 11, 11, 11, nil, 5, nil, 5])
         // An explicit quality has no budget.
-        #expect(BrotliSetting(quality: 11).qualities(for: sizes) == [5, nil, 11, 11, 11, 11, 5])
-        #expect(BrotliSetting(quality: 3).qualities(for: sizes) == [3, nil, 3, 3, 3, 3, 3])
+        #expect(BrotliSetting(quality: 11).qualities(for: sizes) == [5, nil, 11, 11, 11, 11, 11, 11, 5])
+        #expect(BrotliSetting(quality: 3).qualities(for: sizes) == [3, nil, 3, 3, 3, 3, 3, 3, 3])
+    }
+
+    @Test("a bulk build past the budget publishes small objects with gzip alone, and a rebuild keeps it so")
+    func bulkBuild() throws {
+        let dir = Harness.tempDir("br-bulk")
+        defer { Harness.cleanup(dir) }
+        let content = dir + "/content", out = dir + "/public"
+        try FileManager.default.createDirectory(atPath: content + "/notes", withIntermediateDirectories: true)
+        // 300 notes of about 2 KiB of varied words (600 KiB, past the 384 KiB budget).
+        // Written an hour ago: the rebuild reuses them from the build cache (a file as new as
+        // the scan is compiled again, and a compiled object spends the budget like a new one).
+        let hourAgo = Date().addingTimeInterval(-3600)
+        for i in 0..<300 {
+            let path = content + "/notes/n\(i).txt"
+            try FileIO.writeAtomically(Self.words(seed: UInt64(i + 1), bytes: 2048), to: path, sync: false)
+            try FileManager.default.setAttributes([.modificationDate: hourAgo], ofItemAtPath: path)
+        }
+        _ = try publish(content, out)
+        let notes = try Harness.verifyPublished(out).entries.filter { $0.path.hasPrefix("notes/") }
+        #expect(notes.count == 300)
+        #expect(notes.allSatisfy { $0.gzipSize != nil })
+        let withBrotli = notes.filter { $0.brSize != nil }.count
+        #expect(withBrotli > 150 && withBrotli < 250, "\(withBrotli) of 300 notes have a brotli variant")
+        // An edit compresses the changed note at quality 11; the others keep what they have.
+        try FileIO.writeAtomically(Self.words(seed: 1000, bytes: 2048), to: content + "/notes/n299.txt", sync: false)
+        _ = try publish(content, out)
+        let after = try Harness.verifyPublished(out).entries.filter { $0.path.hasPrefix("notes/") }
+        #expect(try #require(after.first { $0.path == "notes/n299.txt" }).brSize != nil)
+        let before = Dictionary(uniqueKeysWithValues: notes.map { ($0.path, $0.brSize) })
+        let changed = after.filter { $0.path != "notes/n299.txt" && before[$0.path] != $0.brSize }.map { "\($0.path) \(String(describing: before[$0.path])) → \(String(describing: $0.brSize))" }
+        #expect(changed.isEmpty, "\(changed)")
+    }
+
+    @Test("past the budget, an object published with a .br keeps it: a new setting changes no entry")
+    func keepsPublishedVariantsPastBudget() throws {
+        let dir = Harness.tempDir("br-keep")
+        defer { Harness.cleanup(dir) }
+        let content = dir + "/content", out = dir + "/public"
+        try FileManager.default.createDirectory(atPath: content + "/notes", withIntermediateDirectories: true)
+        for i in 0..<300 { try FileIO.writeAtomically(Self.words(seed: UInt64(i + 1), bytes: 2048), to: content + "/notes/n\(i).txt", sync: false) }
+        // Every note gets a .br at quality 5; the default (a new build-cache key) compiles them all again.
+        _ = try publish(content, out, ["--brotli-quality", "5"])
+        let before = try Harness.verifyPublished(out).entries
+        #expect(before.filter { $0.brSize != nil }.count > 250)
+        let r = try publish(content, out)
+        #expect(r.stdout.contains("up to date at version 1"), "\(r.stdout)")
+        #expect(try Harness.verifyPublished(out).entries.map(\.brSize) == before.map(\.brSize))
+    }
+
+    /// About `bytes` bytes of words drawn from a small vocabulary (text brotli compresses better than gzip).
+    static func words(seed: UInt64, bytes: Int) -> [UInt8] {
+        let vocabulary = ["summer", "winter", "shall", "compare", "thee", "lovely", "temperate", "rough", "winds", "shake",
+                          "darling", "buds", "lease", "hath", "short", "date", "eye", "heaven", "shines", "gold"]
+        var state = seed &* 6364136223846793005 &+ 1442695040888963407
+        var text = ""
+        while text.utf8.count < bytes {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            text += vocabulary[Int(state >> 33) % vocabulary.count] + (state & 7 == 0 ? ".\n" : " ")
+        }
+        return Array(text.utf8)
     }
 
     @Test("a .br already on disk is kept; a damaged one is compressed again and replaced")

@@ -109,6 +109,7 @@ struct ContentKindBuildTests {
             "ok.json": "{}",
             "bad.json": "{\n  \"a\": [1, 2,]\n}\n",
             "null.json": "{\"a\": {\"b\": null}}",
+            "folio.toml": "[[rules]]\nmatch = \"null.json\"\nnulls = \"error\"\n",
             "big.json": "[123456789012345678901234567890]",
             "bad.yaml": "a: [1, 2\nb: c\n",
             "docs.yaml": "a: 1\n---\nb: 2\n",
@@ -121,7 +122,7 @@ struct ContentKindBuildTests {
         let r = try Harness.run(build, ["--content", content, "--output", dir + "/public"], env: env)
         #expect(r.status == 1)
         for expected in [
-            "bad.json:2:", "null.json:1:", "/a/b", "big.json:1:2:", "bad.yaml:", "docs.yaml:", "bad.toml:2:", "bad.md:", "open.md:1:",
+            "bad.json:2:", "null.json:1:13: error: null at /a/b is refused by nulls = \"error\"", "big.json:1:2:", "bad.yaml:", "docs.yaml:", "bad.toml:2:", "bad.md:", "open.md:1:",
         ] {
             #expect(r.stderr.contains(content + "/" + expected) || r.stderr.contains(expected), "missing \(expected) in\n\(r.stderr)")
         }
@@ -160,12 +161,30 @@ struct ContentKindBuildTests {
         #expect(r.stderr.contains("home.schema.json, enum]"), "\(r.stderr)")
     }
 
+    @Test("a null where a schema forbids it is an error at its line:col; [\"string\", \"null\"] accepts one")
+    func schemaNulls() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let schema = #"{"properties": {"name": {"type": "string"}, "middle": {"type": ["string", "null"]}, "age": {"type": "null"}}}"#
+        let content = Self.content(dir, [
+            "folio.toml": "[[rules]]\nmatch = \"people/*\"\nschema = \"people.schema.json\"\n",
+            "people.schema.json": schema,
+            "people/ada.yaml": "name: Ada\nmiddle:\nage: ~\n",
+            "people/bob.json": "{\"name\": null,\n \"middle\": null, \"age\": 3}",
+        ])
+        let r = try Harness.run(build, ["--content", content, "--output", dir + "/public"], env: env)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("people/bob.json:1:10: error: /name: expected a string, found null [schema"), "\(r.stderr)")
+        #expect(r.stderr.contains("people/bob.json:2:25: error: /age: expected null, found an integer (3) [schema"), "\(r.stderr)")
+        #expect(!r.stderr.contains("ada.yaml") && !r.stderr.contains("/middle"), "\(r.stderr)")
+    }
+
     @Test("a bad project file is reported at folio.toml:line:col")
     func badProjectFile() throws {
         let dir = Harness.tempDir()
         defer { Harness.cleanup(dir) }
         let content = Self.content(dir, [
-            "folio.toml": "[[rules]]\nmatch = \"a/**\"\ncache = { maxAge = -1 }\n\n[[rules]]\nmatch = \"[x\"\n",
+            "folio.toml": "[[rules]]\nmatch = \"a/**\"\ncache = { maxAge = -1 }\n\n[[rules]]\nmatch = \"[x\"\n\n[[rules]]\nmatch = \"b/**\"\nnulls = \"drop\"\n",
             "a/x.json": "{}",
         ])
         let r = try Harness.run(build, ["--content", content, "--output", dir + "/public"], env: env)
@@ -174,6 +193,7 @@ struct ContentKindBuildTests {
         #expect(r.stderr.contains("maxAge must be a whole number of seconds"))
         #expect(r.stderr.contains("folio.toml:6:"), "\(r.stderr)")
         #expect(r.stderr.contains("an unclosed '['"))
+        #expect(r.stderr.contains("folio.toml:10:1: error: nulls must be \"keep\" (publish null as \"$null\"), \"omit\" (leave the key out) or \"error\", not \"drop\""), "\(r.stderr)")
     }
 
     @Test("a rebuild reuses every untouched file and recompiles an edited one")

@@ -25,7 +25,7 @@ struct EdgeCommandTests {
         (["--origin", "http://127.0.0.1:1", "--cache-size", "0"], "--cache-size must be a byte count like 512M or 4G, got '0'"),
         (["--origin-policy", "round-robin"], "--origin-policy is for a cache tier"),
         (["--health-interval-ms", "500"], "--health-interval-ms is for a cache tier"),
-        (["--origin", "http://127.0.0.1:1", "--origin", "ftp://127.0.0.1:2"], "--origin must be an http:// or https:// URL, got 'ftp://127.0.0.1:2'"),
+        (["--origin", "http://127.0.0.1:1", "--origin", "ftp://127.0.0.1:2"], "--origin must be an http:// or https:// URL or s3://BUCKET/PREFIX, got 'ftp://127.0.0.1:2'"),
         (["--origin", "http://127.0.0.1:1", "--origin-policy", "random"], "--origin-policy is primary or round-robin, got 'random'"),
         (["--origin", "http://127.0.0.1:1", "--origin-timeout", "0"], "--origin-timeout must be at least 1 second"),
     ])

@@ -5,8 +5,9 @@ import Testing
 
 // MARK: - Helpers
 
+/// `json` read as the builder reads content and schema files: a null is `"$null"`.
 private func plist(_ json: String) throws -> PlistValue {
-    try JSONPlist.decode(Array(json.utf8))
+    try StructuredReader.read(Array(json.utf8), format: .json)
 }
 
 private func compile(_ schema: String) throws -> JSONSchema {
@@ -52,6 +53,22 @@ struct JSONSchemaKeywordTests {
         #expect(many.first?.message == "expected a string or an integer, found an object with 1 property")
         #expect(try violations(#"{"type":"array"}"#, #"[]"#).isEmpty)
         #expect(try violations(#"{"type":"object"}"#, #"[1]"#).first?.message == "expected an object, found an array of 1 item")
+    }
+
+    @Test("a null (published as \"$null\") is of type null, not string; string keywords pass it by")
+    func nulls() throws {
+        #expect(try violations(#"{"type":"null"}"#, "null").isEmpty)
+        #expect(try violations(#"{"type":["string","null"]}"#, "null").isEmpty)
+        #expect(try violations(#"{"type":["string","null"]}"#, #""x""#).isEmpty)
+        let wrong = try violations(#"{"properties":{"middle":{"type":"string"}}}"#, #"{"middle":null}"#)
+        #expect(wrong == [SchemaViolation(pointer: "/middle", keyword: "type", message: "expected a string, found null")])
+        #expect(try violations(#"{"type":["string","null"]}"#, "1").first?.message == "expected a string or null, found an integer (1)")
+        #expect(try violations(#"{"type":"null"}"#, #""x""#).first?.message == "expected null, found a string (\"x\")")
+        #expect(try violations(#"{"type":["string","null"],"minLength":2,"pattern":"^a","format":"email"}"#, "null").isEmpty)
+        #expect(try violations(#"{"enum":["a",null]}"#, "null").isEmpty)
+        #expect(try violations(#"{"enum":["a"]}"#, "null").first?.message.contains("found null") == true)
+        #expect(try violations(#"{"const":null}"#, #""null""#).count == 1)
+        #expect(try violations(#"{"uniqueItems":true}"#, "[null, 1, null]").count == 1)
     }
 
     @Test func propertiesRequiredAdditional() throws {
@@ -243,7 +260,8 @@ struct JSONSchemaKeywordTests {
 
 // MARK: - Differential test against Python's jsonschema
 
-/// (schema, instance, compare pointers) as JSON text; nulls and `{"CF$UID": n}` are avoided (no plist form).
+/// (schema, instance, compare pointers) as JSON text; `{"CF$UID": n}` is avoided (a UID in a
+/// plist). Nulls are read as the builder publishes them, `"$null"`.
 private let differentialCases: [(schema: String, instance: String, pointers: Bool)] = [
     ("true", #"{"a":[1]}"#, true), ("false", "0", true),
     (#"{"type":"string"}"#, #""x""#, true), (#"{"type":"string"}"#, "1", true),
@@ -294,6 +312,14 @@ private let differentialCases: [(schema: String, instance: String, pointers: Boo
     (#"{"if":{"type":"string"},"then":{"minLength":2},"else":{"minimum":0}}"#, "-1", true),
     (#"{"dependentRequired":{"a":["b"]}}"#, #"{"a":1}"#, true), (#"{"propertyNames":{"maxLength":2}}"#, #"{"abc":1}"#, true),
     (#"{"unknownKeyword":{"type":"string"},"type":"integer"}"#, "2", true),
+    (#"{"type":"null"}"#, "null", true), (#"{"type":"null"}"#, #""x""#, true), (#"{"type":"null"}"#, "0", true),
+    (#"{"type":["string","null"]}"#, "null", true), (#"{"type":["string","null"]}"#, "1", true), (#"{"type":"string"}"#, "null", true),
+    (#"{"properties":{"m":{"type":["string","null"],"minLength":2}}}"#, #"{"m":null,"n":null}"#, true),
+    (#"{"properties":{"m":{"type":"object"}}}"#, #"{"m":null}"#, true), (#"{"required":["a"]}"#, #"{"a":null}"#, true),
+    (#"{"enum":[null,"a"]}"#, "null", true), (#"{"enum":["a"]}"#, "null", true), (#"{"const":null}"#, "null", true),
+    (#"{"const":null}"#, "false", true), (#"{"uniqueItems":true}"#, "[null,null]", true),
+    (#"{"items":{"type":"integer"}}"#, "[1,null,2]", true), (#"{"minimum":0,"format":"email","maxItems":0}"#, "null", true),
+    (#"{"not":{"type":"null"}}"#, "null", true), (#"{"oneOf":[{"type":"null"},{"enum":[null]}]}"#, "null", true),
 ]
 
 @Suite("JSON Schema versus Python jsonschema")

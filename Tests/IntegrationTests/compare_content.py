@@ -22,9 +22,13 @@ matched by the top .folioignore (gitignore syntax) and every other file (assets)
 A Markdown file without front matter is compared as {"body": whole text} only when PUBLISHED.json
 has an entry for it; otherwise it is taken for an asset.
 
-Sources are read with json, tomllib, yaml.safe_load (PyYAML, YAML 1.1 resolvers) and plistlib.
-Datetimes become UTC (naive ones are taken as UTC), dates midnight UTC, bytes base64. A source
-value a plist cannot hold (null, a non-string key, an integer outside 64 bits, a time of day, a
+Sources are read with json, tomllib, PyYAML and plistlib. YAML is read with the YAML 1.2 core
+schema's booleans and numbers, as the builder, GitHub Actions and docker compose read it (PyYAML's
+own resolvers are YAML 1.1's: `on:` would be the key True and `80:80` the number 4880); YAML's
+timestamps and merge keys stay as PyYAML reads them. Datetimes become UTC (naive ones are taken as
+UTC), dates midnight UTC, bytes base64. A null is expected as JSON's null (the builder publishes it
+as "$null", which `folio show --json` prints as null; folio.toml's `nulls` rules are not read here).
+A source value a plist cannot hold (a non-string key, an integer outside 64 bits, a time of day, a
 NaN or infinity, a duplicate JSON key) is reported as a mismatch of that entry.
 
 Prints one line per mismatch (entry, JSON pointer, expected and published values), then
@@ -88,9 +92,9 @@ def pointer_escape(key):
 
 
 def canonical(value, pointer=""):
-    """Python value from a reader -> canonical tree (dict/list/str/int/float/bool/Date/Data)."""
+    """Python value from a reader -> canonical tree (dict/list/str/int/float/bool/None/Date/Data)."""
     if value is None:
-        raise Unrepresentable(pointer, "null (a plist has no null)")
+        return None
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
@@ -174,10 +178,43 @@ def read_json(data):
     return json.loads(data.decode("utf-8"), object_pairs_hook=_json_pairs, parse_constant=_json_constant)
 
 
+def core12_loader():
+    """A SafeLoader whose booleans, integers and floats are the YAML 1.2 core schema's."""
+    class Core12Loader(yaml.SafeLoader):
+        pass
+
+    replaced = {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:value"}
+    Core12Loader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag not in replaced]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    Core12Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+    Core12Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789"))
+    Core12Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+        list("-+.0123456789"))
+
+    def integer(loader, node):
+        text = loader.construct_scalar(node)
+        if text.startswith(("0o", "0x")):
+            return int(text[2:], 8 if text[1] == "o" else 16)
+        return int(text, 10)
+
+    Core12Loader.add_constructor("tag:yaml.org,2002:int", integer)
+    return Core12Loader
+
+
+_CORE12 = None
+
+
 def read_yaml(text):
+    global _CORE12
     if yaml is None:
         raise SystemExit("compare_content.py: PyYAML is needed (pip install pyyaml)")
-    return yaml.safe_load(text)
+    _CORE12 = _CORE12 or core12_loader()
+    return yaml.load(text, Loader=_CORE12)
 
 
 def split_front_matter(text):
@@ -482,7 +519,10 @@ SYNTHETIC = {
     "posts/no-matter.md": "# Just markdown\n",
     "posts/crlf-bom.md": "\ufeff---\r\ntitle: CRLF\r\n...\r\nBody\r\n",
     "posts/spaced-fence.md": "--- \ntitle: not front matter\n---\n",
+    "posts/null-matter.md": "---\ntitle: T\nsubtitle:\n---\nBody\n",
     "image.png": "\x89PNG not really",
+    "workflow.yml": "on:\n  workflow_call:\n  push: ~\nports:\n  - 80:80\nflags: [yes, No, 012, 0o17]\n",
+    "export.json": '{"middle_name": null, "tags": [null, "a"], "n": {"x": null}}',
 }
 
 
@@ -504,8 +544,8 @@ def _mutations(published):
     import copy
     out = []
 
-    def find(pred, node=None, path=()):
-        node = published if node is None else node
+    def find(pred, node=MISSING, path=()):  # (None is a value: a null)
+        node = published if node is MISSING else node
         if isinstance(node, dict):
             items = sorted(node.items())
         elif isinstance(node, list):
@@ -545,6 +585,9 @@ def _mutations(published):
            setv(lambda v: v[:-3] + "%02dZ" % ((int(v[-3:-1]) + 1) % 60)))
     mutate("key removed", find(lambda v, k: isinstance(v, dict) and v), lambda n, k: n[k].pop(sorted(n[k])[0]))
     mutate("key added", find(lambda v, k: isinstance(v, dict)), lambda n, k: n[k].__setitem__("zz-extra", 1))
+    mutate('null -> "$null"', find(lambda v, k: v is None), setv(lambda v: "$null"))
+    mutate("null key dropped", find(lambda v, k: isinstance(v, dict) and None in v.values()),
+           lambda n, k: n[k].pop(next(key for key, v in sorted(n[k].items()) if v is None)))
     mutate("array element dropped", find(lambda v, k: isinstance(v, list) and v), lambda n, k: n[k].pop())
     m = copy.deepcopy(published)
     m.pop(sorted(m)[0])
@@ -560,7 +603,7 @@ def selftest(content):
         exp = expected_map(synthetic)
         want = {"keep.tmp.plist", "sub/only-top.plist", "numbers.plist", "times.plist", "conf.plist",
                 "posts/yaml-post.plist", "posts/toml-post.plist", "posts/empty-matter.plist", "posts/crlf-bom.plist",
-                "bin.plist", "xml.plist"}
+                "posts/null-matter.plist", "workflow.plist", "export.plist", "bin.plist", "xml.plist"}
         checks = [
             ("synthetic entries", set(exp) == want, sorted(set(exp) ^ want)),
             ("dates to UTC", exp.get("times.plist", {}).get("aware") == "2024-01-02T01:04:05Z"
@@ -572,6 +615,11 @@ def selftest(content):
              and exp["posts/empty-matter.plist"] == {"body": ""}
              and exp.get("posts/crlf-bom.plist") == {"title": "CRLF", "body": "Body\r\n"}, exp.get("posts/yaml-post.plist")),
             ("bytes base64", exp.get("bin.plist", {}).get("b") == "AAFieXRlcw==", exp.get("bin.plist")),
+            ("nulls as null", exp.get("export.plist") == {"middle_name": None, "tags": [None, "a"], "n": {"x": None}}
+             and exp.get("posts/null-matter.plist") == {"title": "T", "subtitle": None, "body": "Body\n"}, exp.get("export.plist")),
+            ("YAML 1.2 core: on is a key, 80:80 a string, yes/No strings, 012 decimal",
+             exp.get("workflow.plist") == {"on": {"workflow_call": None, "push": None}, "ports": ["80:80"],
+                                           "flags": ["yes", "No", 12, 15]}, exp.get("workflow.plist")),
             ("int vs real text", '"real": 1.0' in dump_folio(exp["numbers.plist"]) and '"int": 1,' in dump_folio(exp["numbers.plist"]),
              dump_folio(exp.get("numbers.plist"))),
         ]

@@ -1,4 +1,5 @@
 import FolioObjectStore
+import FolioS3Signing
 import FolioSupport
 import FolioTestSupport
 import Foundation
@@ -15,7 +16,8 @@ final class ObjectStoreServer: @unchecked Sendable {
     let name: String
     let port: Int
     let dir: String
-    let credentials: AWSCredentials
+    /// The store's key (moto's with IAM is made after it starts).
+    private(set) var credentials: AWSCredentials
     private let process: Process
 
     var endpoint: String { "http://127.0.0.1:\(port)" }
@@ -52,9 +54,37 @@ final class ObjectStoreServer: @unchecked Sendable {
         return try start("moto", dir: dir, port: port, credentials: creds, lifetime: lifetime, ["moto_server", "-H", "127.0.0.1", "-p", "\(port)"])
     }
 
+    /// `moto_server` checking signatures against its IAM, with no anonymous read: the first
+    /// four requests (the start probe, three IAM calls by boto3 that make a user allowed s3:*
+    /// and its access key) go unchecked, every later one is checked. Its credentials are that key.
+    static func motoWithIAM(lifetime: Int = 600) throws -> ObjectStoreServer {
+        let port = try freePorts(1)[0]
+        let dir = Harness.tempDir("moto-iam")
+        let server = try start(
+            "moto", dir: dir, port: port, credentials: AWSCredentials(accessKeyID: "-", secretAccessKey: "-"), lifetime: lifetime,
+            ["env", "INITIAL_NO_AUTH_ACTION_COUNT=4", "moto_server", "-H", "127.0.0.1", "-p", "\(port)"])
+        let script = """
+            import boto3, sys
+            iam = boto3.client("iam", endpoint_url=sys.argv[1], region_name="us-east-1", aws_access_key_id="setup", aws_secret_access_key="setup")
+            iam.create_user(UserName="tier")
+            iam.put_user_policy(UserName="tier", PolicyName="s3", PolicyDocument='{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}')
+            key = iam.create_access_key(UserName="tier")["AccessKey"]
+            print(key["AccessKeyId"], key["SecretAccessKey"])
+            """
+        let out = try Harness.run("/usr/bin/env", ["python3", "-c", script, server.endpoint])
+        let words = out.stdout.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard out.status == 0, words.count == 2 else {
+            server.stop()
+            throw HarnessError("could not make moto's IAM user: \(out.stdout) \(out.stderr)")
+        }
+        server.credentials = AWSCredentials(accessKeyID: words[0], secretAccessKey: words[1])
+        return server
+    }
+
     /// SeaweedFS master, volume, filer and S3 gateway in one process, every port (and the gRPC
-    /// ones) chosen free; with `requireSignature`, an identities file admits only our key.
-    static func seaweed(requireSignature: Bool, lifetime: Int = 600) throws -> ObjectStoreServer {
+    /// ones) chosen free; with `requireSignature`, an identities file admits our key, and
+    /// anyone to read when `anonymousRead`.
+    static func seaweed(requireSignature: Bool, anonymousRead: Bool = true, lifetime: Int = 600) throws -> ObjectStoreServer {
         let p = try freePorts(8)
         let dir = Harness.tempDir("seaweed")
         let creds = AWSCredentials(accessKeyID: "folio-test-key", secretAccessKey: "folio/test+secret")
@@ -65,10 +95,10 @@ final class ObjectStoreServer: @unchecked Sendable {
         ]
         try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
         if requireSignature {
+            let anonymous = anonymousRead ? ",\n {\"name\": \"anonymous\", \"actions\": [\"Read\"]}" : ""
             let config = """
                 {"identities": [{"name": "folio", "credentials": [{"accessKey": "\(creds.accessKeyID)", "secretKey": "\(creds.secretAccessKey)"}],
-                  "actions": ["Admin", "Read", "List", "Tagging", "Write"]},
-                 {"name": "anonymous", "actions": ["Read"]}]}
+                  "actions": ["Admin", "Read", "List", "Tagging", "Write"]}\(anonymous)]}
                 """
             try FileIO.writeAtomically(Array(config.utf8), to: dir + "/s3.json")
             args.append("-s3.config=\(dir)/s3.json")
@@ -104,16 +134,16 @@ final class ObjectStoreServer: @unchecked Sendable {
     }
 
     /// Creates `bucket`, retrying while the store is still coming up (SeaweedFS's filer), and
-    /// lets anyone read its objects (as a bucket behind a CDN or a tier is), by a bucket policy
-    /// on moto (SeaweedFS: the `anonymous` identity, or no identities at all).
-    func createBucket(_ bucket: String) async throws {
+    /// with `publicRead` lets anyone read its objects (as a public bucket behind a CDN or a tier
+    /// is), by a bucket policy on moto (SeaweedFS: the `anonymous` identity, or no identities at all).
+    func createBucket(_ bucket: String, publicRead: Bool = true) async throws {
         let client = client(bucket, retry: RetryPolicy(attempts: 2))
         defer { Task { await client.shutdown() } }
         var lastError: Error?
         for _ in 0..<40 {
             do {
                 try await client.createBucket()
-                if name == "moto" {
+                if name == "moto", publicRead {
                     let answer = try await client.send(Self.publicRead(bucket))
                     try client.check(answer, "set the bucket policy")
                 }

@@ -1,5 +1,6 @@
 import FolioObjectStore
 import FolioPublished
+import FolioS3Signing
 import FolioSupport
 import FolioTestSupport
 import Foundation

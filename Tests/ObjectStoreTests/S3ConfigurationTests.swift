@@ -1,4 +1,5 @@
 import FolioObjectStore
+import FolioS3Signing
 import FolioSupport
 import FolioTestSupport
 import Foundation
@@ -101,5 +102,45 @@ struct S3ConfigurationTests {
         #expect(aws.url(bucket: "b1", key: "").absoluteString == "https://b1.s3.eu-west-1.amazonaws.com/")
         let ported = S3Configuration(endpoint: URL(string: "http://minio.test:9000")!, region: "us-east-1", credentials: creds, addressing: .virtual)
         #expect(ported.url(bucket: "b1", key: "k+1").absoluteString == "http://b1.minio.test:9000/k%2B1")
+    }
+
+    @Test("where the credentials came from, in words; none: publish refuses, a tier's origin reads unsigned")
+    func credentialSources() throws {
+        let dir = Harness.tempDir("aws-sources")
+        defer { Harness.cleanup(dir) }
+        try FileIO.writeAtomically(Array("[tier]\naws_access_key_id = FILEKEY\naws_secret_access_key = FILESECRET\n".utf8), to: dir + "/credentials")
+        let files = ["HOME": dir, "AWS_SHARED_CREDENTIALS_FILE": dir + "/credentials", "AWS_CONFIG_FILE": dir + "/config"]
+        let fromFile = try S3Configuration.load(environment: files.merging(["AWS_PROFILE": "tier"]) { $1 })
+        #expect(fromFile.credentialSource == "profile 'tier' of \(dir)/credentials")
+        let fromEnv = try S3Configuration.load(
+            environment: files.merging(["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S", "AWS_SESSION_TOKEN": "T"]) { $1 })
+        #expect(fromEnv.credentialSource == "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) in the environment")
+        let anonymous = try S3Configuration.loadAllowingAnonymous(environment: files)
+        #expect(anonymous.credentials == nil && anonymous.credentialSource == nil && anonymous.region == "us-east-1")
+        #expect { try S3Configuration.load(environment: files) } throws: { "\($0)".contains("no credentials") }
+        // Printed, the configuration keeps its secrets.
+        #expect(!"\(fromEnv)".contains("S,") && "\(fromEnv)".contains("secretAccessKey: <redacted>, sessionToken: <redacted>"), "\(fromEnv)")
+    }
+
+    @Test("the region: AWS's own endpoints take an AWS region; another store any name; the error names where it came from")
+    func regions() throws {
+        let base = ["HOME": "/nonexistent-home", "AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S"]
+        #expect(try S3Configuration.load(environment: base.merging(["AWS_REGION": "us-gov-west-1"]) { $1 }).endpoint.host == "s3.us-gov-west-1.amazonaws.com")
+        #expect(try S3Configuration.load(environment: base.merging(["AWS_REGION": "garage", "AWS_ENDPOINT_URL": "http://127.0.0.1:3900"]) { $1 }).region == "garage")
+        for (env, says) in [
+            (["AWS_REGION": "useast1"], "the region 'useast1' (AWS_REGION) is not an AWS region like us-east-1"),
+            (["AWS_DEFAULT_REGION": "EU-WEST-1"], "(AWS_DEFAULT_REGION) is not an AWS region"),
+            (["AWS_REGION": "us-east-1/x", "AWS_ENDPOINT_URL": "http://127.0.0.1:1"], "the region 'us-east-1/x' (AWS_REGION) is not a region name"),
+        ] {
+            #expect { try S3Configuration.loadAllowingAnonymous(environment: base.merging(env) { $1 }) } throws: { "\($0)".contains(says) }
+        }
+        #expect(S3Configuration.isAWSRegion("ap-southeast-3") && S3Configuration.isAWSRegion("cn-north-1"))
+        #expect(!S3Configuration.isAWSRegion("us-east") && !S3Configuration.isAWSRegion("auto") && !S3Configuration.isAWSRegion("u-east-1"))
+    }
+
+    @Test("an s3:// URL with a query or fragment is refused")
+    func queryRefused() {
+        #expect { try S3Location(parsing: "s3://bucket/p?versionId=3") } throws: { "\($0)".contains("has a query or fragment") }
+        #expect(S3Location(bucket: "b", prefix: "p/q").url == "s3://b/p/q" && S3Location(bucket: "b", prefix: "").url == "s3://b")
     }
 }

@@ -1,4 +1,5 @@
 import FolioObjectStore
+import FolioS3Signing
 import FolioSupport
 import FolioTestSupport
 import Foundation

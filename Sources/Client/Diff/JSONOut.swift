@@ -20,9 +20,10 @@ indirect enum JSONOut {
         return out + "\n"
     }
 
-    /// `v` as JSON on one line, without the newline that ends a ``JSONPlist`` document.
+    /// `v` as JSON on one line, without the newline that ends a ``JSONPlist`` document; the
+    /// string `"$null"` (a source's null, as published) as `null`.
     static func inline(_ v: PlistValue) -> String {
-        let bytes = (try? JSONPlist.encode(v, pretty: false)) ?? Array("null".utf8)
+        let bytes = (try? JSONPlist.encode(v, pretty: false, nulls: true)) ?? Array("null".utf8)
         return String(decoding: bytes.last == 0x0A ? bytes.dropLast() : bytes[...], as: UTF8.self)
     }
 

@@ -1,8 +1,9 @@
 import FolioPlist
 import Foundation
 
-/// Values as people read them in one line: strings quoted as in JSON, dictionaries and arrays
-/// by their content (`{title: "Hamlet", tags: ["a", "b"]}`), cut at a length with "…".
+/// Values as people read them in one line: strings quoted as in JSON, `"$null"` (a source's null,
+/// as published) as `null`, dictionaries and arrays by their content (`{title: "Hamlet", tags:
+/// ["a", "b"]}`), cut at a length with "…".
 enum ValueText {
     static let maxLength = 160
 
@@ -16,7 +17,9 @@ enum ValueText {
     /// A change of value, both sides: two long strings are shown around where they differ
     /// (`"…all on your device, day and all, so you…"`), so the change is never cut off.
     static func change(_ old: PlistValue?, _ new: PlistValue?) -> (old: String, new: String) {
-        guard case .string(let x)? = old, case .string(let y)? = new, x.count > maxLength / 2 || y.count > maxLength / 2 else {
+        guard case .string(let x)? = old, case .string(let y)? = new, old?.isNull == false, new?.isNull == false,
+            x.count > maxLength / 2 || y.count > maxLength / 2
+        else {
             return (short(old), short(new))
         }
         return StringChange.excerpts(x, y, width: maxLength / 2)
@@ -25,7 +28,7 @@ enum ValueText {
     static func write(_ v: PlistValue, into out: inout String, limit: Int) {
         guard out.count <= limit else { return }
         switch v {
-        case .string(let s): out += quoted(s)
+        case .string(let s): out += v.isNull ? "null" : quoted(s)
         case .int(let i): out += String(i)
         case .uint(let u): out += String(u)
         case .bool(let b): out += String(b)

@@ -16,7 +16,7 @@ package struct DocumentKind: PerFileKind {
     package func compile(_ file: SourceFile, _ project: BuildProject, into diags: inout Diagnostics) throws -> CompiledItem? {
         let bytes = try file.read()
         let document: FrontMatterDocument
-        do { document = try FrontMatter.split(bytes) } catch {
+        do { document = try FrontMatter.split(bytes, nulls: project.file.nulls(for: file.relativePath)) } catch {
             diags.error(file.fullPath, error.line, error.column, error.message)
             return nil
         }

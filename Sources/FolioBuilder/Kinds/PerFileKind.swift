@@ -71,7 +71,7 @@ package struct DataKind: PerFileKind {
         guard let format = StructuredReader.format(ofExtension: file.fileExtension) else { return nil }
         let bytes = try file.read()
         let value: PlistValue
-        do { value = try StructuredReader.read(bytes, format: format) } catch {
+        do { value = try StructuredReader.read(bytes, format: format, nulls: project.file.nulls(for: file.relativePath)) } catch {
             diags.error(file.fullPath, error.line, error.column, error.message)
             return nil
         }

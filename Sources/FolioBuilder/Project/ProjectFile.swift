@@ -16,6 +16,10 @@ import FolioSupport
 /// html = true                               # also render the Markdown to `html`
 /// index = { path = "articles/index.plist", fields = ["title", "date", "image"], sortBy = "date", order = "descending" }
 ///
+/// [[rules]]
+/// match = "api/**"
+/// nulls = "omit"                            # "keep" (the default: published as "$null"), "omit" or "error"
+///
 /// [catalogs.partial]                        # see `PartialCatalogs`
 /// es-419 = "*"
 /// ```
@@ -30,6 +34,7 @@ package struct ProjectFile: Sendable {
         package var minimumAppVersion: String?
         package var html: Bool?
         package var index: IndexRule?
+        package var nulls: NullPolicy?
 
         package func matches(_ path: String) -> Bool { globs.contains { $0.matches(path) } }
     }
@@ -75,6 +80,12 @@ package struct ProjectFile: Sendable {
     /// Whether a Markdown file is also rendered to HTML: the last matching rule that says.
     package func html(for path: String) -> Bool {
         rules.last { $0.html != nil && $0.matches(path) }?.html ?? false
+    }
+
+    /// What a JSON or YAML source (or Markdown front matter) does with its nulls: the last
+    /// matching rule that says.
+    package func nulls(for path: String) -> NullPolicy {
+        rules.last { $0.nulls != nil && $0.matches(path) }?.nulls ?? .default
     }
 
     /// The index rules, with the globs of their rule.

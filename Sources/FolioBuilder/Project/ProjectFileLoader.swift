@@ -59,9 +59,9 @@ struct RuleReader {
             problem(at, "each [[rules]] entry must be a table")
             return nil
         }
-        let known: Set<String> = ["match", "schema", "cache", "minimumAppVersion", "html", "index"]
+        let known: Set<String> = ["match", "schema", "cache", "minimumAppVersion", "html", "index", "nulls"]
         for key in table.keys.sorted() where !known.contains(key) {
-            problem("\(at)/\(key)", "unknown rule setting '\(key)'; a rule has match, schema, cache, minimumAppVersion, html and index")
+            problem("\(at)/\(key)", "unknown rule setting '\(key)'; a rule has match, schema, cache, minimumAppVersion, html, index and nulls")
         }
         guard let globs = globs(table["match"], at: at + "/match") else { return nil }
         var rule = ProjectFile.Rule(globs: globs)
@@ -78,7 +78,15 @@ struct RuleReader {
             if case .bool(let b) = html { rule.html = b } else { problem(at + "/html", "html must be true or false") }
         }
         if let index = table["index"] { rule.index = self.index(index, globs: globs, at: at + "/index") }
+        if let nulls = table["nulls"] { rule.nulls = self.nulls(nulls, at: at + "/nulls") }
         return rule
+    }
+
+    mutating func nulls(_ value: PlistValue, at: String) -> NullPolicy? {
+        if let text = value.stringValue, let policy = NullPolicy(rawValue: text) { return policy }
+        let found = value.stringValue.map { "\"\($0)\"" } ?? "a \(value.typeName)"
+        problem(at, "nulls must be \"keep\" (publish null as \"$null\"), \"omit\" (leave the key out) or \"error\", not \(found)")
+        return nil
     }
 
     mutating func globs(_ value: PlistValue?, at: String) -> [Glob]? {

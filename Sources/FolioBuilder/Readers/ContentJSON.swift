@@ -1,10 +1,11 @@
 import FolioPlist
 
-/// Strict JSON (RFC 8259) content files: integers stay integers, `null` and duplicate keys are errors.
+/// Strict JSON (RFC 8259) content files: integers stay integers, duplicate keys are errors, and
+/// `null` is read as its ``NullPolicy`` says.
 enum ContentJSON {
     /// Reads a JSON document.
-    static func read(_ bytes: [UInt8]) throws(ReadError) -> PlistValue {
-        var reader = Reader(bytes: bytes, target: nil)
+    static func read(_ bytes: [UInt8], nulls: NullPolicy = .default) throws(ReadError) -> PlistValue {
+        var reader = Reader(bytes: bytes, target: nil, nulls: nulls)
         return try reader.document()
     }
 
@@ -19,12 +20,16 @@ enum ContentJSON {
     struct Reader {
         var parser: JSONPlist.Parser
         let target: [String]?
+        let nulls: NullPolicy
         var path: [String] = []
         var found: SourceLocation?
+        /// Whether the value being read is an array's item (for a null's error under `omit`).
+        var inArray = false
 
-        init(bytes: [UInt8], target: [String]?) {
+        init(bytes: [UInt8], target: [String]?, nulls: NullPolicy = .default) {
             parser = JSONPlist.Parser(bytes: bytes)
             self.target = target
+            self.nulls = nulls
         }
 
         var atEnd: Bool { parser.i >= parser.bytes.count }
@@ -74,7 +79,7 @@ enum ContentJSON {
             case UInt8(ascii: "n"):
                 let start = parser.i
                 _ = try literal("null", .bool(false))
-                throw JSONPointer.nullError(path, at: here(start))
+                return try nulls.value(at: path, here(start), inArray: inArray)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
             default: throw error("expected a value (an object, array, string, number, true or false)")
             }
@@ -83,6 +88,9 @@ enum ContentJSON {
         mutating func string() throws(ReadError) -> PlistValue {
             do { return .string(try parser.parseString()) } catch { throw mapped(error) }
         }
+
+        /// Whether the text at the reading position is the literal `null`.
+        var isNullLiteral: Bool { parser.bytes[parser.i...].starts(with: "null".utf8) }
 
         mutating func literal(_ word: String, _ value: PlistValue) throws(ReadError) -> PlistValue {
             let text = Array(word.utf8)
@@ -112,6 +120,7 @@ extension ContentJSON.Reader {
         let open = parser.i
         parser.i += 1
         var dict: [String: PlistValue] = [:]
+        var omitted = Set<String>()  // keys left out for their null (nulls = "omit")
         parser.skipSpace()
         if !atEnd, byte == UInt8(ascii: "}") { parser.i += 1; return .dict(dict) }
         while true {
@@ -127,9 +136,15 @@ extension ContentJSON.Reader {
             guard !atEnd, byte == UInt8(ascii: ":") else { throw error("expected ':' after the key \"\(key)\"") }
             parser.i += 1
             parser.skipSpace()
-            guard dict[key] == nil else { throw error("the key \"\(key)\" appears twice in one object; keep one", at: keyAt) }
+            guard dict[key] == nil, !omitted.contains(key) else { throw error("the key \"\(key)\" appears twice in one object; keep one", at: keyAt) }
             path.append(key)
-            dict[key] = try value(depth: depth + 1)
+            if nulls.omitsKeys, isNullLiteral {
+                _ = try literal("null", .bool(false))
+                omitted.insert(key)
+            } else {
+                inArray = false
+                dict[key] = try value(depth: depth + 1)
+            }
             path.removeLast()
             parser.skipSpace()
             guard !atEnd else { throw error("the object opened here is never closed; add '}'", at: open) }
@@ -149,6 +164,7 @@ extension ContentJSON.Reader {
             parser.skipSpace()
             if !atEnd, byte == UInt8(ascii: "]") { throw error("a comma before ']' is not allowed in JSON; remove it") }
             path.append(String(items.count))
+            inArray = true
             items.append(try value(depth: depth + 1))
             path.removeLast()
             parser.skipSpace()

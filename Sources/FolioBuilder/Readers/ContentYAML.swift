@@ -12,20 +12,21 @@ package enum ContentYAML {
     static func expansionBudget(size: Int) -> Int { 100_000 + 4 * size }
 
     /// Reads a YAML document.
-    static func read(_ bytes: [UInt8]) throws(ReadError) -> PlistValue {
-        // The common flat shape without a node tree; Yams for everything else (and every error).
+    static func read(_ bytes: [UInt8], nulls: NullPolicy = .default) throws(ReadError) -> PlistValue {
+        // The common flat shape without a node tree (and without nulls); Yams for everything else
+        // (and every error).
         if TextPosition.firstInvalidUTF8(bytes) == nil, let simple = SimpleYAML.mapping(bytes) { return .dict(simple) }
-        return try readWithYams(bytes)
+        return try readWithYams(bytes, nulls: nulls)
     }
 
     /// Reads a YAML document through Yams alone: the general reader, which ``SimpleYAML`` is checked against.
-    package static func readWithYams(_ bytes: [UInt8]) throws(ReadError) -> PlistValue {
-        try value(of: compose(bytes), size: bytes.count)
+    package static func readWithYams(_ bytes: [UInt8], nulls: NullPolicy = .default) throws(ReadError) -> PlistValue {
+        try value(of: compose(bytes), size: bytes.count, nulls: nulls)
     }
 
     /// The value of a composed document.
-    static func value(of root: Node, size: Int) throws(ReadError) -> PlistValue {
-        var converter = YAMLConverter(budget: expansionBudget(size: size))
+    static func value(of root: Node, size: Int, nulls: NullPolicy) throws(ReadError) -> PlistValue {
+        var converter = YAMLConverter(budget: expansionBudget(size: size), nulls: nulls)
         var path: [String] = []
         return try converter.value(root, path: &path, depth: 0)
     }
@@ -125,10 +126,13 @@ struct YAMLConverter {
     /// How many more values may be made (aliases repeat values).
     var budget: Int
     let limit: Int
+    /// What a null reads as.
+    let nulls: NullPolicy
 
-    init(budget: Int) {
+    init(budget: Int, nulls: NullPolicy = .default) {
         self.budget = budget
         limit = budget
+        self.nulls = nulls
     }
 
     static func location(_ mark: Mark?) -> SourceLocation {
@@ -141,7 +145,7 @@ struct YAMLConverter {
         return tag.hasPrefix(prefix) ? "!!" + tag.dropFirst(prefix.count) : tag
     }
 
-    mutating func value(_ node: Node, path: inout [String], depth: Int) throws(ReadError) -> PlistValue {
+    mutating func value(_ node: Node, path: inout [String], depth: Int, inArray: Bool = false) throws(ReadError) -> PlistValue {
         let at = Self.location(node.mark)
         budget -= 1
         guard budget >= 0 else { throw ReadError(at, "aliases expand to more than \(limit) values; use fewer aliases") }
@@ -149,13 +153,14 @@ struct YAMLConverter {
             throw ReadError(at, "values nest deeper than \(StructuredReader.maxDepth) levels; flatten the data")
         }
         switch node {
-        case .scalar(let scalar): return try YAMLScalars.value(scalar, path: path)
+        case .scalar(let scalar) where YAMLScalars.isNull(scalar): return try nulls.value(at: path, at, inArray: inArray)
+        case .scalar(let scalar): return try YAMLScalars.value(scalar)
         case .sequence(let sequence):
             try Self.check(sequence.tag.rawValue, allowed: Tag.Name.seq.rawValue, kind: "sequence", at: at)
             var items: [PlistValue] = []
             for (index, item) in sequence.enumerated() {
                 path.append(String(index))
-                items.append(try value(item, path: &path, depth: depth + 1))
+                items.append(try value(item, path: &path, depth: depth + 1, inArray: true))
                 path.removeLast()
             }
             return .array(items)
@@ -176,6 +181,8 @@ struct YAMLConverter {
     mutating func dictionary(_ mapping: Node.Mapping, path: inout [String], depth: Int) throws(ReadError) -> [String: PlistValue] {
         var dict: [String: PlistValue] = [:]
         var merged: [String: PlistValue] = [:]
+        // Keys left out for their null (nulls = "omit"): still the mapping's own, over a merged value.
+        var omitted = Set<String>()
         for (keyNode, valueNode) in mapping {
             guard case .scalar(let key) = keyNode else {
                 let kind = keyNode.isMapping ? "mapping" : "sequence"
@@ -189,12 +196,16 @@ struct YAMLConverter {
                 }
                 continue
             }
-            guard dict[key.string] == nil else {
+            guard dict[key.string] == nil, !omitted.contains(key.string) else {
                 throw ReadError(Self.location(key.mark), "the key \"\(key.string)\" appears twice in one mapping; keep one")
+            }
+            if nulls.omitsKeys, case .scalar(let scalar) = valueNode, YAMLScalars.isNull(scalar) {
+                omitted.insert(key.string)
+                continue
             }
             dict[key.string] = try value(valueNode, path: &path, depth: depth + 1)
         }
-        return merged.merging(dict) { _, own in own }
+        return merged.filter { !omitted.contains($0.key) }.merging(dict) { _, own in own }
     }
 
     /// The mappings a merge key (`<<: *defaults`) brings in, in order of precedence.

@@ -30,8 +30,9 @@ package enum FrontMatter {
         var bodyLine: Int
     }
 
-    /// Splits a Markdown file into front matter and body; errors carry the file's own line numbers.
-    package static func split(_ bytes: [UInt8]) throws(ReadError) -> FrontMatterDocument {
+    /// Splits a Markdown file into front matter and body, reading the matter's nulls as `nulls`
+    /// says; errors carry the file's own line numbers.
+    package static func split(_ bytes: [UInt8], nulls: NullPolicy = .default) throws(ReadError) -> FrontMatterDocument {
         if let bad = TextPosition.firstInvalidUTF8(bytes) {
             throw ReadError(TextPosition.location(of: bad, in: bytes), "the file is not valid UTF-8; save it as UTF-8")
         }
@@ -41,7 +42,7 @@ package enum FrontMatter {
         }
         let matter: [String: PlistValue]
         do {
-            matter = try read(Array(fences.matter), format: fences.format)
+            matter = try read(Array(fences.matter), format: fences.format, nulls: nulls)
         } catch {
             throw ReadError(line: error.line + 1, column: error.column, message: error.message)
         }
@@ -58,13 +59,14 @@ package enum FrontMatter {
         return SourceLocation(line: found.line + 1, column: found.column)
     }
 
-    /// The matter as a mapping; blank YAML matter is an empty mapping.
-    static func read(_ matter: [UInt8], format: DataFormat) throws(ReadError) -> [String: PlistValue] {
+    /// The matter as a mapping; blank YAML matter, or a null, is an empty mapping.
+    static func read(_ matter: [UInt8], format: DataFormat, nulls: NullPolicy) throws(ReadError) -> [String: PlistValue] {
         let value: PlistValue
         if format == .yaml {
             if let simple = SimpleYAML.mapping(matter) { return simple }
             guard let root = try ContentYAML.composeIfAny(matter) else { return [:] }
-            value = try ContentYAML.value(of: root, size: matter.count)
+            if case .scalar(let scalar) = root, YAMLScalars.isNull(scalar) { return [:] }
+            value = try ContentYAML.value(of: root, size: matter.count, nulls: nulls)
         } else {
             value = try StructuredReader.read(matter, format: format)
         }

@@ -26,12 +26,12 @@ package enum SimpleYAML {
             started = true
             guard let (key, rest) = keyAndRest(bytes, line), dict[key] == nil else { return nil }
             if isBlankOrComment(bytes, rest) {
-                guard let (items, next) = blockSequence(bytes, lines, after: i, key: key) else { return nil }
+                guard let (items, next) = blockSequence(bytes, lines, after: i) else { return nil }
                 dict[key] = .array(items)
                 i = next
                 continue
             }
-            guard let value = lineValue(bytes, rest, key: key) else { return nil }
+            guard let value = lineValue(bytes, rest) else { return nil }
             dict[key] = value
             i += 1
         }
@@ -113,31 +113,31 @@ package enum SimpleYAML {
     }
 
     /// The value of `key: …` written on its line.
-    static func lineValue(_ bytes: ArraySlice<UInt8>, _ rest: Range<Int>, key: String) -> PlistValue? {
+    static func lineValue(_ bytes: ArraySlice<UInt8>, _ rest: Range<Int>) -> PlistValue? {
         let start = skipSpaces(bytes, rest.lowerBound, rest.upperBound)
         if bytes[start] == UInt8(ascii: "[") {
-            guard let (items, end) = flowSequence(bytes, start, rest.upperBound, key: key), endsLine(bytes, end, rest.upperBound) else {
+            guard let (items, end) = flowSequence(bytes, start, rest.upperBound), endsLine(bytes, end, rest.upperBound) else {
                 return nil
             }
             return .array(items)
         }
-        return lineScalar(bytes, start..<rest.upperBound, path: [key])
+        return lineScalar(bytes, start..<rest.upperBound)
     }
 
     /// A scalar that takes the rest of a line (with an optional comment).
-    static func lineScalar(_ bytes: ArraySlice<UInt8>, _ range: Range<Int>, path: [String]) -> PlistValue? {
+    static func lineScalar(_ bytes: ArraySlice<UInt8>, _ range: Range<Int>) -> PlistValue? {
         let first = bytes[range.lowerBound]
         if first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") {
             guard let (text, end) = quoted(bytes, range.lowerBound, range.upperBound), endsLine(bytes, end, range.upperBound) else { return nil }
             return .string(text)
         }
         guard let text = plain(bytes, range, flow: false) else { return nil }
-        return resolve(text.text, path: path)
+        return resolve(text.text)
     }
 
     /// The items of a block sequence under the key on line `index`, and the line after it; nil
     /// when there is none (the key's value is null) or an item is not a one-line scalar.
-    static func blockSequence(_ bytes: ArraySlice<UInt8>, _ lines: Lines, after index: Int, key: String) -> ([PlistValue], Int)? {
+    static func blockSequence(_ bytes: ArraySlice<UInt8>, _ lines: Lines, after index: Int) -> ([PlistValue], Int)? {
         var items: [PlistValue] = []
         var indent: Int?
         var j = index + 1
@@ -151,7 +151,7 @@ package enum SimpleYAML {
             indent = column
             let start = skipSpaces(bytes, dash + 1, line.upperBound)
             guard start < line.upperBound, bytes[start] != UInt8(ascii: "#"),
-                let item = lineScalar(bytes, start..<line.upperBound, path: [key, String(items.count)])
+                let item = lineScalar(bytes, start..<line.upperBound)
             else { return nil }
             items.append(item)
             j += 1
@@ -222,12 +222,11 @@ package enum SimpleYAML {
     }
 
     /// `[a, "b", 'c']` starting at `start`: its items and the index after `]`.
-    static func flowSequence(_ bytes: ArraySlice<UInt8>, _ start: Int, _ end: Int, key: String) -> ([PlistValue], Int)? {
+    static func flowSequence(_ bytes: ArraySlice<UInt8>, _ start: Int, _ end: Int) -> ([PlistValue], Int)? {
         var items: [PlistValue] = []
         var i = skipSpaces(bytes, start + 1, end)
         if i < end, bytes[i] == UInt8(ascii: "]") { return (items, i + 1) }
         while i < end {
-            let path = [key, String(items.count)]
             let item: PlistValue?
             if bytes[i] == UInt8(ascii: "\"") || bytes[i] == UInt8(ascii: "'") {
                 guard let (text, after) = quoted(bytes, i, end) else { return nil }
@@ -235,7 +234,7 @@ package enum SimpleYAML {
                 i = skipSpaces(bytes, after, end)
             } else {
                 guard let (text, after) = plain(bytes, i..<end, flow: true) else { return nil }
-                item = resolve(text, path: path)
+                item = resolve(text)
                 i = after
             }
             guard let item, i < end else { return nil }
@@ -249,9 +248,11 @@ package enum SimpleYAML {
         return nil
     }
 
-    /// A plain scalar's value by the core schema; nil where it is an error (null, an integer
-    /// beyond 64 bits), which Yams's path reports with its position.
-    static func resolve(_ text: String, path: [String]) -> PlistValue? {
-        try? YAMLScalars.plain(text, path: path, at: SourceLocation(line: 1, column: 1))
+    /// A plain scalar's value by the core schema; nil for a null (Yams's path reads it as the
+    /// file's rule says) and where it is an error (an integer beyond 64 bits), which Yams's path
+    /// reports with its position.
+    static func resolve(_ text: String) -> PlistValue? {
+        guard !YAMLScalars.nulls.contains(text) else { return nil }
+        return try? YAMLScalars.plain(text, at: SourceLocation(line: 1, column: 1))
     }
 }

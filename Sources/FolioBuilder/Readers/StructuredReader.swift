@@ -75,11 +75,11 @@ package enum StructuredReader {
         }
     }
 
-    /// Reads a whole file of structured data.
-    package static func read(_ bytes: [UInt8], format: DataFormat) throws(ReadError) -> PlistValue {
+    /// Reads a whole file of structured data; its nulls (JSON and YAML) as `nulls` says.
+    package static func read(_ bytes: [UInt8], format: DataFormat, nulls: NullPolicy = .default) throws(ReadError) -> PlistValue {
         switch format {
-        case .json: return try ContentJSON.read(bytes)
-        case .yaml: return try ContentYAML.read(bytes)
+        case .json: return try ContentJSON.read(bytes, nulls: nulls)
+        case .yaml: return try ContentYAML.read(bytes, nulls: nulls)
         case .toml: return try ContentTOML.read(bytes)
         case .plist: return try readPlist(bytes)
         }
@@ -162,11 +162,6 @@ enum JSONPointer {
     /// The pointer made of `tokens`, worded for a message ("the root" for "").
     static func describe(_ tokens: [String]) -> String {
         tokens.isEmpty ? "the root" : string(tokens)
-    }
-
-    /// The error for a null value at `tokens`.
-    static func nullError(_ tokens: [String], at location: SourceLocation) -> ReadError {
-        ReadError(location, "null at \(describe(tokens)) has no property-list form; remove the key or give a value")
     }
 }
 

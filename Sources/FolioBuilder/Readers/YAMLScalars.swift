@@ -8,8 +8,18 @@ enum YAMLScalars {
     static let trues: Set<String> = ["true", "True", "TRUE"]
     static let falses: Set<String> = ["false", "False", "FALSE"]
 
-    /// The value of `scalar` by its tag, or by its form when it is plain and untagged.
-    static func value(_ scalar: Node.Scalar, path: [String]) throws(ReadError) -> PlistValue {
+    /// Whether `scalar` is a null: plain and untagged with a null's form, or tagged `!!null`.
+    static func isNull(_ scalar: Node.Scalar) -> Bool {
+        switch scalar.tag.rawValue {
+        case "": scalar.style == .plain && nulls.contains(scalar.string)
+        case Tag.Name.null.rawValue: nulls.contains(scalar.string)
+        default: false
+        }
+    }
+
+    /// The value of `scalar` by its tag, or by its form when it is plain and untagged; a null
+    /// reads as ``PlistValue/null`` (the reader applies the file's ``NullPolicy`` before).
+    static func value(_ scalar: Node.Scalar) throws(ReadError) -> PlistValue {
         let at = YAMLConverter.location(scalar.mark)
         let text = scalar.string
         let tag = scalar.tag.rawValue
@@ -17,9 +27,11 @@ enum YAMLScalars {
             ReadError(at, "\"\(text)\" is not \(kind) as its tag \(YAMLConverter.shortTag(tag)) says; fix the value or remove the tag")
         }
         switch tag {
-        case "": return scalar.style == .plain ? try plain(text, path: path, at: at) : .string(text)
+        case "": return scalar.style == .plain ? try plain(text, at: at) : .string(text)
         case "!", Tag.Name.str.rawValue: return .string(text)
-        case Tag.Name.null.rawValue: throw JSONPointer.nullError(path, at: at)
+        case Tag.Name.null.rawValue:
+            guard nulls.contains(text) else { throw wrong("null") }
+            return .null
         case Tag.Name.bool.rawValue:
             if trues.contains(text) { return .bool(true) }
             if falses.contains(text) { return .bool(false) }
@@ -44,8 +56,8 @@ enum YAMLScalars {
     }
 
     /// A plain, untagged scalar resolved by its form.
-    static func plain(_ text: String, path: [String], at: SourceLocation) throws(ReadError) -> PlistValue {
-        if nulls.contains(text) { throw JSONPointer.nullError(path, at: at) }
+    static func plain(_ text: String, at: SourceLocation) throws(ReadError) -> PlistValue {
+        if nulls.contains(text) { return .null }
         if trues.contains(text) { return .bool(true) }
         if falses.contains(text) { return .bool(false) }
         if let v = try integer(text, at: at) { return v }

@@ -61,8 +61,11 @@ enum SchemaValue {
         }
     }
 
+    /// Whether `v` is of JSON type `type`; a null is the string `"$null"` (``PlistValue/null``),
+    /// as the readers publish it and decoders read it, so it is null and not a string.
     static func matches(_ type: JSONType, _ v: PlistValue) -> Bool {
-        switch (type, v) {
+        if v.isNull { return type == .null }
+        return switch (type, v) {
         case (.boolean, .bool), (.string, .string), (.string, .date), (.string, .data): true
         case (.integer, .int), (.integer, .uint), (.integer, .uid): true
         case (.integer, .real(let r)): r.isFinite && r == r.rounded()
@@ -72,10 +75,10 @@ enum SchemaValue {
         }
     }
 
-    /// The string a string-like value stands for.
+    /// The string a string-like value stands for; nil for a null.
     static func stringView(_ v: PlistValue) -> String? {
         switch v {
-        case .string(let s): s
+        case .string(let s): v.isNull ? nil : s
         case .data(let d): d.base64EncodedString()
         case .date(let d):
             d.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: d.timeIntervalSinceReferenceDate.rounded() != d.timeIntervalSinceReferenceDate))
@@ -158,7 +161,8 @@ enum SchemaNumber: Sendable, CustomStringConvertible {
 /// How values read in messages.
 enum SchemaText {
     static func typePhrase(_ v: PlistValue) -> String {
-        switch v {
+        if v.isNull { return "null" }
+        return switch v {
         case .bool: "a boolean"
         case .int, .uint, .uid: "an integer"
         case .real: "a number"
@@ -181,7 +185,7 @@ enum SchemaText {
         switch v {
         case .array(let a), .set(let a): "an array of \(count(a.count, "item"))"
         case .dict(let d): "an object with \(count(d.count, "property"))"
-        default: "\(typePhrase(v)) (\(render(v)))"
+        default: v.isNull ? "null" : "\(typePhrase(v)) (\(render(v)))"
         }
     }
 
@@ -193,6 +197,7 @@ enum SchemaText {
         let inner = { (x: PlistValue) in depth < 3 ? render(x, depth: depth + 1) : "…" }
         switch v {
         case .bool(let b): text = b ? "true" : "false"
+        case .string where v.isNull: text = "null"
         case .int, .uint, .uid, .real: text = SchemaNumber(v)?.description ?? "?"
         case .string, .date, .data:
             var out: [UInt8] = []

@@ -58,8 +58,9 @@ final class CacheAdmin: Sendable {
     /// Whether the request carries the configured token.
     func isAuthorized(_ request: ProxyRequest) -> Bool { authorize(request) == nil }
 
-    /// Answers an admin request.
-    func handle(_ request: ProxyRequest, store: CacheStore) -> ProxyResponse {
+    /// Answers an admin request; `origins` (each one's name, whether it is up, and why not) go
+    /// in `/.folio/status`.
+    func handle(_ request: ProxyRequest, store: CacheStore, origins: [(name: String, up: Bool, why: String?)] = []) -> ProxyResponse {
         if let refused = authorize(request) { return refused }
         let (path, query) = Self.split(request.target)
         let soft = request.headers.first(name: "folio-purge")?.lowercased() == "soft" || query["soft"] != nil
@@ -92,6 +93,7 @@ final class CacheAdmin: Sendable {
         case (.GET, "/.folio/status"):
             let usage = store.usage
             var status: [String: any Sendable] = ["entries": usage.entries, "bytes": usage.bytes, "maintenance": isMaintenance]
+            if !origins.isEmpty { status["origins"] = Self.originsJSON(origins) }
             if let disk = store.diskUsage {
                 status["diskEntries"] = disk.entries
                 status["diskBytes"] = disk.bytes
@@ -134,6 +136,22 @@ final class CacheAdmin: Sendable {
         return (String(target[..<q]), query)
     }
 
+    /// `[{"origin":"s3://b/p","up":false,"why":"403 AccessDenied: …"}, …]` (no `why` when up).
+    static func originsJSON(_ origins: [(name: String, up: Bool, why: String?)]) -> JSONText {
+        let objects: [[String: Any]] = origins.map { o in
+            var object: [String: Any] = ["origin": o.name, "up": o.up]
+            if let why = o.why { object["why"] = why }
+            return object
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("[]".utf8)
+        return JSONText(description: String(decoding: data, as: UTF8.self))
+    }
+
+    /// JSON text that goes into `json`'s object as it is.
+    struct JSONText: CustomStringConvertible, Sendable {
+        var description: String
+    }
+
     static func text(_ status: HTTPResponseStatus, _ text: String) -> ProxyResponse {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
@@ -142,7 +160,7 @@ final class CacheAdmin: Sendable {
     }
 
     static func json(_ status: HTTPResponseStatus, _ fields: [String: any Sendable]) -> ProxyResponse {
-        // Numbers and booleans only: their descriptions are JSON.
+        // Numbers, booleans and JSONText only: their descriptions are JSON.
         let body = fields.keys.sorted().map { "\"\($0)\":\(fields[$0]!)" }.joined(separator: ",")
         var r = text(status, "{\(body)}\n")
         r.headers.replaceOrAdd(name: "Content-Type", value: "application/json")

@@ -191,13 +191,13 @@ final class HTTPCache: Sendable {
             // that this tier does not fetch the purged content again from the next one.
             if purgeOrigin, CacheAdmin.isPurge(request), admin.isAuthorized(request) {
                 return purgeOrigins(request, on: loop).map { upstream in
-                    var r = self.admin.handle(request, store: self.store)
+                    var r = self.admin.handle(request, store: self.store, origins: self.pool.statuses())
                     let each = upstream.map { $0.map { String($0) } ?? "unreachable" }
                     r.headers.add(name: "Folio-Purge-Origin", value: each.joined(separator: ", "))
                     return r
                 }
             }
-            return loop.makeSucceededFuture(admin.handle(request, store: store))
+            return loop.makeSucceededFuture(admin.handle(request, store: store, origins: pool.statuses()))
         }
         if admin.isMaintenance { return loop.makeSucceededFuture(maintenanceAnswer(request)) }
         guard request.method == .GET || request.method == .HEAD else {
@@ -377,7 +377,7 @@ final class HTTPCache: Sendable {
             // forbid that (RFC 9111 §4.2.4).
             let now = self.clock()
             if !CachePolicy.forbidsStale(stored), !stored.control.noCache, !requestControl.noCache {
-                let detail = error is UntrustedOriginManifest ? "untrusted-manifest" : "origin-unreachable"
+                let detail = error is UntrustedOriginManifest ? "untrusted-manifest" : error is S3OriginRefused ? "origin-refused" : "origin-unreachable"
                 return loop.makeSucceededFuture(self.serve(stored, to: request, now: now, cacheStatus: "fwd=\(reason); detail=\(detail)"))
             }
             return loop.makeSucceededFuture(self.gatewayError(error))
@@ -686,6 +686,11 @@ final class HTTPCache: Sendable {
         }
         if let corrupt = error as? CorruptOriginObject {
             return gatewayAnswer(.badGateway, detail: "corrupt-object", "\(corrupt.description)\n")
+        }
+        if let refused = error as? S3OriginRefused {
+            // The bucket's name and the advice go to the tier's log and status, not to clients.
+            let code = refused.code.map { " " + $0 } ?? ""
+            return gatewayAnswer(.badGateway, detail: "origin-refused", "the origin refused this tier's request (\(refused.status)\(code)); the tier's log says why\n")
         }
         return Self.isTimeout(error)
             ? gatewayAnswer(.gatewayTimeout, detail: "origin-timeout", "the origin did not answer in time\n")

@@ -51,7 +51,7 @@ extension HTTPCache {
             }
             return loop.makeSucceededFuture(response)
         }.flatMapError { error in
-            pool.failed(index)
+            pool.failed(index, why: Self.failureText(error), refused: error is S3OriginRefused)
             guard !rest.isEmpty, idempotent || Self.isNotSent(error) else {
                 return refused.map { loop.makeSucceededFuture($0) } ?? loop.makeFailedFuture(error)
             }
@@ -93,26 +93,51 @@ extension HTTPCache {
     }
 
     private func forwardOnce(_ request: ProxyRequest, to origin: OriginRef, on loop: any EventLoop) -> EventLoopFuture<ProxyResponse> {
-        var headers = CacheFields.endToEnd(request.headers)
-        headers.remove(name: "host")
-        headers.remove(name: "content-length")
-        // NIOHTTP1 writes its .MSEARCH case as "MSEARCH" (swift-nio 2.8x): send the real name.
-        let method = request.method == .MSEARCH ? .RAW(value: "M-SEARCH") : request.method
+        let target = origin.pool.origins[origin.index]
         let outgoing: HTTPClient.Request
         do {
-            outgoing = try HTTPClient.Request(
-                url: origin.pool.origins[origin.index].base + request.target, method: method, headers: headers,
-                body: request.body.map { .byteBuffer($0) })
+            if let bucket = target.s3 {
+                let read = request.method == .GET || request.method == .HEAD
+                guard read, let signed = try bucket.request(request.method, target: request.target, headers: request.headers, date: Date()) else {
+                    return loop.makeSucceededFuture(S3Origin.notSent(request))
+                }
+                outgoing = signed
+            } else {
+                outgoing = try Self.plainRequest(request, base: target.base)
+            }
         } catch {
             return loop.makeFailedFuture(error)
         }
         origin.pool.sent(origin.index)
         return client.execute(request: outgoing, eventLoop: .delegate(on: loop), deadline: .now() + timeout).flatMapThrowing { r in
+            if let refused = target.s3?.refusal(status: r.status.code, body: r.body) { throw refused }
             var response = ProxyResponse(status: r.status, headers: CacheFields.endToEnd(r.headers), body: r.body)
             response.origin = origin
             try self.checkTrust(response, request)
             try Self.checkObject(response, request)
             return response
+        }
+    }
+
+    /// The request to an http or https origin: the client's, its end-to-end fields kept.
+    private static func plainRequest(_ request: ProxyRequest, base: String) throws -> HTTPClient.Request {
+        var headers = CacheFields.endToEnd(request.headers)
+        headers.remove(name: "host")
+        headers.remove(name: "content-length")
+        // NIOHTTP1 writes its .MSEARCH case as "MSEARCH" (swift-nio 2.8x): send the real name.
+        let method = request.method == .MSEARCH ? .RAW(value: "M-SEARCH") : request.method
+        return try HTTPClient.Request(url: base + request.target, method: method, headers: headers, body: request.body.map { .byteBuffer($0) })
+    }
+
+    /// Why a request to an origin failed, in a few words, for its health (`/.folio/status`, the log).
+    static func failureText(_ error: any Error) -> String {
+        switch error {
+        case let refused as S3OriginRefused: refused.reason
+        case let untrusted as UntrustedOriginManifest: "its manifest does not verify: \(untrusted.description)"
+        case let corrupt as CorruptOriginObject: corrupt.description
+        case _ where isTimeout(error): "no answer in time"
+        case _ where isNotSent(error): "cannot connect"
+        default: "the request failed: \(error)"
         }
     }
 

@@ -1,19 +1,35 @@
 import Foundation
+import Logging
 import Metrics
 import Synchronization
 
 /// One origin of a cache tier: the base URL requests are appended to (a path prefix kept, no
-/// trailing slash) and the name `Cache-Status` and the metrics give it (`host:port`).
-struct Origin: Sendable {
+/// trailing slash) and the name `Cache-Status` and the metrics give it (`host:port`); or a
+/// bucket read with signed requests, both named `s3://BUCKET/PREFIX`.
+struct Origin: Sendable, Equatable {
     let base: String
     let name: String
+    let s3: S3Origin?
 
     init(_ url: String) {
-        base = url.hasSuffix("/") ? String(url.dropLast()) : url
+        let base = url.hasSuffix("/") ? String(url.dropLast()) : url
         let parsed = URL(string: base)
         let scheme = parsed?.scheme?.lowercased() ?? "http"
         let port = parsed?.port ?? (scheme == "https" ? 443 : 80)
-        name = "\(parsed?.host ?? base):\(port)"
+        self.init(base: base, name: "\(parsed?.host ?? base):\(port)", s3: nil)
+    }
+
+    init(_ origin: TierOrigin) {
+        switch origin {
+        case .http(let url): self.init(url)
+        case .s3(let bucket): self.init(base: bucket.location.url, name: bucket.location.url, s3: bucket)
+        }
+    }
+
+    private init(base: String, name: String, s3: S3Origin?) {
+        self.base = base
+        self.name = name
+        self.s3 = s3
     }
 }
 
@@ -21,7 +37,9 @@ struct Origin: Sendable {
 /// directors keep it: an origin is down after one failed health check or one failed request
 /// (passive), and up again after `rise` good checks in a row. Requests go to the origins that
 /// are up, in the order the policy gives (the first one up, or each in turn), then to those
-/// marked down as a last resort (as nginx tries its servers again when all are down).
+/// marked down as a last resort (as nginx tries its servers again when all are down). Why an
+/// origin is down is kept, logged once when it goes down or the reason changes, and once when
+/// it is back (`OriginStatus`).
 final class OriginPool: Sendable {
     let origins: [Origin]
     let policy: OriginPolicy
@@ -35,17 +53,25 @@ final class OriginPool: Sendable {
         var etag: String?
         /// When it last answered a request or a check (seconds of uptime).
         var lastGood: Double = 0
+        /// Why it is down, or why its last request failed (nil when nothing is wrong).
+        var why: String?
     }
     private let health: Mutex<[Health]>
     private let turn = Atomic<Int>(0)
     private let counters: [OriginCounters]
 
-    init(_ urls: [String], policy: OriginPolicy = .primary, rise: Int = 2) {
-        origins = urls.map(Origin.init)
+    private let logger = Logger(label: "folio.edge")
+
+    init(_ origins: [TierOrigin], policy: OriginPolicy = .primary, rise: Int = 2) {
+        self.origins = origins.map(Origin.init)
         self.policy = policy
         self.rise = rise
-        health = Mutex(Array(repeating: Health(), count: urls.count))
-        counters = origins.map { OriginCounters(name: $0.name) }
+        health = Mutex(Array(repeating: Health(), count: origins.count))
+        counters = self.origins.map { OriginCounters(name: $0.name) }
+    }
+
+    convenience init(_ urls: [String], policy: OriginPolicy = .primary, rise: Int = 2) {
+        self.init(urls.map(TierOrigin.http), policy: policy, rise: rise)
     }
 
     /// What `old` knew of each origin this pool has too (a reload that kept it), by URL.
@@ -60,8 +86,12 @@ final class OriginPool: Sendable {
         }
     }
 
-    /// Whether there is another origin to fail over to: with one, nothing is checked or marked.
+    /// Whether there is another origin to fail over to: with one, a request marks nothing.
     var isFailover: Bool { origins.count > 1 }
+
+    /// Whether health checks run: with another origin to fail over to, or a bucket (whose
+    /// credentials can be wrong or expire while the tier runs, which its checks tell).
+    var isChecked: Bool { isFailover || origins.contains { $0.s3 != nil } }
 
     /// The `origin="host:port"` parameter of `Cache-Status` (RFC 9211 allows extensions).
     func parameter(_ index: Int?) -> String {
@@ -102,39 +132,54 @@ final class OriginPool: Sendable {
 
     static func uptime() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-    /// A request to the origin failed (connection, timeout, garbage): it is down.
-    func failed(_ index: Int) {
+    /// A request to the origin failed (connection, timeout, garbage, a bucket that refuses the
+    /// tier): it is down. A bucket's refusal (`refused`) is kept and logged even with one origin.
+    func failed(_ index: Int, why: String = "a request failed", refused: Bool = false) {
         counters[index].failures.increment()
-        guard isFailover else { return }
-        setUp(index, false) { $0.goodInRow = 0 }
+        guard isFailover || refused else { return }
+        setUp(index, false, why: why) { $0.goodInRow = 0 }
     }
 
-    /// A health check's result: a bad one marks the origin down at once, `rise` good ones in a
-    /// row bring it back. A good one may carry the manifest's ETag and version.
-    func checked(_ index: Int, good: Bool, etag: String? = nil, version: Int? = nil) {
+    /// A health check's result: a bad one marks the origin down at once (`why` says what was
+    /// wrong), `rise` good ones in a row bring it back. A good one may carry the manifest's
+    /// ETag and version.
+    func checked(_ index: Int, good: Bool, why: String = "", etag: String? = nil, version: Int? = nil) {
         counters[index].checks.increment()
         guard good else {
             counters[index].failures.increment()
-            setUp(index, false) { $0.goodInRow = 0 }
+            setUp(index, false, why: why) { $0.goodInRow = 0 }
             return
         }
-        let up = health.withLock { h in
+        let (was, up) = health.withLock { h in
+            let was = h[index].up
             h[index].goodInRow += 1
             h[index].lastGood = Self.uptime()
             if let etag { h[index].etag = etag }
             h[index].up = h[index].up || h[index].goodInRow >= rise
-            return h[index].up
+            if h[index].up { h[index].why = nil }
+            return (was, h[index].up)
         }
         if let version { counters[index].version.record(version) }
         counters[index].up.record(up ? 1 : 0)
+        if !was && up { logger.notice("origin \(origins[index].name) is up again") }
     }
 
-    private func setUp(_ index: Int, _ up: Bool, _ change: (inout Health) -> Void) {
-        health.withLock { h in
+    private func setUp(_ index: Int, _ up: Bool, why: String, _ change: (inout Health) -> Void) {
+        let was = health.withLock { h in
+            let was = h[index].up
             change(&h[index])
             h[index].up = up
+            h[index].why = up ? nil : why
+            return was
         }
         counters[index].up.record(up ? 1 : 0)
+        if was && !up { logger.warning("origin \(origins[index].name) is down: \(why)") }
+    }
+
+    /// Each origin, whether it is up, and why not (`GET /.folio/status`).
+    func statuses() -> [(name: String, up: Bool, why: String?)] {
+        let h = health.withLock { $0 }
+        return origins.indices.map { (origins[$0].name, h[$0].up, h[$0].why) }
     }
 }
 

@@ -18,15 +18,16 @@ extension HTTPCache {
         var health: OriginHealthChecker
     }
 
-    /// A reload's origins, policy and health-check interval (SIGHUP): when any differs, requests
-    /// from now on go to a new pool (an origin kept keeps what is known of its health), those in
-    /// flight finish with the old one, and the store stays as it is. Whether anything changed.
+    /// A reload's origins, policy and health-check interval (SIGHUP): when any differs (a
+    /// bucket's credentials or AWS settings too), requests from now on go to a new pool (an
+    /// origin kept keeps what is known of its health), those in flight finish with the old one,
+    /// and the store stays as it is. Whether anything changed.
     @discardableResult
-    func reconfigure(origins urls: [String], policy: OriginPolicy, healthInterval: TimeAmount) -> Bool {
+    func reconfigure(origins next: [TierOrigin], policy: OriginPolicy, healthInterval: TimeAmount) -> Bool {
         let replaced = origins.withLock { current -> (old: OriginHealthChecker, new: OriginHealthChecker)? in
-            let same = current.pool.origins.map(\.base) == urls.map { Origin($0).base }
+            let same = current.pool.origins == next.map(Origin.init)
             guard !same || current.pool.policy != policy || current.health.interval != healthInterval else { return nil }
-            let pool = OriginPool(urls, policy: policy, rise: current.pool.rise)
+            let pool = OriginPool(next, policy: policy, rise: current.pool.rise)
             pool.takeHealth(from: current.pool)
             let old = current.health
             current = Origins(pool: pool, health: OriginHealthChecker(pool: pool, client: client, interval: healthInterval))

@@ -17,7 +17,8 @@ final class LiveSettings: Sendable {
 
 /// SIGHUP with a configuration to read again (`--config`): reads it, and applies what can change
 /// without a restart (certificates, limits and timeouts, manifest lifetimes and trust keys, the
-/// tier's token, maintenance file, origins and their policy, the log level). A configuration
+/// tier's token, maintenance file, origins and their policy, an `s3://` origin's credentials
+/// and AWS settings (read again from the AWS files), the log level). A configuration
 /// that does not read, or whose certificates or token do not load, changes nothing: the old one
 /// keeps serving and the error is logged once.
 struct ConfigReloader: Sendable {
@@ -58,7 +59,8 @@ struct ConfigReloader: Sendable {
         case .cacheTier(let tier):
             admin?.update(token: token, maintenanceFile: tier.maintenanceFile)
             if cache?.reconfigure(origins: tier.origins, policy: tier.originPolicy, healthInterval: TimeAmount(tier.healthInterval)) == true {
-                logger.info("new origins take the next requests", metadata: ["origins": "\(tier.origins)", "policy": "\(tier.originPolicy.rawValue)"])
+                logger.info("new origins take the next requests", metadata: ["origins": "\(tier.origins.map(\.url))", "policy": "\(tier.originPolicy.rawValue)"])
+                S3Origin.logSigning(tier.origins, logger)
             }
         }
     }

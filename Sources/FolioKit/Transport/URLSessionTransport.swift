@@ -26,7 +26,7 @@ package final class URLSessionTransport: Transport {
         timeout = configuration.timeout
         fields = configuration.requestFields
         tasks = URLSessionTasks(authorities: configuration.certificateAuthorities.flatMap(PEM.certificates))
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = timeout.inSeconds
         let config = URLSessionConfiguration.ephemeral
         config.urlCache = nil
         config.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -141,7 +141,7 @@ final class URLSessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendab
     func start(_ task: URLSessionDataTask, maxBody: Int, timeout: Duration, continuation: CheckedContinuation<Received, any Error>) {
         let id = task.taskIdentifier
         running.withLock { $0[id] = Running(continuation: continuation, maxBody: maxBody, maxDecoded: maxBody, timeout: timeout) }
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = timeout.inSeconds
         Self.deadlines.asyncAfter(deadline: .now() + seconds) { [weak self, weak task] in
             guard let task else { return }
             self?.fail(task, TransportError.timedOut(timeout))

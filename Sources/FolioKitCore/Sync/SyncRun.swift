@@ -74,7 +74,7 @@ final class SyncRun: @unchecked Sendable {
         r.bodyBytes = counters.bodyBytes.value
         r.objectsFetched = counters.objects.value
         let d = ContinuousClock.now - start
-        r.durationMs = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+        r.durationMs = d.inMilliseconds
         return r
     }
 

@@ -53,7 +53,7 @@ package struct TransportError: Error, Sendable, CustomStringConvertible {
 
     /// `1`, `2.5`: a duration in seconds, as people write it.
     package static func seconds(_ d: Duration) -> String {
-        let ms = d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
+        let ms = d.wholeMilliseconds
         return ms % 1000 == 0 ? String(ms / 1000) : String(Double(ms) / 1000)
     }
 }

@@ -1,3 +1,6 @@
+import FolioSupport
+import Foundation
+
 /// An AWS shared credentials or config file: sections of `key = value` lines.
 ///
 /// `[name]` and `[profile name]` both name profile `name` (the config file's form, and the
@@ -64,4 +67,42 @@ package struct AWSProfileFile: Sendable, Equatable {
         guard v.count >= 2, let first = v.first, first == "\"" || first == "'", v.last == first else { return v }
         return String(v.dropFirst().dropLast())
     }
+}
+
+/// One profile of the AWS CLI's shared files, as the environment names them
+/// (`AWS_SHARED_CREDENTIALS_FILE`, `AWS_CONFIG_FILE`, `AWS_PROFILE`, else `~/.aws/…` and
+/// `default`): a setting from the credentials file first, then from the config file. Read when
+/// made, so a later load sees the files as they are then (rotated credentials included).
+struct AWSSharedFiles {
+    let profile: String
+    let credentialsPath: String
+    let configPath: String
+    private let fromCredentials: [String: String]
+    private let fromConfig: [String: String]
+
+    init(environment env: [String: String]) {
+        let home = env["HOME"] ?? NSHomeDirectory()
+        credentialsPath = env["AWS_SHARED_CREDENTIALS_FILE"] ?? home + "/.aws/credentials"
+        configPath = env["AWS_CONFIG_FILE"] ?? home + "/.aws/config"
+        profile = env["AWS_PROFILE"] ?? env["AWS_DEFAULT_PROFILE"] ?? "default"
+        fromCredentials = Self.read(credentialsPath, profile)
+        fromConfig = Self.read(configPath, profile)
+    }
+
+    /// The profile's value for `key`, the credentials file's first; nil when empty or absent.
+    func value(_ key: String) -> String? { Self.nonEmpty(fromCredentials[key]) ?? Self.nonEmpty(fromConfig[key]) }
+
+    /// Which file `value(key)` comes from, in words: "profile 'ci' of /home/u/.aws/credentials".
+    func source(of key: String) -> String? {
+        if Self.nonEmpty(fromCredentials[key]) != nil { return "profile '\(profile)' of \(credentialsPath)" }
+        if Self.nonEmpty(fromConfig[key]) != nil { return "profile '\(profile)' of \(configPath)" }
+        return nil
+    }
+
+    private static func read(_ path: String, _ name: String) -> [String: String] {
+        guard let bytes = try? FileIO.read(path) else { return [:] }
+        return AWSProfileFile(text: String(decoding: bytes, as: UTF8.self)).profiles[name] ?? [:]
+    }
+
+    private static func nonEmpty(_ s: String?) -> String? { s?.isEmpty == false ? s : nil }
 }

@@ -15,6 +15,15 @@ package struct AWSCredentials: Sendable, Equatable {
     }
 }
 
+/// Printed (in a log line, a configuration dump) without the secret or the session token.
+extension AWSCredentials: CustomStringConvertible, CustomDebugStringConvertible {
+    package var description: String {
+        "AWSCredentials(accessKeyID: \(accessKeyID), secretAccessKey: <redacted>\(sessionToken == nil ? "" : ", sessionToken: <redacted>"))"
+    }
+
+    package var debugDescription: String { description }
+}
+
 /// One request to sign: method, the path as sent (already percent-encoded), query parameters
 /// (not encoded), headers, and the payload's SHA-256 hex (or `UNSIGNED-PAYLOAD`).
 package struct SignableRequest: Sendable {
