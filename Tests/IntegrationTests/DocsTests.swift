@@ -411,6 +411,12 @@ struct DocsTests {
             #expect(block.text == region, "docs/foliokit.md:\(block.line) differs from FolioKitGuideCode.swift's region \(name)")
         }
         #expect(seen == Set(regions.keys), "every compiled region is shown in the guide")
+        // Swift elsewhere would go uncompiled: it belongs in the FolioKit guide, or in a region.
+        for file in Docs.files where file != "docs/foliokit.md" {
+            for block in try Docs.blocks(file) where block.info == "swift" {
+                Issue.record("\(file):\(block.line): a swift block outside docs/foliokit.md is not compiled by any test")
+            }
+        }
     }
 
     // MARK: - The README
