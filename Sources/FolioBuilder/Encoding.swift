@@ -154,8 +154,9 @@ package struct BrotliSetting: Sendable, Equatable {
         self.budget = budget
     }
 
-    /// The quality of each object of `sizes` (nil: no brotli variant), spending the budget in
-    /// order on the objects compressed at `quality` (those past 1 MiB get at most 5 anyway).
+    /// The quality of each object of `sizes` (nil: no new brotli variant, though one already on
+    /// disk is kept), spending the budget in order on the objects compressed at `quality`
+    /// (those past 1 MiB get at most 5 anyway).
     package func qualities(for sizes: [Int?]) -> [Int32?] {
         var left = budget ?? .max
         return sizes.map { size in
