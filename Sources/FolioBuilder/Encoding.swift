@@ -59,16 +59,14 @@ extension Steps {
     /// One that does not decode to the object (damaged on disk) is compressed again and replaced.
     package static func compress(_ artifacts: [Artifact], root: String, brotli: BrotliSetting? = .default) throws(GzipError) -> [Artifact] {
         let work = artifacts.map { a in (a.reused == nil && a.compressible ? a : nil, a.gzipStream) }
-        let qualities = brotli.map { $0.qualities(for: work.map { $0.0?.bytes.count }) } ?? Array(repeating: nil, count: work.count)
-        let compressed = Parallel.map(Array(zip(work, qualities))) { item, quality in
+        let plans = brotliPlans(work.map(\.0), root: root, brotli)
+        let compressed = Parallel.map(Array(zip(work, plans))) { item, plan in
             let (artifact, stream) = item
             guard let artifact else {
                 stream?.cancel()
                 return Result<Variants?, GzipError>.success(nil)
             }
-            return Result { () throws(GzipError) in
-                try variants(artifact, stream: stream, root: root, brotli: brotli == nil ? .none : quality.map { .compress($0) } ?? .keepOnly)
-            }
+            return Result { () throws(GzipError) in try variants(artifact, stream: stream, root: root, brotli: plan) }
         }
         var artifacts = artifacts
         for i in artifacts.indices {
@@ -81,6 +79,23 @@ extension Steps {
             artifacts[i].gzipStream = nil
         }
         return artifacts
+    }
+
+    /// Each artifact's brotli plan under `setting`. Under a budget (the default), an object
+    /// already published is not new: it keeps the variants it was published with, a damaged
+    /// `.br` alone being compressed again, and spends no budget (a rebuild that compiles it
+    /// again, its file being newer than the build cache's scan, changes no entry).
+    private static func brotliPlans(_ work: [Artifact?], root: String, _ setting: BrotliSetting?) -> [BrotliPlan] {
+        guard let setting else { return work.map { _ in .none } }
+        let published = work.map { a in
+            a.map { setting.budget != nil && FileIO.exists(PublishedLayout.path(root, PublishedLayout.object($0.sha256, ext: $0.objectExtension))) } ?? false
+        }
+        let sizes = zip(work, published).map { a, old in old ? nil : a?.bytes.count }
+        return zip(setting.qualities(for: sizes), zip(work, published)).map { quality, item in
+            let (artifact, old) = item
+            if old, let artifact { return .repair(brotliLevel(setting.quality, artifact.bytes.count)) }
+            return quality.map { .compress($0) } ?? .keepOnly
+        }
     }
 
     /// The brotli quality for `size` bytes at the build's `quality`: at most 5 past 1 MiB (a large
@@ -97,9 +112,19 @@ extension Steps {
 
     /// What an object gets of brotli: none (`--no-brotli`), a `.br` already on disk that decodes
     /// to it (past the default's budget: the variants of an object published before stay as
-    /// they are), or that or one compressed at a quality.
+    /// they are), that or one compressed at a quality when a `.br` on disk is damaged (an object
+    /// published before), or that or one compressed at a quality.
     enum BrotliPlan {
-        case none, keepOnly, compress(Int32)
+        case none, keepOnly, repair(Int32), compress(Int32)
+
+        /// The quality to compress at when no `.br` on disk decodes to the object (`damaged`: one is there).
+        func quality(damaged: Bool) -> Int32? {
+            switch self {
+            case .none, .keepOnly: nil
+            case .repair(let q): damaged ? q : nil
+            case .compress(let q): q
+            }
+        }
     }
 
     private static func variants(_ artifact: Artifact, stream: GzipChunkStream?, root: String, brotli plan: BrotliPlan) throws(GzipError) -> Variants {
@@ -120,7 +145,7 @@ extension Steps {
         let existingBr = try? FileIO.read(brPath)
         if let existingBr, (try? Brotli.decompress(existingBr, maxSize: bytes.count)) == bytes {
             v.brotli = existingBr
-        } else if case .compress(let quality) = plan {
+        } else if let quality = plan.quality(damaged: existingBr != nil) {
             v.brotli = try? Brotli.compress(bytes, quality: quality)
             v.replaceBrotli = existingBr != nil
         }

@@ -203,6 +203,10 @@ final class Site: Sendable {
         self.catalogs = catalogs
     }
 
+    /// Whether it serves `entry`'s object with the variants the entry names, verified (an
+    /// object it has that a new build gave another variant is not served as that entry says).
+    func serves(_ entry: Manifest.Entry) -> Bool { objects[entry.sha256]?.fits(entry) == true }
+
     /// Whether both serve the same manifest in every channel (a reload that changed nothing).
     func sameManifests(as other: Site) -> Bool {
         channels.count == other.channels.count && channels.allSatisfy { other.channels[$0.key]?.manifest == $0.value.manifest }

@@ -240,6 +240,29 @@ extension EdgeIntegration {
             #expect(served.status == 200 && served.body == gzip, "\(served.status)")
         }
 
+        @Test("objects the edge has that a new build gave brotli variants: the variants are sent and served")
+        func variantsAddedToObjectsServed() throws {
+            let s = try DeploySetup.make("deploy-new-variant", buildArgs: ["--no-brotli"])
+            defer { s.cleanup() }
+            #expect(try s.deploy().status == 0)
+            try s.expectServesWhole(2)
+            // The same objects, now with brotli variants. Before, the edge took the objects it
+            // had as they were, moved the manifest into place, could not load it, and kept
+            // serving version 2 over a root naming files it lacked.
+            try s.rebuild(["--brotli-quality", "11"])
+            let manifest = try Manifest(bytes: try FileIO.read(s.src + "/manifest.plist"))
+            let gained = manifest.entries.filter { $0.brotliObjectPath != nil && FileIO.exists(s.edgeRoot + "/" + $0.objectPath) }
+            try #require(!gained.isEmpty, "no object of version 2 gained a brotli variant")
+            let r = try s.deploy()
+            #expect(r.status == 0, "\(r.stderr)")
+            try s.expectServesWhole(3)
+            try s.expectSameFiles()
+            let entry = gained[0]
+            let served = try RawHTTPConnection.fetch(port: s.edge.port, "/" + entry.objectPath, headers: [("Accept-Encoding", "br")])
+            let brotli = try FileIO.read(s.src + "/" + entry.brotliObjectPath!)
+            #expect(served.status == 200 && served.body == brotli, "\(served.status)")
+        }
+
         @Test("a rollback is refused (exit 3) without --force, and deployed with it")
         func rollback() throws {
             let s = try DeploySetup.make("deploy-rollback")

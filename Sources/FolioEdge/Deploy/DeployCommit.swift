@@ -59,24 +59,32 @@ struct DeployCommit {
     }
 
     /// Every object the manifest names, and its variants, staged or in the root; each object
-    /// not already verified by the site served is read and checked against its entry.
+    /// the site served does not already serve as its entry says is read and checked against
+    /// its entry, and each of its variants has the entry's size.
     private func checkObjects(_ manifest: Manifest, channel: String) throws(DeployFailure) {
         // What the site serves it loaded whole, variants included.
-        for entry in manifest.allEntries where site.objects[entry.sha256] == nil {
-            for path in [entry.objectPath, entry.gzipObjectPath, entry.brotliObjectPath].compactMap({ $0 }) {
-                guard let file = location(path) else {
-                    throw DeployFailure(
-                        422, "\(channel)'s manifest names \(path) (for \(entry.path)), which the edge does not have and the deploy did not send")
-                }
-                guard path == entry.objectPath else { continue }
-                let bytes: [UInt8]
-                do { bytes = try FileIO.read(file) } catch { throw DeployFailure.file(error, doing: "read \(path)") }
-                let problem = entry.check(bytes)
-                if problem != .matches {
-                    throw DeployFailure(422, "\(path) is not \(entry.path) as the manifest describes it (\(problem)): rebuild and deploy again")
-                }
+        for entry in manifest.allEntries where !site.serves(entry) {
+            let object = try file(entry.objectPath, size: nil, of: entry, channel)
+            let bytes: [UInt8]
+            do { bytes = try FileIO.read(object) } catch { throw DeployFailure.file(error, doing: "read \(entry.objectPath)") }
+            let problem = entry.check(bytes)
+            if problem != .matches {
+                throw DeployFailure(422, "\(entry.objectPath) is not \(entry.path) as the manifest describes it (\(problem)): rebuild and deploy again")
             }
+            if let gz = entry.gzipObjectPath { _ = try file(gz, size: entry.gzipSize, of: entry, channel) }
+            if let br = entry.brotliObjectPath { _ = try file(br, size: entry.brSize, of: entry, channel) }
         }
+    }
+
+    /// The file of `path`, one of `entry`'s, staged or in the root, at `size` bytes when given.
+    private func file(_ path: String, size: Int?, of entry: Manifest.Entry, _ channel: String) throws(DeployFailure) -> String {
+        guard let file = location(path) else {
+            throw DeployFailure(422, "\(channel)'s manifest names \(path) (for \(entry.path)), which the edge does not have and the deploy did not send")
+        }
+        if let size, let found = FileIO.size(file), found != size {
+            throw DeployFailure(422, "\(path) is \(found) bytes, \(channel)'s manifest says \(size) (for \(entry.path)): rebuild and deploy again")
+        }
+        return file
     }
 
     /// The file for `relative`: staged, else in the root; nil when neither has it.

@@ -38,7 +38,7 @@ struct DeployRebuild {
         guard let (bytes, manifest) = try manifest(channel, &plan) else { return nil }
         let json = try derive(channel, bytes, manifest, &plan)
         var seen = Set<String>()
-        for entry in manifest.allEntries where site.objects[entry.sha256] == nil && seen.insert(entry.sha256).inserted {
+        for entry in manifest.allEntries where !site.serves(entry) && seen.insert(entry.sha256).inserted {
             try object(entry, &plan)
         }
         return ParsedManifest(bytes: bytes, manifest: manifest, json: json)
@@ -163,11 +163,11 @@ struct DeployRebuild {
             plan.rebuiltObjects += 1
             plain = sent
         }
-        if let gz = entry.gzipObjectPath, !has(gz) {
+        if let gz = entry.gzipObjectPath, !has(gz, size: entry.gzipSize) {
             let made = try? Gzip.compress(try object(entry, plain), level: PublishedCompression.gzipLevel(entry.size))
             try variant(gz, made, size: entry.gzipSize, &plan)
         }
-        if let br = entry.brotliObjectPath, !has(br) {
+        if let br = entry.brotliObjectPath, !has(br, size: entry.brSize) {
             // Quality 11 runs at about 1 MB/s: sent. Past 1 MiB the builder compresses at 5 (``PublishedCompression``).
             let quality = PublishedCompression.largeObjectBrotliQuality
             let made = entry.size > PublishedCompression.largeObject ? try? Brotli.compress(try object(entry, plain), quality: quality) : nil
@@ -209,4 +209,6 @@ struct DeployRebuild {
     /// Staged, else in the published root.
     private func file(_ relative: String) -> [UInt8]? { staged(relative) ?? (try? FileIO.read(root + "/" + relative)) }
     private func has(_ relative: String) -> Bool { isStaged(relative) || FileIO.exists(root + "/" + relative) }
+    /// Staged, or in the root at `size` bytes (a variant the new manifest gives another size is made or sent again).
+    private func has(_ relative: String, size: Int?) -> Bool { isStaged(relative) || FileIO.size(root + "/" + relative) == size }
 }

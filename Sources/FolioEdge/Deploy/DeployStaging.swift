@@ -97,8 +97,14 @@ struct DeployStaging: Sendable {
         } catch { throw DeployFailure.file(error, doing: "create the staging directory \(directory)") }
     }
 
-    /// Removes the staging directory and everything in it.
-    func remove() { try? FileManager.default.removeItem(atPath: directory) }
+    /// Removes the staging directory and everything in it. It is first renamed aside, so an
+    /// abort and an upload that ends after it (each removes the staging) never remove the same
+    /// tree at once: two removals of one tree each fail on the files the other took.
+    func remove() {
+        let aside = Self.base(root) + "/.removing-" + id + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        guard rename(directory, aside) == 0 else { return }
+        for _ in 0..<3 where FileIO.exists(aside) { try? FileManager.default.removeItem(atPath: aside) }
+    }
 
     /// Stores one arriving file: an object only when its bytes hash to its name.
     func store(_ relative: String, _ bytes: [UInt8]) throws(DeployFailure) {
