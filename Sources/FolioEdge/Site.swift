@@ -18,7 +18,7 @@ final class Representation: Sendable {
     let length: Int
     let etag: String
     /// What the heads are made of.
-    private let contentType: String
+    let contentType: String
     private let cacheControl: String
     private let lastModified: String
     private let contentLanguage: String?
@@ -191,9 +191,17 @@ final class Site: Sendable {
     let bytesInMemory: Int
     /// Localized catalogs: negotiated tables and non-canonical locale spellings.
     let catalogs: CatalogRoutes
+    /// The manifests of the version it replaced, by channel: their objects stay servable.
+    let retired: [String: Manifest]
+    /// How many entries of its manifests and of `retired` name each object; nil when the next
+    /// version must be loaded whole.
+    let refs: ObjectRefs?
+    /// Each channel's entries changed from `retired` to its manifest, when an update made it.
+    let changes: [String: EntryDiff]
 
     init(manifest: Manifest, routes: RouteTable, objects: [String: LoadedObject], channels: [String: LoadedChannel],
-         channelFailures: [ChannelFailure] = [], bytesInMemory: Int, catalogs: CatalogRoutes = CatalogRoutes()) {
+         channelFailures: [ChannelFailure] = [], bytesInMemory: Int, catalogs: CatalogRoutes = CatalogRoutes(),
+         retired: [String: Manifest] = [:], refs: ObjectRefs? = nil, changes: [String: EntryDiff] = [:]) {
         self.manifest = manifest
         self.routes = routes
         self.objects = objects
@@ -201,6 +209,9 @@ final class Site: Sendable {
         self.channelFailures = channelFailures
         self.bytesInMemory = bytesInMemory
         self.catalogs = catalogs
+        self.retired = retired
+        self.refs = refs
+        self.changes = changes
     }
 
     /// Whether it serves `entry`'s object with the variants the entry names, verified (an
@@ -210,94 +221,6 @@ final class Site: Sendable {
     /// Whether both serve the same manifest in every channel (a reload that changed nothing).
     func sameManifests(as other: Site) -> Bool {
         channels.count == other.channels.count && channels.allSatisfy { other.channels[$0.key]?.manifest == $0.value.manifest }
-    }
-}
-
-/// URL paths to resources, looked up by the request target's bytes (no String is made).
-///
-/// Open addressing over a power-of-two slot table at most half full; the keys sit in one byte
-/// array and are fixed when a version loads (a client can only look up, never add).
-struct RouteTable: Sendable {
-    private struct Entry: Sendable {
-        var hash: Int
-        var offset: Int
-        var length: Int
-    }
-
-    private var entries: [Entry] = []
-    private var values: [Resource] = []
-    private var keyBytes: [UInt8] = []
-    /// Index into `entries` plus one; 0 is an empty slot.
-    private var slots: [Int32]
-    private var mask: Int
-    private let seed = UInt64.random(in: 1...UInt64.max)
-
-    init(_ routes: [String: Resource] = [:]) {
-        var size = 8
-        while size < routes.count * 2 { size *= 2 }
-        slots = [Int32](repeating: 0, count: size)
-        mask = size - 1
-        entries.reserveCapacity(routes.count)
-        values.reserveCapacity(routes.count)
-        for (path, resource) in routes {
-            var path = path
-            path.withUTF8 { key in
-                let raw = UnsafeRawBufferPointer(key)
-                let h = hash(raw)
-                var i = h & mask
-                while slots[i] != 0 { i = (i + 1) & mask }
-                slots[i] = Int32(entries.count + 1)
-                entries.append(Entry(hash: h, offset: keyBytes.count, length: raw.count))
-                keyBytes.append(contentsOf: raw)
-                values.append(resource)
-            }
-        }
-    }
-
-    var count: Int { entries.count }
-
-    /// The same routes without `paths` (files a prune removed), in a new table.
-    func removing(_ paths: Set<String>) -> RouteTable {
-        var routes: [String: Resource] = [:]
-        routes.reserveCapacity(entries.count)
-        for (entry, value) in zip(entries, values) {
-            let path = String(decoding: keyBytes[entry.offset..<entry.offset + entry.length], as: UTF8.self)
-            if !paths.contains(path) { routes[path] = value }
-        }
-        return RouteTable(routes)
-    }
-
-    subscript(path: UnsafeRawBufferPointer) -> Resource? {
-        let h = hash(path)
-        var i = h & mask
-        return keyBytes.withUnsafeBytes { keys in
-            entries.withUnsafeBufferPointer { entries in
-                slots.withUnsafeBufferPointer { slots in
-                    while true {
-                        let s = Int(slots[i])
-                        if s == 0 { return nil }
-                        let e = entries[s - 1]
-                        if e.hash == h, e.length == path.count,
-                            e.length == 0 || memcmp(keys.baseAddress! + e.offset, path.baseAddress!, e.length) == 0
-                        {
-                            return values[s - 1]
-                        }
-                        i = (i + 1) & mask
-                    }
-                }
-            }
-        }
-    }
-
-    subscript(path: String) -> Resource? {
-        var path = path
-        return path.withUTF8 { self[UnsafeRawBufferPointer($0)] }
-    }
-
-    /// The shared word-at-a-time hash, seeded per table.
-    @inline(__always)
-    private func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        Int(truncatingIfNeeded: WordHash.hash(bytes, seed: seed))
     }
 }
 

@@ -23,6 +23,12 @@ struct SiteLoader {
     static let plistType = PublishedHeaders.plistType
     static let jsonType = PublishedHeaders.jsonType
 
+    /// The version each channel's `manifest.plist` names, made from `previous` by what changed
+    /// (``SiteUpdate``) where it can be, else loaded whole (``load(previous:parsed:)``).
+    func update(previous: Site, parsed: [String: ParsedManifest] = [:]) throws -> Site {
+        try SiteUpdate.load(self, previous: previous, parsed: parsed) ?? load(previous: previous, parsed: parsed)
+    }
+
     /// Loads the version each channel's `manifest.plist` names, reusing what `previous` already
     /// verified, and the manifests `parsed` already (a deploy's) where the bytes are the same.
     func load(previous: Site?, parsed: [String: ParsedManifest] = [:]) throws -> Site {
@@ -66,7 +72,7 @@ struct SiteLoader {
     }
 
     /// The channel's routes with its own cache hints (and the command line's manifest override).
-    private func channelRoutes(_ channel: ChannelManifest, previous: LoadedChannel?) throws -> LoadedChannel {
+    func channelRoutes(_ channel: ChannelManifest, previous: LoadedChannel?) throws -> LoadedChannel {
         let manifestCC = manifestHintOverride.applied(to: channel.manifest.cacheHint("manifest")).cacheControl
         let immutableCC = PublishedHeaders.cacheControl(.immutable, manifest: channel.manifest)
         return try ChannelRoutes(channel: channel, previous: previous, manifestCC: manifestCC, immutableCC: immutableCC).load()
@@ -88,9 +94,11 @@ struct SiteLoader {
             manifest: production.manifest, objects: objects.objects, manifestCC: manifestCC, dates: dates, previous: previous?.catalogs)
         let catalogs = content.add(to: &routes)
         let deltaBytes = channels.values.reduce(0) { $0 + $1.deltaBytes }
+        let retired = previous?.channels.mapValues(\.manifest) ?? [:]
         return Site(
             manifest: production.manifest, routes: RouteTable(routes), objects: objects.objects, channels: channels,
-            channelFailures: failures, bytesInMemory: objects.bytesInMemory + deltaBytes, catalogs: catalogs)
+            channelFailures: failures, bytesInMemory: objects.bytesInMemory + deltaBytes, catalogs: catalogs,
+            retired: retired, refs: ObjectRefs(channels.values.map(\.manifest) + retired.values))
     }
 
     /// `/objects/…` for every object any release of any channel names, and those of the

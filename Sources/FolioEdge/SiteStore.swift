@@ -108,7 +108,8 @@ actor SiteReloader {
         }
         do {
             let start = ContinuousClock.now
-            let site = try loader.load(previous: old, parsed: parsed)
+            // A configuration reload (force) changes what every route says: loaded whole.
+            let site = force ? try loader.load(previous: old, parsed: parsed) : try loader.update(previous: old, parsed: parsed)
             state = .idle(stamp)
             site.reportChannelFailures(logger: logger, metrics: metrics)
             if site.sameManifests(as: old), !force { return }

@@ -45,6 +45,31 @@ struct RouteTableTests {
         }
     }
 
+    @Test("updating adds, replaces and removes routes; a removed path comes back; the table grows and compacts")
+    func updating() {
+        var expected: [String: Resource] = [:]
+        for i in 0..<100 { expected["/objects/\(i).plist"] = Self.resource("o\(i)") }
+        var table = RouteTable(expected)
+        var rng: UInt64 = 7
+        for round in 0..<60 {
+            var changes: [String: Resource?] = [:]
+            for _ in 0..<(round % 7 == 0 ? 40 : 3) {
+                rng = rng &* 6364136223846793005 &+ 1442695040888963407
+                let path = "/objects/\(Int(rng >> 33) % 300).plist"
+                changes[path] = rng & 1 == 0 ? .some(nil) : Self.resource("r\(round)")
+            }
+            let (before, snapshot) = (table, expected)
+            table = table.updating(changes)
+            for (path, resource) in changes { expected[path] = resource }
+            // The table it was made from is unchanged (a request on the old version sees it whole).
+            #expect(before.count == snapshot.count && snapshot.allSatisfy { before[$0.key] === $0.value }, "round \(round)")
+            #expect(table.count == expected.count, "round \(round)")
+            #expect(Set(table.paths) == Set(expected.keys), "round \(round)")
+            for (path, resource) in expected { #expect(table[path] === resource, "round \(round): \(path)") }
+        }
+        #expect(table["/objects/300.plist"] == nil)
+    }
+
     @Test func emptyTable() {
         let table = RouteTable()
         #expect(table.count == 0)
