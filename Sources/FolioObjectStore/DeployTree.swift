@@ -11,11 +11,6 @@ package struct DeployTree: Sendable {
     package var files: [EdgeDeployClient.Begin.File]
     /// Production's version.
     package var version: Int
-    /// The files the manifests name under `objects/` (variants included).
-    package var objectFiles: Int
-
-    /// Every file the directory publishes.
-    package var fileCount: Int { files.count + objectFiles }
 
     package init(root: String) throws(ObjectStoreError) {
         guard FileIO.exists(PublishedLayout.path(root, PublishedLayout.manifest)) else {
@@ -23,21 +18,38 @@ package struct DeployTree: Sendable {
         }
         self.root = root
         channels = [:]
-        var objects = Set<String>()
         for name in PublishedLayout.publishedChannels(root) {
             let path = PublishedLayout.channelManifest(root, name)
             let bytes: [UInt8]
-            let manifest: Manifest
-            do {
-                bytes = try FileIO.read(path)
-                manifest = try Manifest(bytes: bytes)
-            } catch { throw ObjectStoreError(.usage, "\(path) is not a readable manifest: \(error)") }
-            channels[name] = .init(version: manifest.version, sha256: ContentHash.sha256Hex(bytes), size: bytes.count)
-            for entry in manifest.allEntries { objects.formUnion([entry.objectPath, entry.gzipObjectPath, entry.brotliObjectPath].compactMap { $0 }) }
+            do { bytes = try FileIO.read(path) } catch { throw ObjectStoreError(.usage, "\(path) is not a readable manifest: \(error)") }
+            let sha256 = ContentHash.sha256Hex(bytes)
+            channels[name] = .init(version: try Self.version(root, name, bytes, sha256: sha256), sha256: sha256, size: bytes.count)
         }
-        objectFiles = objects.count
         version = channels[Channel.production]?.version ?? 0
         files = try Self.files(root)
+    }
+
+    /// The version of `channel`'s manifest `bytes`: its head's when the head describes them (a
+    /// build writes it just before the manifest), else the manifest's, parsed.
+    private static func version(_ root: String, _ channel: String, _ bytes: [UInt8], sha256: String) throws(ObjectStoreError) -> Int {
+        let dir = PublishedLayout.channelRoot(root, channel)
+        if let head = try? DeltaHead(bytes: FileIO.read(PublishedLayout.path(dir, PublishedLayout.head))), head.sha256 == sha256 {
+            return head.version
+        }
+        do { return try Manifest(bytes: bytes).version } catch {
+            throw ObjectStoreError(.usage, "\(PublishedLayout.channelManifest(root, channel)) is not a readable manifest: \(error)")
+        }
+    }
+
+    /// The files the manifests name under `objects/` (variants included); nil when one cannot
+    /// be read. It parses every manifest, so a deploy counts them while the edge works.
+    package func objectFiles() -> Int? {
+        var objects = Set<String>()
+        for name in channels.keys {
+            guard let manifest = try? Manifest(bytes: FileIO.read(PublishedLayout.channelManifest(root, name))) else { return nil }
+            for entry in manifest.allEntries { objects.formUnion([entry.objectPath, entry.gzipObjectPath, entry.brotliObjectPath].compactMap { $0 }) }
+        }
+        return objects.count
     }
 
     /// Whether `relative` names a file of a published directory, the only files an edge may ask

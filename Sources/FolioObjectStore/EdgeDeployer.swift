@@ -49,22 +49,26 @@ package struct EdgeDeployer: Sendable {
     /// The deploy: describe, begin (the lock), send what is missing round by round, commit.
     package func run() async throws -> PublishSummary {
         let tree = try DeployTree(root: options.root)
+        // Counted for the summary while the edge works.
+        let counting = Task.detached { tree.objectFiles() ?? 0 }
         let started = try await begin(tree)
         var summary = PublishSummary(version: tree.version, previousVersion: started.current)
         guard started.upToDate != true else {
-            summary.skipped = tree.fileCount
-            progress(objectsLine(tree, uploaded: 0, rebuilt: 0))
+            let objectFiles = await counting.value
+            summary.skipped = tree.files.count + objectFiles
+            progress(objectsLine(objectFiles, uploaded: 0, rebuilt: 0))
             return summary
         }
         do {
             let objects = try await rounds(started, &summary)
-            summary.skipped = tree.fileCount - summary.uploaded - summary.rebuilt
             if options.dryRun {
                 await client.abort(started.id)
             } else {
                 summary.version = try await client.commit(started.id).version
-                progress(objectsLine(tree, uploaded: objects.uploaded, rebuilt: objects.rebuilt))
             }
+            let objectFiles = await counting.value
+            summary.skipped = tree.files.count + objectFiles - summary.uploaded - summary.rebuilt
+            if !options.dryRun { progress(objectsLine(objectFiles, uploaded: objects.uploaded, rebuilt: objects.rebuilt)) }
             return summary
         } catch {
             await client.abort(started.id)
@@ -85,8 +89,8 @@ package struct EdgeDeployer: Sendable {
     }
 
     /// `objects: 3 uploaded, 6 rebuilt by the edge, 400 already there`.
-    private func objectsLine(_ tree: DeployTree, uploaded: Int, rebuilt: Int) -> String {
-        "objects: \(uploaded) uploaded, \(rebuilt) rebuilt by the edge, \(tree.objectFiles - uploaded - rebuilt) already there"
+    private func objectsLine(_ objectFiles: Int, uploaded: Int, rebuilt: Int) -> String {
+        "objects: \(uploaded) uploaded, \(rebuilt) rebuilt by the edge, \(objectFiles - uploaded - rebuilt) already there"
     }
 
     /// Sends what the begin named, then what each plan names, until a plan names nothing or

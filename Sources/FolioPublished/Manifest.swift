@@ -369,6 +369,12 @@ package struct Manifest: Sendable, Equatable {
     package init(bytes: [UInt8]) throws(ManifestError) {
         let value: PlistValue
         do { value = try PlistValue.decode(bytes) } catch { throw ManifestError("not a property list: \(error)") }
+        try self.init(decoded: value)
+    }
+
+    /// The manifest of a file already decoded to `value`: a plain manifest, or the one inside a
+    /// ``SignedManifest``.
+    package init(decoded value: PlistValue) throws(ManifestError) {
         if let signed = try Manifest.unwrapSigned(value) {
             self = signed.manifest
             return

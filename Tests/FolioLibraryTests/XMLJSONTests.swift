@@ -477,3 +477,26 @@ struct JSONPlistTests {
         expectJSONError(.syntax, deep, line: 1)
     }
 }
+
+extension JSONPlistTests {
+    @Test("integers are written as String writes them, extremes included; keys in String order")
+    func integersAndKeyOrder() throws {
+        var values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, .max, .min, .max - 1, .min + 1]
+        var rng: UInt64 = 3
+        for _ in 0..<500 {
+            rng = rng &* 6364136223846793005 &+ 1442695040888963407
+            values.append(Int64(bitPattern: rng) >> (rng % 63))
+        }
+        for v in values {
+            #expect(try JSONPlist.encode(.int(v), pretty: false) == Array("\(v)\n".utf8))
+        }
+        for u in [UInt64.max, 0, 12_345_678_901_234_567_890] {
+            #expect(try JSONPlist.encode(.uint(u), pretty: false) == Array("\(u)\n".utf8))
+        }
+        let keys = ["b", "a", "B", "é", "e", "aa", "a b", "Z", "ß", "10", "9"]
+        let text = String(decoding: try JSONPlist.encode(.dict(Dictionary(uniqueKeysWithValues: keys.map { ($0, .int(1)) })), pretty: false), as: UTF8.self)
+        let order = keys.sorted().map { "\"\($0)\":1" }.joined(separator: ",")
+        #expect(text == "{" + order + "}\n")
+        #expect(String(decoding: try JSONPlist.encode(.string("a\"b\\c\nd\u{1}"), pretty: false), as: UTF8.self) == #""a\"b\\c\nd\u0001""# + "\n")
+    }
+}

@@ -31,7 +31,26 @@ struct DeployTreeTests {
         let listed = try #require(tree.files.first { $0.path == delta })
         #expect(listed.size == 3 && listed.sha256 == nil)  // immutable: by size
         #expect(tree.files.first { $0.path == "manifest.plist" }?.sha256 == ContentHash.sha256Hex(manifest))
-        #expect(tree.objectFiles == 2)  // a and its gzip variant
+        #expect(tree.objectFiles() == 2)  // a and its gzip variant
+    }
+
+    @Test("a channel's version is its head's when the head describes the manifest, else the manifest's")
+    func versionFromHead() throws {
+        let fixture = ChannelRootFixture()
+        defer { fixture.cleanup() }
+        let a = try fixture.object("notes/a.txt", "alpha")
+        try fixture.publish(ChannelRootFixture.manifest(3, entries: [a]))
+        try fixture.publish(ChannelRootFixture.manifest(5, channel: "beta", entries: [a]), channel: "beta")
+        // A head left by another publish (another digest) is not believed.
+        let stale = DeltaHead(
+            version: 9, sha256: String(repeating: "e", count: 64), size: 1, gzipSize: nil, deltaHistory: 0, deltasFrom: [], waypoint: nil)
+        try FileIO.writeAtomically(stale.bytes, to: fixture.root + "/channels/beta/head.plist")
+        unlink(fixture.root + "/head.plist")
+        let tree = try DeployTree(root: fixture.root)
+        #expect(tree.version == 3 && tree.channels["beta"]?.version == 5)
+        // Nor a manifest that does not parse, head or no head.
+        try FileIO.writeAtomically([0x62, 0x70], to: fixture.root + "/channels/beta/manifest.plist")
+        #expect(throws: ObjectStoreError.self) { try DeployTree(root: fixture.root) }
     }
 
     @Test("only a published directory's files may be asked for: no dot files, no way out of the root")

@@ -43,9 +43,16 @@ package struct DeltaBundle: Sendable, Equatable {
 
     /// The binary plist `bytes` with `edit` applied, re-encoded.
     package static func apply(_ edit: PlistValue, to bytes: [UInt8]) throws(DeltaError) -> [UInt8] {
+        try applied(edit, to: bytes).bytes
+    }
+
+    /// `edit` applied to the binary plist `bytes`: the result's bytes and the value they encode.
+    package static func applied(_ edit: PlistValue, to bytes: [UInt8]) throws(DeltaError) -> (bytes: [UInt8], value: PlistValue) {
         let value: PlistValue
         do { value = try BinaryPlist.decode(bytes) } catch { throw DeltaError("the source is not a binary plist: \(error)") }
-        do { return BinaryPlist.encode(try PlistPatch.apply(edit, to: value)) } catch { throw DeltaError("\(error)") }
+        let result: PlistValue
+        do { result = try PlistPatch.apply(edit, to: value) } catch { throw DeltaError("\(error)") }
+        return (BinaryPlist.encode(result), result)
     }
 
     /// The edit from the binary plist `source` to `target` when applying it gives exactly
