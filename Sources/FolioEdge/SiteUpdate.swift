@@ -172,8 +172,8 @@ struct SiteUpdate {
             let gone = previous.changes[name] ?? EntryDiff(from: previous.retired[name]?.allEntries ?? [], to: served)
             let next = EntryDiff(from: served, to: manifests[name]!.manifest.allEntries)
             step.changes[name] = next
-            step.count(gone)
-            step.count(next)
+            step.count(gone, new: false)
+            step.count(next, new: true)
             guard try step.load(next.added, loader: loader, previous: previous, created: manifests[name]!.created) else { return nil }
         }
         let kept = manifests.values.map(\.manifest) + previous.channels.values.map(\.manifest)
@@ -219,14 +219,15 @@ struct ObjectStep {
         self.refs = refs
     }
 
-    /// Moves the counts by `diff`.
-    mutating func count(_ diff: EntryDiff) {
+    /// Moves the counts by `diff`; with `new`, its added entries were not in any kept manifest
+    /// (else they were the served manifests', which the new site keeps as the replaced version's).
+    mutating func count(_ diff: EntryDiff, new: Bool) {
         for entry in diff.added {
             if let first = arriving[entry.objectPath] {
                 if first.contentType != entry.contentType { mixedTypes = true }
             } else if refs.files[entry.objectPath] == nil {
                 arriving[entry.objectPath] = entry
-            } else {
+            } else if new {
                 naming.append(entry)
             }
             refs.add(entry)

@@ -17,6 +17,14 @@ public enum JSONPlist {
         return out
     }
 
+    /// `value` pretty-printed as it is inside a document at nesting level `indent` (its first line
+    /// unindented, no final newline): an element of a larger document written in pieces.
+    package static func encode(_ value: PlistValue, indent: Int) throws(PlistError) -> [UInt8] {
+        var out: [UInt8] = []
+        try write(value, indent: indent, pretty: true, nulls: false, into: &out)
+        return out
+    }
+
     private static func write(_ value: PlistValue, indent: Int, pretty: Bool, nulls: Bool, into out: inout [UInt8]) throws(PlistError) {
         func newline(_ level: Int) {
             guard pretty else { return }

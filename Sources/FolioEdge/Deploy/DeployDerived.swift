@@ -39,8 +39,11 @@ enum DeployDerived {
     }
 
     /// The channel's derived files from its manifest's `bytes`, by name inside the channel's
-    /// directory: those `wanted` (the client has them) alone.
-    static func channelFiles(_ bytes: [UInt8], _ manifest: Manifest, wanted: (String) -> Bool) throws(DeployFailure) -> [(name: String, bytes: [UInt8])] {
+    /// directory: those `wanted` (the client has them) alone. The JSON mirror is made from
+    /// `served`'s (the mirror the edge serves and its manifest) where it can be.
+    static func channelFiles(
+        _ bytes: [UInt8], _ manifest: Manifest, served: (json: [UInt8], manifest: Manifest)? = nil, wanted: (String) -> Bool
+    ) throws(DeployFailure) -> [(name: String, bytes: [UInt8])] {
         let version = manifest.version
         var out: [(name: String, bytes: [UInt8])] = []
         func add(_ name: String, _ make: () throws -> [UInt8]?) throws(DeployFailure) {
@@ -54,7 +57,11 @@ enum DeployDerived {
         if makesManifestBrotli(size: bytes.count) {
             try add(PublishedLayout.manifestBrotli) { try Brotli.compress(bytes, quality: PublishedCompression.manifestBrotliQuality(11, size: bytes.count)) }
         }
-        try add(PublishedLayout.manifestJSON) { try JSONPlist.encode(Manifest.jsonMirror(bytes, parsed: manifest)) }
+        try add(PublishedLayout.manifestJSON) {
+            let signed = manifest.expiresAt == nil ? nil : try? SignedManifest.decode(bytes)
+            if let served, let made = ManifestJSONEdit.mirror(of: manifest, signed: signed, from: served.json, of: served.manifest) { return made }
+            return try JSONPlist.encode(Manifest.jsonMirror(manifest, signed: signed))
+        }
         try add(PublishedLayout.keyList) { manifest.expiresAt == nil ? nil : (try? SignedManifest.decode(bytes))?.keyList.bytes }
         return out
     }

@@ -108,12 +108,22 @@ struct DeployRebuild {
     /// the JSON mirror when it made one.
     private func derive(_ channel: String, _ bytes: [UInt8], _ manifest: Manifest, _ plan: inout DeployPlanned) throws(DeployFailure) -> [UInt8]? {
         let prefix = PublishedLayout.channelPrefix(channel)
-        let made = try DeployDerived.channelFiles(bytes, manifest) { name in needs.listed.contains(prefix + name) && !isStaged(prefix + name) }
+        let made = try DeployDerived.channelFiles(bytes, manifest, served: servedMirror(channel)) { name in
+            needs.listed.contains(prefix + name) && !isStaged(prefix + name)
+        }
         for (name, made) in made {
             try staging.store(prefix + name, made)
             plan.rebuilt += 1
         }
         return made.first { $0.name == PublishedLayout.manifestJSON }?.bytes
+    }
+
+    /// The JSON mirror the edge serves for `channel` and the manifest it mirrors.
+    private func servedMirror(_ channel: String) -> (json: [UInt8], manifest: Manifest)? {
+        guard let served = site.channels[channel],
+            let body = served.routes["/" + PublishedLayout.channelPrefix(channel) + PublishedLayout.manifestJSON]?.identity.body
+        else { return nil }
+        return (Array(body.readableBytesView), served.manifest)
     }
 
     /// The deltas the client has, each made from the one file of it sent (``DeployDerived/deltaSource(of:sizes:)``).
