@@ -25,7 +25,7 @@ public enum JSONPlist {
         }
         switch value {
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .int(let i): out.append(contentsOf: String(i).utf8)
+        case .int(let i): writeInteger(i, into: &out)
         case .uint(let u): out.append(contentsOf: String(u).utf8)
         case .real(let r):
             guard r.isFinite else {
@@ -48,13 +48,13 @@ public enum JSONPlist {
             out.append(UInt8(ascii: "]"))
         case .dict(let dict):
             out.append(UInt8(ascii: "{"))
-            for (i, key) in dict.keys.sorted().enumerated() {
+            for (i, pair) in dict.sorted(by: { $0.key < $1.key }).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 newline(indent + 1)
-                writeString(key, into: &out)
+                writeString(pair.key, into: &out)
                 out.append(UInt8(ascii: ":"))
                 if pretty { out.append(0x20) }
-                try write(dict[key]!, indent: indent + 1, pretty: pretty, nulls: nulls, into: &out)
+                try write(pair.value, indent: indent + 1, pretty: pretty, nulls: nulls, into: &out)
             }
             if !dict.isEmpty { newline(indent) }
             out.append(UInt8(ascii: "}"))
@@ -63,9 +63,31 @@ public enum JSONPlist {
 
     private static let hex = Array("0123456789abcdef".utf8)
 
+    /// Appends the decimal digits of `n`, as `String(n)` writes them.
+    private static func writeInteger(_ n: Int64, into out: inout [UInt8]) {
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = n.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 20 digits at most, filled from the end
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var i = buffer.count
+            repeat {
+                i -= 1
+                buffer[i] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: buffer[i...])
+        }
+    }
+
     /// Appends `s` as a JSON string literal.
     package static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escape: copied whole.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for b in s.utf8 {
             switch b {
             case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
