@@ -92,27 +92,41 @@ package struct BuildCache: Sendable {
     /// Writes the cache for the artifacts just published (only sources that compile alone) and
     /// what the build saw.
     package func save(sources: [SourceFile], artifacts: [Artifact], last: LastPublish, scannedAt: Int64) throws {
-        var bySource: [String: [Manifest.Entry]] = [:]
-        var fresh = Set<String>()
-        for a in artifacts where a.sources.count == 1 && a.cacheable {
-            var entry = a.entry
-            entry.cache = nil  // the project file's, set again on every build
-            bySource[a.sources[0], default: []].append(entry)
-            if a.reused == nil { fresh.insert(a.sources[0]) }
-        }
-        var table = RecordTable.Writer()
-        for file in sources {
-            guard let entries = bySource[file.fullPath] else { continue }
-            // A reused file's record is the one read, copied as it is (its stamp and entries are unchanged).
-            if fresh.contains(file.fullPath) || !table.copy(file.relativePath, from: records) {
-                table.append(file.relativePath, Record(stamp: file.stamp, entries: entries))
-            }
-        }
+        let table = recordTable(sources: sources, artifacts: artifacts)
         let value = PlistValue.dict([
             "key": .string(Self.format + " " + key), "scannedAt": .int(scannedAt),
             "records": .data(Data(table.bytes)), "last": last.plist,
         ])
         try FileIO.writeAtomically(BinaryPlist.encode(value), to: PublishedLayout.path(root, Self.fileName), sync: false)
+    }
+
+    /// The records of the sources that compile alone: a reused file's record is the one read,
+    /// copied as it is (its stamp and entries are unchanged); entries are made only for the others.
+    func recordTable(sources: [SourceFile], artifacts: [Artifact]) -> RecordTable.Writer {
+        // Each source's first artifact, the rest by the first's index (a source rarely has more).
+        var first: [String: Int] = [:]
+        first.reserveCapacity(artifacts.count)
+        var more: [Int: [Int]] = [:]
+        var fresh = Set<String>()
+        for i in artifacts.indices where artifacts[i].sources.count == 1 && artifacts[i].cacheable {
+            let source = artifacts[i].sources[0]
+            if let f = first[source] { more[f, default: []].append(i) } else { first[source] = i }
+            if artifacts[i].reused == nil { fresh.insert(source) }
+        }
+        var table = RecordTable.Writer()
+        table.reserve(records.byteCount)
+        for file in sources {
+            guard let f = first[file.fullPath] else { continue }
+            if fresh.contains(file.fullPath) || !table.copy(file.relativePath, from: records) {
+                let entries = ([f] + (more[f] ?? [])).map { i in
+                    var entry = artifacts[i].entry
+                    entry.cache = nil  // the project file's, set again on every build
+                    return entry
+                }
+                table.append(file.relativePath, Record(stamp: file.stamp, entries: entries))
+            }
+        }
+        return table
     }
 }
 

@@ -15,6 +15,9 @@ package struct RecordTable: Sendable {
 
     package init() {}
 
+    /// The table's size in bytes.
+    package var byteCount: Int { bytes.count }
+
     /// Indexes a table; nil when it is damaged (the cache is then ignored).
     package init?(bytes: [UInt8]) {
         self.bytes = bytes
@@ -60,6 +63,8 @@ package struct RecordTable: Sendable {
         package private(set) var bytes: [UInt8] = []
 
         package init() {}
+
+        package mutating func reserve(_ count: Int) { bytes.reserveCapacity(count) }
 
         /// Copies the record of `path` from `table`; false when it has none.
         package mutating func copy(_ path: String, from table: RecordTable) -> Bool {

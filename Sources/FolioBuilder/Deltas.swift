@@ -51,20 +51,47 @@ package struct DeltaWriter {
     /// Writes the deltas into `target` (the bytes of the new `manifest.plist`, `targetGzipSize`
     /// gzipped) and makes them durable. `objects` are the new version's object bytes by SHA-256.
     package func write(target: Manifest, targetBytes: [UInt8], targetGzipSize: Int, objects: [String: [UInt8]]) throws -> Summary {
-        let sources = recent
-        guard !sources.isEmpty else { return Summary() }
-        try FileIO.makeDirectory(deltasDir)
-        let targetSHA = ContentHash.sha256Hex(targetBytes)
-        let manifestGzip = targetGzipSize
+        let sha = ContentHash.sha256Hex(targetBytes)
+        return try write(prepare(target: target, targetBytes: targetBytes, targetSHA256: sha, objects: objects), targetGzipSize: targetGzipSize)
+    }
+
+    /// The deltas of a new version made, before they are judged against the size of its
+    /// manifest gzipped (so that they can be made while it is compressed) and written.
+    package struct Prepared: Sendable {
+        let targetSHA: String
+        /// Per source of ``recent``: the delta, its gzip variant, and the bytes (as fetched) of
+        /// the objects its edits replace; nil when there is none.
+        let made: [(plain: [UInt8], gzip: [UInt8]?, objectsReplaced: Int)?]
+    }
+
+    /// Makes the deltas into `target` (the bytes of the new `manifest.plist`, whose SHA-256 is
+    /// `targetSHA256`) with each source's ``ManifestPrints`` kept by the last builds (made again
+    /// where missing or damaged) and the target's, then keeps these versions' prints for the next.
+    package func prepare(target: Manifest, targetBytes: [UInt8], targetSHA256 targetSHA: String, objects: [String: [UInt8]]) -> Prepared {
+        guard !recent.isEmpty else { return Prepared(targetSHA: targetSHA, made: []) }
         let decoded = DecodedObjects(root: objectsRoot, objects: objects)
         let general = GeneralPath(target: target, targetBytes: targetBytes)
-        let made = Parallel.map(sources) { source in
-            delta(from: source.bytes, general: general, manifestGzip: manifestGzip, decoded: decoded)
+        let store = ManifestPrintStore(channelDir: root)
+        let target = store.prints(for: targetSHA, bytes: targetBytes)
+        let results = Parallel.map(recent) { source in
+            let prints = store.prints(for: source.sha256, bytes: source.bytes)
+            let pair = prints.flatMap { p in target.map { (source: p.prints, target: $0.prints) } }
+            return (delta(from: source.bytes, prints: pair, general: general, decoded: decoded), prints?.stored)
         }
+        store.save([target?.stored].compactMap { $0 } + results.compactMap(\.1))
+        return Prepared(targetSHA: targetSHA, made: results.map(\.0))
+    }
+
+    /// Writes the prepared deltas worth publishing against a manifest of `targetGzipSize` bytes
+    /// gzipped, with their brotli variants, and makes them durable.
+    package func write(_ prepared: Prepared, targetGzipSize: Int) throws -> Summary {
+        guard !prepared.made.isEmpty else { return Summary() }
+        try FileIO.makeDirectory(deltasDir)
+        let made = Parallel.map(prepared.made) { $0.flatMap { judged($0, manifestGzip: targetGzipSize) } }
         var pending: [(path: String, bytes: [UInt8])] = []
-        for (source, bytes) in zip(sources, made) {
+        for (source, bytes) in zip(recent, made) {
             guard let (plain, gzip, brotli) = bytes else { continue }
-            let path = PublishedLayout.path(root, PublishedLayout.delta(from: source.sha256, to: targetSHA))
+            let path = PublishedLayout.path(root, PublishedLayout.delta(from: source.sha256, to: prepared.targetSHA))
             if !FileIO.exists(path) { pending.append((path, plain)) }
             if let gzip, !FileIO.exists(path + ".gz") { pending.append((path + ".gz", gzip)) }
             if let brotli, !FileIO.exists(path + ".br") { pending.append((path + ".br", brotli)) }
@@ -72,6 +99,11 @@ package struct DeltaWriter {
         var summary = Summary()
         summary.written = made.count { $0 != nil }
         summary.bytes = made.reduce(0) { $0 + ($1.map { $0.gzip?.count ?? $0.plain.count } ?? 0) }
+        try writeDurably(pending)
+        return summary
+    }
+
+    private func writeDurably(_ pending: [(path: String, bytes: [UInt8])]) throws {
         let perFile = pending.count <= PublishSession.perFileSyncLimit
         for result in Parallel.map(pending, { file in Result { () throws(FileError) in try FileIO.writeNew(file.bytes, to: file.path, sync: perFile) } }) {
             try result.get()
@@ -80,19 +112,18 @@ package struct DeltaWriter {
             if !perFile { try FileIO.syncFileSystem(containing: deltasDir) }
             try FileIO.syncDirectory(deltasDir)
         }
-        return summary
     }
 
-    /// The delta from one source manifest file to the target, its gzip variant when smaller and
-    /// its brotli variant when smaller still; nil when there is none worth publishing.
+    /// The delta from one source manifest file to the target and its gzip variant, and the
+    /// bytes of the objects its edits replace; nil when there is none.
     private func delta(
-        from sourceBytes: [UInt8], general: GeneralPath, manifestGzip: Int, decoded: DecodedObjects
-    ) -> (plain: [UInt8], gzip: [UInt8]?, brotli: [UInt8]?)? {
-        guard let manifest = ManifestEdit.make(from: sourceBytes, to: general.targetBytes) ?? general.edit(from: sourceBytes),
+        from sourceBytes: [UInt8], prints: (source: ManifestPrints, target: ManifestPrints)?, general: GeneralPath, decoded: DecodedObjects
+    ) -> (plain: [UInt8], gzip: [UInt8]?, objectsReplaced: Int)? {
+        guard let manifest = ManifestEdit.make(from: sourceBytes, to: general.targetBytes, prints: prints) ?? general.edit(from: sourceBytes),
             manifest.sourceHistory == manifest.targetHistory
         else { return nil }
         var edits: [String: PlistValue] = [:]
-        var replaced = manifestGzip
+        var replaced = 0
         let changes = manifest.changes + Self.releaseChanges(from: sourceBytes, to: general.target, defaults: manifest.changes)
         // Assets travel whole; property lists as structural edits.
         for change in changes where !manifest.held.contains(change.target.sha256) && change.target.isPlist {
@@ -109,9 +140,17 @@ package struct DeltaWriter {
             replaced += whole
         }
         let plain = DeltaBundle(manifest: manifest.edit, objects: edits).bytes
-        let gzip = try? Gzip.compress(plain, level: 9)
+        return (plain, try? Gzip.compress(plain, level: 9), replaced)
+    }
+
+    /// A made delta with its gzip variant when smaller and its brotli variant when smaller
+    /// still; nil when, as served, it is not smaller than the manifest and the objects it replaces.
+    private func judged(
+        _ delta: (plain: [UInt8], gzip: [UInt8]?, objectsReplaced: Int), manifestGzip: Int
+    ) -> (plain: [UInt8], gzip: [UInt8]?, brotli: [UInt8]?)? {
+        let (plain, gzip) = (delta.plain, delta.gzip)
         let served = min(plain.count, gzip?.count ?? plain.count)
-        guard served < replaced else { return nil }
+        guard served < manifestGzip + delta.objectsReplaced else { return nil }
         let brotli = brotliQuality.flatMap { try? Brotli.compress(plain, quality: Steps.brotliLevel($0, plain.count)) }
         return (plain, gzip.flatMap { $0.count < plain.count ? $0 : nil }, brotli.flatMap { $0.count < served ? $0 : nil })
     }
@@ -164,9 +203,9 @@ package struct DeltaWriter {
     }
 
     /// The head for the version whose `manifest.plist` is `bytes`: the deltas into it found on
-    /// disk, from versions still under `manifests/`.
-    package func head(for manifest: Manifest, bytes: [UInt8], gzipSize: Int?) -> DeltaHead {
-        let sha = ContentHash.sha256Hex(bytes)
+    /// disk, from versions still under `manifests/`. `sha256` is that of `bytes`, when known.
+    package func head(for manifest: Manifest, bytes: [UInt8], sha256: String? = nil, gzipSize: Int?) -> DeltaHead {
+        let sha = sha256 ?? ContentHash.sha256Hex(bytes)
         let names = Set((try? FileIO.list(deltasDir)) ?? [])
         let from = recent.filter {
             names.contains(String(PublishedLayout.delta(from: $0.sha256, to: sha).dropFirst(PublishedLayout.deltas.count + 1)))
@@ -212,9 +251,10 @@ package struct DeltaWriter {
 
     /// Removes deltas that lead to versions older than the last `history` (a client reaches the
     /// current version directly or through the oldest of those, never through older ones).
-    package func prune(currentBytes: [UInt8]) {
+    /// `sha256` is that of `currentBytes`, when known.
+    package func prune(currentBytes: [UInt8], sha256: String? = nil) {
         guard let names = try? FileIO.list(deltasDir) else { return }
-        let keep = Set(recent.map(\.sha256) + [ContentHash.sha256Hex(currentBytes)])
+        let keep = Set(recent.map(\.sha256) + [sha256 ?? ContentHash.sha256Hex(currentBytes)])
         for name in names {
             let stem = name.hasSuffix(".gz") || name.hasSuffix(".br") ? String(name.dropLast(3)) : name
             guard let pair = PublishedLayout.deltaPair(ofFile: stem), !keep.contains(pair.to) else { continue }

@@ -263,20 +263,52 @@ package final class PublishSession {
         let signed = changed ? signing?.sign(manifest) : nil
         let value = manifest.plist
         let plist = changed ? (signed?.bytes ?? BinaryPlist.encode(value)) : currentBytes ?? BinaryPlist.encode(value)
-        // The level objects get: 9, and 6 past 128 KB (a 20,000-entry manifest in a third of the time).
-        let gzip = try Gzip.compress(plist, level: Steps.gzipLevel(plist.count))
-        var deltas = DeltaWriter(root: channelDir, objectsRoot: root, history: max(0, options.deltaHistory), version: manifest.version)
-        deltas.brotliQuality = brotliQuality
-        if changed {
-            if options.deltaHistory > 0 {
-                result.deltas = try deltas.write(target: manifest, targetBytes: plist, targetGzipSize: gzip.count, objects: objects)
-            }
-            try commit(manifest, plist, head: options.deltaHistory > 0 ? deltas.head(for: manifest, bytes: plist, gzipSize: gzip.count) : nil)
-        } else if objectsDirectoryDirty {
-            try syncDirectories(manifests: false)
-        }
-        try writeMirrors(manifest, plist, value: value, gzip: gzip, signed: signed, changed: changed, deltas: deltas, withHead: options.deltaHistory > 0)
+        let sha = ContentHash.sha256Hex(plist)
+        let (gzip, deltas, prepared) = try gzipAndPrepare(manifest, plist, sha, objects: objects, history: options.deltaHistory, changed: changed)
+        // The other mirrors are made while the deltas and the manifest are written (on two cores).
+        let (quality, expires) = (brotliQuality, manifest.expiresAt != nil)
+        let withHead = options.deltaHistory > 0
+        let (mirrors, written) = Parallel.both(
+            { Result { () throws(PlistError) in
+                try ManifestMirrors(value: value, plist: plist, gzipSize: gzip.count, signed: signed, expires: expires, brotliQuality: quality)
+            } },
+            { Result { () throws in try writeVersion(changed ? manifest : nil, (plist, sha), gzipSize: gzip.count, deltas, prepared, withHead: withHead) } })
+        result.deltas = try written.get()
+        try writeMirrors(manifest, (plist, sha), mirrors: try mirrors.get(), gzip: gzip, changed: changed, deltas: deltas, withHead: withHead)
         return result
+    }
+
+    /// The deltas into a changed `manifest` and the commit; for an unchanged one (nil), the
+    /// objects made durable if any was written.
+    private func writeVersion(
+        _ manifest: Manifest?, _ served: (plist: [UInt8], sha: String), gzipSize: Int, _ deltas: DeltaWriter, _ prepared: DeltaWriter.Prepared?,
+        withHead: Bool
+    ) throws -> DeltaWriter.Summary {
+        guard let manifest else {
+            if objectsDirectoryDirty { try syncDirectories(manifests: false) }
+            return DeltaWriter.Summary()
+        }
+        let summary = try prepared.map { try deltas.write($0, targetGzipSize: gzipSize) } ?? DeltaWriter.Summary()
+        let head = withHead ? deltas.head(for: manifest, bytes: served.plist, sha256: served.sha, gzipSize: gzipSize) : nil
+        try commit(manifest, served.plist, head: head)
+        return summary
+    }
+
+    /// The manifest gzipped (level 9, and 6 past 128 KB: a 20,000-entry manifest in a third of
+    /// the time) while the deltas from the last `history` versions into a `changed` one are made
+    /// (they need its size only to judge themselves); the writer also makes the head.
+    private func gzipAndPrepare(
+        _ manifest: Manifest, _ plist: [UInt8], _ sha: String, objects: [String: [UInt8]], history: Int, changed: Bool
+    ) throws -> ([UInt8], DeltaWriter, DeltaWriter.Prepared?) {
+        let (gzip, (deltas, prepared)) = Parallel.both(
+            { Result { () throws(GzipError) in try Gzip.compress(plist, level: Steps.gzipLevel(plist.count)) } },
+            { () -> (DeltaWriter, DeltaWriter.Prepared?) in
+                var deltas = DeltaWriter(root: channelDir, objectsRoot: root, history: max(0, history), version: manifest.version)
+                deltas.brotliQuality = brotliQuality
+                guard changed, history > 0 else { return (deltas, nil) }
+                return (deltas, deltas.prepare(target: manifest, targetBytes: plist, targetSHA256: sha, objects: objects))
+            })
+        return (try gzip.get(), deltas, prepared)
     }
 
     /// The counts of a publish: what changed between the current manifest and `manifest`, as an
@@ -336,25 +368,26 @@ package final class PublishSession {
 
     /// Mirrors, after the commit point: the key list (the manifest carries its own copy), gzip,
     /// brotli, JSON, and the head of an unchanged version (repaired if a build was killed before
-    /// writing it). Only a manifest with an expiry is signed: an unsigned one is not decoded again.
+    /// writing it).
     private func writeMirrors(
-        _ manifest: Manifest, _ plist: [UInt8], value: PlistValue, gzip: [UInt8], signed: SignedManifest?, changed: Bool, deltas: DeltaWriter,
+        _ manifest: Manifest, _ served: (plist: [UInt8], sha: String), mirrors: ManifestMirrors, gzip: [UInt8], changed: Bool, deltas: DeltaWriter,
         withHead: Bool
     ) throws {
-        let envelope = signed ?? (manifest.expiresAt == nil ? nil : try? SignedManifest.decode(plist))
-        if let envelope {
-            try writeMirror(envelope.keyList.bytes, to: PublishedLayout.path(channelDir, PublishedLayout.keyList))
+        let (plist, sha) = served
+        if let keyList = mirrors.keyList {
+            try writeMirror(keyList, to: PublishedLayout.path(channelDir, PublishedLayout.keyList))
         }
         let headPath = PublishedLayout.path(channelDir, PublishedLayout.head)
         if !withHead {
             unlink(headPath)
         } else if !changed {
-            try writeMirror(deltas.head(for: manifest, bytes: plist, gzipSize: gzip.count).bytes, to: headPath)
+            try writeMirror(deltas.head(for: manifest, bytes: plist, sha256: sha, gzipSize: gzip.count).bytes, to: headPath)
         }
-        deltas.prune(currentBytes: plist)
+        deltas.prune(currentBytes: plist, sha256: sha)
         try writeMirror(gzip, to: PublishedLayout.path(channelDir, PublishedLayout.manifestGzip))
-        try writeBrotliMirror(plist, gzipSize: gzip.count)
-        try writeMirror(JSONPlist.encode(Manifest.jsonMirror(value, signed: envelope)), to: PublishedLayout.path(channelDir, PublishedLayout.manifestJSON))
+        let brotliPath = PublishedLayout.path(channelDir, PublishedLayout.manifestBrotli)
+        if let brotli = mirrors.brotli { try writeMirror(brotli, to: brotliPath) } else { unlink(brotliPath) }
+        try writeMirror(mirrors.json, to: PublishedLayout.path(channelDir, PublishedLayout.manifestJSON))
     }
 
     /// Whether the mirrors of `manifest.plist` (gzip, brotli, JSON, the key list of a signed one) were
@@ -369,19 +402,6 @@ package final class PublishSession {
         // The brotli mirror is there only where smaller than the gzip one: an older one is stale.
         if let br = FileStamp.read(PublishedLayout.path(channelDir, PublishedLayout.manifestBrotli)), !current(br) { return false }
         return names.allSatisfy { name in FileStamp.read(PublishedLayout.path(channelDir, name)).map(current) ?? false }
-    }
-
-    /// `manifest.plist.br`, when brotli is on and it comes out smaller than the gzip mirror (a
-    /// manifest of many entries is mostly SHA-256 digests, where gzip often wins); removed
-    /// otherwise. Past 256 KiB the quality drops to 1: a 20,000-entry manifest in about 12 ms.
-    private func writeBrotliMirror(_ plist: [UInt8], gzipSize: Int) throws {
-        let path = PublishedLayout.path(channelDir, PublishedLayout.manifestBrotli)
-        let quality = brotliQuality.map { PublishedCompression.manifestBrotliQuality($0, size: plist.count) }
-        guard let quality, let br = try? Brotli.compress(plist, quality: quality), br.count < gzipSize else {
-            unlink(path)
-            return
-        }
-        try writeMirror(br, to: path)
     }
 
     /// Writes a derived file only when its bytes differ, so an unchanged build touches nothing.

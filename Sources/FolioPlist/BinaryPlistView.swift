@@ -117,7 +117,7 @@ package struct BinaryPlistView {
     }
 
     /// The encoded bytes of a scalar object (marker included); nil for a collection.
-    private func scalarBytes(_ ref: Int) throws(PlistError) -> UnsafeRawBufferPointer? {
+    func scalarBytes(_ ref: Int) throws(PlistError) -> UnsafeRawBufferPointer? {
         let (m, off) = try marker(ref)
         var end: Int
         switch m >> 4 {
@@ -140,7 +140,7 @@ package struct BinaryPlistView {
 
     /// Where a collection's references start and how many elements (arrays) or pairs
     /// (dictionaries) it has; nil for any other object.
-    private func layout(_ ref: Int) throws(PlistError) -> (marker: UInt8, count: Int, start: Int)? {
+    func layout(_ ref: Int) throws(PlistError) -> (marker: UInt8, count: Int, start: Int)? {
         let (m, off) = try marker(ref)
         guard m >> 4 == 0xA || m >> 4 == 0xD else { return nil }
         let (count, start) = try reader.readCount(m, at: off)

@@ -42,6 +42,14 @@ package enum ContentHash {
         Array(SHA256.hash(data: bytes))
     }
 
+    /// Appends the first `count` bytes of the SHA-256 digest of `bytes` to `out`: over the
+    /// buffer, for many small inputs (no generic call per region).
+    package static func appendSHA256(of bytes: UnsafeRawBufferPointer, prefix count: Int, to out: inout [UInt8]) {
+        var hasher = SHA256()
+        hasher.update(bufferPointer: bytes)
+        hasher.finalize().withUnsafeBytes { out.append(contentsOf: $0.prefix(count)) }
+    }
+
     /// Lowercase hex text of `bytes`.
     package static func hex(_ bytes: some Sequence<UInt8>) -> String {
         var out = [UInt8]()

@@ -62,6 +62,19 @@ struct ManifestEditTests {
             #expect(fast.held.contains(change.target.sha256) == held, sourceLocation: sourceLocation)
         }
         #expect(fast.sourceHistory == from.history && fast.targetHistory == to.history, sourceLocation: sourceLocation)
+        try checkPrinted(source, target, against: fast, sourceLocation: sourceLocation)
+    }
+
+    /// With both files' ``ManifestPrints`` the outcome is the very same as without.
+    static func checkPrinted(
+        _ source: [UInt8], _ target: [UInt8], against plain: ManifestEdit.Outcome, sourceLocation: Testing.SourceLocation
+    ) throws {
+        let prints = (source: try #require(ManifestPrints(manifest: source)), target: try #require(ManifestPrints(manifest: target)))
+        let printed = try #require(ManifestEdit.make(from: source, to: target, prints: prints), sourceLocation: sourceLocation)
+        #expect(BinaryPlist.encode(printed.edit) == BinaryPlist.encode(plain.edit), "prints change the edit", sourceLocation: sourceLocation)
+        #expect(printed.changes.map(\.target) == plain.changes.map(\.target), sourceLocation: sourceLocation)
+        #expect(printed.changes.map(\.source) == plain.changes.map(\.source), sourceLocation: sourceLocation)
+        #expect(printed.held == plain.held, sourceLocation: sourceLocation)
     }
 
     @Test("generated histories: every version against the five before it")

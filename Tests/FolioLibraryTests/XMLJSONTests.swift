@@ -1,3 +1,4 @@
+import FolioTestSupport
 import Foundation
 import Testing
 
@@ -379,6 +380,32 @@ struct JSONPlistTests {
         for r in [1e20, .leastNonzeroMagnitude, 0.1, -1e15, 123_456_789.125] {
             #expect(identical(try json(String(decoding: JSONPlist.encode(.real(r)), as: UTF8.self)), .real(r)), "\(r)")
         }
+    }
+
+    @Test("integers and strings are written as String(n) and the escapes give them")
+    func writtenForms() throws {
+        var rng = SplitMix64(seed: 0x150)
+        let ints: [Int64] = [0, 1, -1, 9, 10, -10, .max, .min, .min + 1] + (0..<200).map { _ in Int64(bitPattern: rng.next()) >> rng.int(0...63) }
+        for n in ints { #expect(try JSONPlist.encode(.int(n), pretty: false) == Array((String(n) + "\n").utf8)) }
+        let strings = ["", "plain", "é 𝄞 日", "quote \" here", "back\\slash", "line\nbreak", "\u{1}\u{1F}\t\r", "\u{7F} DEL stays"]
+        for text in strings {
+            var slow: [UInt8] = [UInt8(ascii: "\"")]
+            for b in text.utf8 {
+                switch b {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): slow += [0x5C, b]
+                case 0x0A: slow += Array("\\n".utf8)
+                case 0x0D: slow += Array("\\r".utf8)
+                case 0x09: slow += Array("\\t".utf8)
+                case 0..<0x20: slow += Array(String(format: "\\u%04x", b).utf8)
+                default: slow.append(b)
+                }
+            }
+            slow.append(UInt8(ascii: "\""))
+            #expect(try JSONPlist.encode(.string(text), pretty: false) == slow + [0x0A], "\(text)")
+            #expect(try json(String(decoding: JSONPlist.encode(.string(text)), as: UTF8.self)) == .string(text))
+        }
+        let dict: PlistValue = .dict(["b": .int(2), "a": .array([.int(-3)]), "é": .string("x"), "Z": .dict([:])])
+        #expect(String(decoding: try JSONPlist.encode(dict, pretty: false), as: UTF8.self) == #"{"Z":{},"a":[-3],"b":2,"é":"x"}"# + "\n")
     }
 
     @Test("a missing comma on line 3 is reported at line 3")

@@ -49,9 +49,13 @@ package enum ManifestEdit {
     /// The edit from the manifest file `source` to `target`; nil when they are equal, when
     /// either is not a manifest, or when anything in them is not as this writer writes it (the
     /// caller then uses the general path, ``DeltaBundle/edit(from:to:)``).
-    package static func make(from source: [UInt8], to target: [UInt8]) -> Outcome? {
+    ///
+    /// With the two files' ``ManifestPrints``, entries whose prints are equal are copied without
+    /// reading them; the edit is the same as without (prints that do not fit the files are not used).
+    package static func make(from source: [UInt8], to target: [UInt8], prints: (source: ManifestPrints, target: ManifestPrints)? = nil) -> Outcome? {
         guard source != target else { return nil }
         var builder = Builder()
+        builder.prints = prints
         let edit = try? BinaryPlistView.with(source) { (s: inout BinaryPlistView) throws(PlistError) -> PlistValue? in
             try BinaryPlistView.with(target) { (t: inout BinaryPlistView) throws(PlistError) -> PlistValue? in
                 try builder.dictionary(&s, s.top, &t, t.top)
@@ -71,6 +75,9 @@ package enum ManifestEdit {
         var sawEntries = false
         /// Set when something is not as expected; the outcome is dropped.
         var failed = false
+        var prints: (source: ManifestPrints, target: ManifestPrints)?
+        /// 0 in the files' top dictionaries, 1 in a signed manifest's inner manifest.
+        var level = 0
 
         /// The edit of a dictionary: a manifest, or the envelope of a signed one.
         mutating func dictionary(_ s: inout BinaryPlistView, _ a: Int, _ t: inout BinaryPlistView, _ b: Int) throws(PlistError) -> PlistValue? {
@@ -123,6 +130,8 @@ package enum ManifestEdit {
             let magic = Array("bplist00".utf8)
             guard x.starts(with: magic), y.starts(with: magic) else { return nil }
             var inner: PlistValue?
+            level += 1
+            defer { level -= 1 }
             try BinaryPlistView.with(x) { (s: inout BinaryPlistView) throws(PlistError) in
                 try BinaryPlistView.with(y) { (t: inout BinaryPlistView) throws(PlistError) in
                     inner = try dictionary(&s, s.top, &t, t.top)
@@ -134,36 +143,49 @@ package enum ManifestEdit {
         /// The entries arrays merged by path.
         mutating func entries(_ s: inout BinaryPlistView, _ a: Int, _ t: inout BinaryPlistView, _ b: Int) throws(PlistError) -> PlistValue? {
             let (x, y) = (try s.elements(a), try t.elements(b))
+            let known = prints.flatMap { p in
+                p.source.fit(level: level, ref: a, count: x.count) && p.target.fit(level: level, ref: b, count: y.count) ? p : nil
+            }
             var ops = PlistPatch.ArrayOps()
             var (i, j) = (0, 0)
             var changed = false
             while i < x.count || j < y.count {
-                let order = i == x.count ? 1 : j == y.count ? -1 : try Self.order(s, x[i], t, y[j])
-                if order < 0 {
-                    ops.skip(1)
-                    i += 1
-                    changed = true
-                } else if order > 0 {
-                    let new = try t.decode(y[j])
-                    ops.insert(new)
-                    note(new, old: nil)
-                    j += 1
-                    changed = true
-                } else {
-                    if try s.same(x[i], as: y[j], in: t) {
-                        ops.copy(1)
-                    } else {
-                        let (old, new) = (try s.decode(x[i]), try t.decode(y[j]))
-                        PlistPatch.substitute(old, new, into: &ops, depth: 1)
-                        note(new, old: old)
-                        changed = true
-                    }
-                    i += 1
-                    j += 1
+                if let known, i < x.count, j < y.count, known.source.same(i, as: j, of: known.target) {
+                    ops.copy(1)
+                    (i, j) = (i + 1, j + 1)
+                    continue
                 }
+                let step = try merge(&s, x, i, &t, y, j, into: &ops)
+                (i, j, changed) = (i + step.i, j + step.j, changed || step.changed)
             }
-            if changed { try markHeld(s, x) }
+            if changed { try markHeld(s, x, keys: known?.source.shaKeys) }
             return changed ? ops.finish() : nil
+        }
+
+        /// One step of the merge at source element `i` and target element `j`: how far each
+        /// moves, and whether the step changes something.
+        mutating func merge(
+            _ s: inout BinaryPlistView, _ x: [Int], _ i: Int, _ t: inout BinaryPlistView, _ y: [Int], _ j: Int, into ops: inout PlistPatch.ArrayOps
+        ) throws(PlistError) -> (i: Int, j: Int, changed: Bool) {
+            let order = i == x.count ? 1 : j == y.count ? -1 : try Self.order(s, x[i], t, y[j])
+            if order < 0 {
+                ops.skip(1)
+                return (1, 0, true)
+            }
+            if order > 0 {
+                let new = try t.decode(y[j])
+                ops.insert(new)
+                note(new, old: nil)
+                return (0, 1, true)
+            }
+            if try s.same(x[i], as: y[j], in: t) {
+                ops.copy(1)
+                return (1, 1, false)
+            }
+            let (old, new) = (try s.decode(x[i]), try t.decode(y[j]))
+            PlistPatch.substitute(old, new, into: &ops, depth: 1)
+            note(new, old: old)
+            return (1, 1, true)
         }
 
         /// Records a changed target entry and the source's entry at its path.
@@ -173,11 +195,13 @@ package enum ManifestEdit {
             changes.append(Change(target: entry, source: previous))
         }
 
-        /// Which changed entries' objects some source entry already has.
-        mutating func markHeld(_ s: BinaryPlistView, _ elements: [Int]) throws(PlistError) {
+        /// Which changed entries' objects some source entry already has. With the source's
+        /// ``ManifestPrints/shaKeys``, only the elements whose key matches are read.
+        mutating func markHeld(_ s: BinaryPlistView, _ elements: [Int], keys: [UInt64]?) throws(PlistError) {
             let wanted = Set(changes.map(\.target.sha256)).map { (text: $0, bytes: Array($0.utf8)) }
             guard !wanted.isEmpty else { return }
-            for element in elements {
+            let wantedKeys = Set(wanted.map { $0.bytes.withUnsafeBytes(ManifestPrints.shaKey) })
+            for (n, element) in elements.enumerated() where keys.map({ wantedKeys.contains($0[n]) }) ?? true {
                 guard let ref = try s.value(element, forASCIIKey: "sha256"), let sha = try s.asciiBytes(ref) else { continue }
                 for want in wanted where sha.elementsEqual(want.bytes) { held.insert(want.text) }
             }
