@@ -120,7 +120,8 @@ class Targets:
 
     def rsync(self, public):
         start = time.perf_counter()
-        run(["rsync", "-a", "--exclude=.folio-build-cache.plist", public + "/", f"rsync://127.0.0.1:{self.rsync_relay.port}/site/"])
+        # The builder's own state (dot files: the build cache, manifest prints) is not published.
+        run(["rsync", "-a", "--exclude=.folio-build-*", public + "/", f"rsync://127.0.0.1:{self.rsync_relay.port}/site/"])
         return time.perf_counter() - start, self.rsync_relay.take()
 
     def stop(self):
