@@ -48,10 +48,22 @@ struct EntryDiff: Sendable {
 /// the version it replaced) name each object file and each object, so a new version can tell
 /// which objects it adds and which it lets go from what changed alone.
 struct ObjectRefs: Sendable {
+    /// An object file: its object's SHA-256 (the entry's own string, so counting makes none) and
+    /// its extension.
+    struct File: Hashable, Sendable {
+        let sha256: String
+        let ext: String
+
+        init(_ entry: Manifest.Entry) {
+            sha256 = entry.sha256
+            ext = entry.objectExtension
+        }
+    }
+
     /// By object file (`objects/<sha256>.<ext>`).
-    private(set) var files: [String: Int] = [:]
+    private var files: [File: Int] = [:]
     /// By SHA-256.
-    private(set) var hashes: [String: Int] = [:]
+    private var hashes: [String: Int] = [:]
 
     /// The counts of every entry of `manifests`.
     init(_ manifests: [Manifest]) {
@@ -60,15 +72,21 @@ struct ObjectRefs: Sendable {
         }
     }
 
+    /// Whether some entry counted names `file`.
+    func names(_ file: File) -> Bool { files[file] != nil }
+    /// Whether some entry counted names the object `sha256`.
+    func names(sha256: String) -> Bool { hashes[sha256] != nil }
+
     mutating func add(_ entry: Manifest.Entry) {
-        files[entry.objectPath, default: 0] += 1
+        files[File(entry), default: 0] += 1
         hashes[entry.sha256, default: 0] += 1
     }
 
     mutating func remove(_ entry: Manifest.Entry) {
-        files[entry.objectPath, default: 0] -= 1
+        let file = File(entry)
+        files[file, default: 0] -= 1
         hashes[entry.sha256, default: 0] -= 1
-        if files[entry.objectPath] == 0 { files[entry.objectPath] = nil }
+        if files[file] == 0 { files[file] = nil }
         if hashes[entry.sha256] == 0 { hashes[entry.sha256] = nil }
     }
 }
@@ -204,7 +222,7 @@ struct ObjectStep {
     /// Bytes the new objects hold in memory, less those let go.
     var bytesInMemory = 0
     /// Object files an added entry names that no kept manifest named, with that entry (its content type).
-    private var arriving: [String: Manifest.Entry] = [:]
+    private var arriving: [ObjectRefs.File: Manifest.Entry] = [:]
     /// Added entries naming a file some kept manifest named already.
     private var naming: [Manifest.Entry] = []
     /// Removed entries.
@@ -223,10 +241,11 @@ struct ObjectStep {
     /// (else they were the served manifests', which the new site keeps as the replaced version's).
     mutating func count(_ diff: EntryDiff, new: Bool) {
         for entry in diff.added {
-            if let first = arriving[entry.objectPath] {
+            let file = ObjectRefs.File(entry)
+            if let first = arriving[file] {
                 if first.contentType != entry.contentType { mixedTypes = true }
-            } else if refs.files[entry.objectPath] == nil {
-                arriving[entry.objectPath] = entry
+            } else if !refs.names(file) {
+                arriving[file] = entry
             } else if new {
                 naming.append(entry)
             }
@@ -245,7 +264,7 @@ struct ObjectStep {
         guard !mixedTypes else { return false }
         for entry in naming where routes["/" + entry.objectPath].map({ $0.identity.contentType != entry.contentType }) ?? false { return false }
         let staying = departing.filter { entry in
-            refs.files[entry.objectPath] != nil && routes["/" + entry.objectPath]?.identity.contentType == entry.contentType
+            refs.names(ObjectRefs.File(entry)) && routes["/" + entry.objectPath]?.identity.contentType == entry.contentType
         }
         guard !staying.isEmpty else { return true }
         // Most edits leave one such entry (the old one, kept a version more): compared one by one.
@@ -271,7 +290,7 @@ struct ObjectStep {
 
     /// Drops the objects no kept manifest names any more.
     mutating func letGo() {
-        for entry in departing where refs.hashes[entry.sha256] == nil {
+        for entry in departing where !refs.names(sha256: entry.sha256) {
             guard let obj = objects.removeValue(forKey: entry.sha256) else { continue }
             bytesInMemory -= obj.bytesInMemory
         }
@@ -279,10 +298,10 @@ struct ObjectStep {
 
     /// The `/objects/…` routes that come and go.
     func route(into routes: inout [String: Resource?], dates: LastModifiedText, cacheControl: String) {
-        for entry in departing where refs.files[entry.objectPath] == nil { routes["/" + entry.objectPath] = .some(nil) }
-        for (file, entry) in arriving where refs.files[file] != nil {
+        for entry in departing where !refs.names(ObjectRefs.File(entry)) { routes["/" + entry.objectPath] = .some(nil) }
+        for (file, entry) in arriving where refs.names(file) {
             guard let obj = objects[entry.sha256] else { continue }
-            routes["/" + file] = SiteLoader.objectResource(
+            routes["/" + entry.objectPath] = SiteLoader.objectResource(
                 obj, cacheControl: cacheControl, lastModified: dates.text(obj.lastModified), contentType: entry.contentType)
         }
     }
