@@ -12,6 +12,9 @@ struct EntryDiff: Sendable {
     /// Entries of the new list the old one does not have (changed ones: their new form).
     var added: [Manifest.Entry] = []
 
+    /// No change.
+    static let none = EntryDiff(from: [], to: [])
+
     init(from old: [Manifest.Entry], to new: [Manifest.Entry]) {
         let shorter = min(old.count, new.count)
         var start = 0
@@ -105,6 +108,8 @@ struct SiteUpdate {
     let refs: ObjectRefs
     /// The manifests read, by channel.
     let manifests: [String: ChannelManifest]
+    /// The channels whose manifest is not the one served, by name.
+    let changed: [String]
 
     /// The update of `previous` to what `loader`'s root holds; nil when it must be loaded whole.
     static func load(_ loader: SiteLoader, previous: Site, parsed: [String: ParsedManifest]) -> Site? {
@@ -112,21 +117,24 @@ struct SiteUpdate {
         let names = PublishedLayout.publishedChannels(loader.root)
         guard Set(names) == Set(previous.channels.keys) else { return nil }
         var manifests: [String: ChannelManifest] = [:]
-        for name in names {
-            guard let read = try? read(name, loader, served: previous.channels[name]!, parsed: parsed[name]) else { return nil }
+        var changed: [String] = []
+        for name in names.sorted() {
+            guard let (read, same) = try? read(name, loader, served: previous.channels[name]!, parsed: parsed[name]) else { return nil }
             manifests[name] = read
+            if !same { changed.append(name) }
         }
-        return try? SiteUpdate(loader: loader, previous: previous, refs: refs, manifests: manifests).run()
+        return try? SiteUpdate(loader: loader, previous: previous, refs: refs, manifests: manifests, changed: changed).run()
     }
 
-    /// A channel's manifest, not parsed again when it has the bytes of the one served.
-    private static func read(_ name: String, _ loader: SiteLoader, served: LoadedChannel, parsed: ParsedManifest?) throws -> ChannelManifest {
+    /// A channel's manifest, not parsed again when it has the bytes of the one served; and
+    /// whether it has them.
+    private static func read(_ name: String, _ loader: SiteLoader, served: LoadedChannel, parsed: ParsedManifest?) throws -> (ChannelManifest, Bool) {
         let path = PublishedLayout.channelManifest(loader.root, name)
         let bytes = try FileIO.read(path)
         if let old = served.versioned[served.manifest.version], Self.same(old, bytes) {
-            return try ChannelManifest.checked(bytes, served.manifest, root: loader.root, channel: name, trust: loader.trust)
+            return (try ChannelManifest.checked(bytes, served.manifest, root: loader.root, channel: name, trust: loader.trust), true)
         }
-        return try ChannelManifest.read(root: loader.root, channel: name, trust: loader.trust, parsed: parsed)
+        return (try ChannelManifest.read(root: loader.root, channel: name, trust: loader.trust, parsed: parsed), false)
     }
 
     private static func same(_ buffer: ByteBuffer, _ bytes: [UInt8]) -> Bool {
@@ -134,21 +142,14 @@ struct SiteUpdate {
             && buffer.withUnsafeReadableBytes { a in bytes.withUnsafeBytes { b in a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
     }
 
-    /// The channels whose manifest is not the one served.
-    private var changed: [String] {
-        manifests.keys.sorted().filter { name in
-            guard let served = previous.channels[name], let bytes = served.versioned[served.manifest.version] else { return true }
-            return !Self.same(bytes, manifests[name]!.bytes)
-        }
-    }
-
     private func run() throws -> Site? {
-        let changed = self.changed
         guard !changed.isEmpty, sameHeaders() else { return nil }
         let production = manifests[Channel.production]!
-        let content = changed.contains(Channel.production) ? EntryDiff(from: previous.manifest.entries, to: production.manifest.entries) : EntryDiff(from: [], to: [])
+        let content = diff(Channel.production, defaultsOnly: true)
         guard !(content.added + content.removed).contains(where: { $0.path.hasPrefix("catalogs/") }) else { return nil }
-        guard let step = try objectChanges() else { return nil }
+        // Without releases, production's entries are its default entries: that diff serves both.
+        let releases = !(previous.manifest.releases.isEmpty && production.manifest.releases.isEmpty)
+        guard let step = try objectChanges(production: releases ? nil : content) else { return nil }
         var channels = previous.channels
         var routes: [String: Resource?] = [:]
         for name in changed {
@@ -177,10 +178,17 @@ struct SiteUpdate {
         loader.manifestHintOverride.applied(to: manifest.cacheHint("manifest")).cacheControl
     }
 
+    /// `channel`'s entries changed from the served manifest to the new one (its default entries
+    /// alone with `defaultsOnly`); none when the manifest is the one served.
+    private func diff(_ channel: String, defaultsOnly: Bool = false) -> EntryDiff {
+        guard changed.contains(channel), let served = previous.channels[channel]?.manifest, let new = manifests[channel]?.manifest else { return .none }
+        return defaultsOnly ? EntryDiff(from: served.entries, to: new.entries) : EntryDiff(from: served.allEntries, to: new.allEntries)
+    }
+
     /// The objects' counts moved from the served site's manifests (and those it replaced) to the
     /// new ones (and the served ones), the new objects loaded; nil when an object kept changes
-    /// its variants.
-    private func objectChanges() throws -> ObjectStep? {
+    /// its variants. `production` is production's diff when already made.
+    private func objectChanges(production: EntryDiff?) throws -> ObjectStep? {
         var step = ObjectStep(objects: previous.objects, refs: refs)
         // Production first, then by name: a new object's Last-Modified is the first channel's that names it.
         let others = previous.channels.keys.filter { $0 != Channel.production }.sorted()
@@ -188,7 +196,7 @@ struct SiteUpdate {
             let served = previous.channels[name]!.manifest.allEntries
             // What the served site's update changed, when it was one; else made again.
             let gone = previous.changes[name] ?? EntryDiff(from: previous.retired[name]?.allEntries ?? [], to: served)
-            let next = EntryDiff(from: served, to: manifests[name]!.manifest.allEntries)
+            let next = name == Channel.production ? production ?? diff(name) : diff(name)
             step.changes[name] = next
             step.count(gone, new: false)
             step.count(next, new: true)
