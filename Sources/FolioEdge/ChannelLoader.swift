@@ -1,6 +1,7 @@
 import FolioPlist
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 import NIOCore
 
@@ -16,8 +17,10 @@ struct ChannelManifest: Sendable {
     let bytes: [UInt8]
     /// The manifest they hold.
     let manifest: Manifest
-    /// Its JSON mirror, when a deploy made it already.
-    var json: [UInt8]? = nil
+    /// The mirrors a deploy made of it already (`manifest.plist.gz`, `.br`, `manifest.json`), by name.
+    var derived: [String: [UInt8]] = [:]
+    /// The chunks of the `manifest.plist.gz` a deploy made, when it made one.
+    var manifestGzip: GzipChunks? = nil
     /// `createdAt` in whole seconds: the Last-Modified of what this manifest publishes.
     var created: Int64 { Int64(manifest.createdAt.timeIntervalSince1970.rounded(.down)) }
 
@@ -29,7 +32,8 @@ struct ChannelManifest: Sendable {
         do { bytes = try FileIO.read(PublishedLayout.path(dir, PublishedLayout.manifest)) } catch { throw SiteLoadError("\(error)") }
         if let parsed, parsed.bytes == bytes {
             var read = try checked(bytes, parsed.manifest, root: root, channel: channel, trust: trust)
-            read.json = parsed.json
+            read.derived = parsed.derived
+            read.manifestGzip = parsed.manifestGzip
             return read
         }
         let manifest: Manifest
@@ -66,9 +70,23 @@ struct LoadedChannel: Sendable {
     let versioned: [Int: ByteBuffer]
     /// Deltas by URL path (immutable, reused across reloads).
     let deltas: [String: Resource]
+    /// The gzip variants of its manifest and JSON mirror by chunk, when known: the next version's
+    /// are made from them (a chunk whose bytes did not change is not compressed again).
+    var gzip = MirrorGzip()
+
+    /// The SHA-256 (hex) of the `manifest.plist` it serves: its strong ETag, unquoted.
+    var manifestSHA256: String? {
+        routes["/" + PublishedLayout.channelPrefix(name) + PublishedLayout.manifest].map { ETags.sha256(ofIdentity: $0.identity.etag) }
+    }
 
     /// The bytes of its deltas (held in memory).
     var deltaBytes: Int { deltas.values.reduce(0) { $0 + $1.identity.length } }
+}
+
+/// A channel's `manifest.plist.gz` and the gzip variant of its `manifest.json`, by chunk.
+struct MirrorGzip: Sendable {
+    var manifest: GzipChunks?
+    var json: GzipChunks?
 }
 
 /// A channel the edge refused at one load, and why.
@@ -94,35 +112,44 @@ struct ChannelRoutes {
 
     /// Every route of the channel.
     func load() throws -> LoadedChannel {
-        var routes = try manifestRoutes()
+        let (mirrors, gzip) = try manifestRoutes()
+        var routes = mirrors
         let versioned = versionedManifests()
-        routes.merge(try versionedRoutes(versioned)) { a, _ in a }
-        if let head = try headRoute() { routes[channel.prefix + PublishedLayout.head] = head }
+        routes.merge(try versionedRoutes(versioned, current: routes[channel.prefix + PublishedLayout.manifest])) { a, _ in a }
+        let sha256 = routes[channel.prefix + PublishedLayout.manifest].map { ETags.sha256(ofIdentity: $0.identity.etag) }
+        if let head = try headRoute(manifestSHA256: sha256) { routes[channel.prefix + PublishedLayout.head] = head }
         let deltas = try deltaRoutes()
         routes.merge(deltas) { a, _ in a }
-        return LoadedChannel(name: channel.name, manifest: channel.manifest, routes: routes, versioned: versioned, deltas: deltas)
+        return LoadedChannel(name: channel.name, manifest: channel.manifest, routes: routes, versioned: versioned, deltas: deltas, gzip: gzip)
     }
 
     /// `manifest.plist` (with the builder's brotli), `manifest.json` and, for a signed manifest,
     /// `keylist.plist`.
-    private func manifestRoutes() throws -> [String: Resource] {
+    private func manifestRoutes() throws -> ([String: Resource], MirrorGzip) {
         let (prefix, created) = (channel.prefix, channel.created)
         var routes: [String: Resource] = [:]
+        let gzipFile = PublishedLayout.path(channel.dir, PublishedLayout.manifestGzip)
+        var gzip = MirrorGzip()
+        gzip.manifest = channel.manifestGzip ?? (try? FileIO.read(gzipFile)).flatMap {
+            GzipChunks(recovering: $0, of: channel.bytes, level: PublishedCompression.gzipLevel(channel.bytes.count))
+        }
         routes[prefix + PublishedLayout.manifest] = try SiteLoader.resource(
             ByteBuffer(bytes: channel.bytes), type: SiteLoader.plistType, cacheControl: manifestCC, lastModified: created,
-            gzipFile: PublishedLayout.path(channel.dir, PublishedLayout.manifestGzip), brotliFile: PublishedLayout.path(channel.dir, PublishedLayout.manifestBrotli))
+            gzipFile: gzipFile, brotliFile: PublishedLayout.path(channel.dir, PublishedLayout.manifestBrotli),
+            made: (gzip.manifest?.member, channel.derived[PublishedLayout.manifestBrotli]))
         let json: [UInt8]
-        do { json = try channel.json ?? JSONPlist.encode(Manifest.jsonMirror(channel.bytes, parsed: channel.manifest)) } catch {
+        do { json = try channel.derived[PublishedLayout.manifestJSON] ?? JSONPlist.encode(Manifest.jsonMirror(channel.bytes, parsed: channel.manifest)) } catch {
             throw SiteLoadError("manifest has no JSON form: \(error)")
         }
+        gzip.json = try Gzip.compress(json, level: PublishedCompression.gzipLevel(json.count), reusing: previous?.gzip.json)
         routes[prefix + PublishedLayout.manifestJSON] = try SiteLoader.resource(
-            ByteBuffer(bytes: json), type: SiteLoader.jsonType, cacheControl: manifestCC, lastModified: created)
+            ByteBuffer(bytes: json), type: SiteLoader.jsonType, cacheControl: manifestCC, lastModified: created, made: (gzip.json?.member, nil))
         // The key list a signed manifest carries, also on its own for people and tools.
         if channel.manifest.expiresAt != nil, let signed = try? SignedManifest.decode(channel.bytes) {
             routes[prefix + PublishedLayout.keyList] = try SiteLoader.resource(
                 ByteBuffer(bytes: signed.keyList.bytes), type: SiteLoader.plistType, cacheControl: manifestCC, lastModified: created)
         }
-        return routes
+        return (routes, gzip)
     }
 
     /// Every manifest the channel ever published (this one, those already loaded, and the new
@@ -141,8 +168,9 @@ struct ChannelRoutes {
         return versioned
     }
 
-    /// `manifests/<v>.plist` for each versioned manifest: immutable.
-    private func versionedRoutes(_ versioned: [Int: ByteBuffer]) throws -> [String: Resource] {
+    /// `manifests/<v>.plist` for each versioned manifest: immutable. This version's has the
+    /// bytes and gzip variant of `current`, the channel's `manifest.plist`.
+    private func versionedRoutes(_ versioned: [Int: ByteBuffer], current: Resource?) throws -> [String: Resource] {
         var routes: [String: Resource] = [:]
         for (v, bytes) in versioned {
             let path = channel.prefix + PublishedLayout.versionedManifest(v)
@@ -151,7 +179,13 @@ struct ChannelRoutes {
                 routes[path] = old
                 continue
             }
-            let m = v == channel.manifest.version ? channel.manifest : try? Manifest(bytes: Array(bytes.readableBytesView))
+            if v == channel.manifest.version, let current {
+                routes[path] = Resource(
+                    identity: current.identity.with(cacheControl: immutableCC), gzip: current.gzip?.with(cacheControl: immutableCC),
+                    lastModified: current.lastModified)
+                continue
+            }
+            let m = try? Manifest(bytes: Array(bytes.readableBytesView))
             let date = m.map { Int64($0.createdAt.timeIntervalSince1970.rounded(.down)) } ?? channel.created
             // No brotli: old versions are rarely asked for, and every reload would compress them all again.
             routes[path] = try SiteLoader.resource(bytes, type: SiteLoader.plistType, cacheControl: immutableCC, lastModified: date, brotli: false)
@@ -160,9 +194,9 @@ struct ChannelRoutes {
     }
 
     /// The head, when it describes this manifest (a build writes it just before the manifest).
-    private func headRoute() throws -> Resource? {
+    private func headRoute(manifestSHA256: String?) throws -> Resource? {
         guard let bytes = try? FileIO.read(PublishedLayout.path(channel.dir, PublishedLayout.head)),
-            let head = try? DeltaHead(bytes: bytes), head.sha256 == ContentHash.sha256Hex(channel.bytes),
+            let head = try? DeltaHead(bytes: bytes), head.sha256 == manifestSHA256 ?? ContentHash.sha256Hex(channel.bytes),
             head.version == channel.manifest.version
         else { return nil }
         return try SiteLoader.resource(

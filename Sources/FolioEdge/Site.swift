@@ -56,6 +56,13 @@ final class Representation: Sendable {
         self.vary = vary
     }
 
+    /// The same bytes under another Cache-Control.
+    func with(cacheControl: String) -> Representation {
+        Representation(
+            coding: coding, body: body, filePath: filePath, length: length, etag: etag, contentType: contentType, cacheControl: cacheControl,
+            lastModified: lastModified, contentLanguage: contentLanguage, vary: vary)
+    }
+
     /// The heads, made by the first request that needs them (two racing requests may both
     /// make them; one is kept).
     private var heads: Heads {
@@ -105,6 +112,8 @@ final class Representation: Sendable {
 /// hash, so two different encodings of the same content never share a strong validator).
 enum ETags {
     static func identity(_ sha256: String) -> String { "\"\(sha256)\"" }
+    /// The SHA-256 an identity ETag names.
+    static func sha256(ofIdentity etag: String) -> String { String(etag.dropFirst().dropLast()) }
     static func gzip(_ sha256: String, gzipBytes: [UInt8]) -> String {
         "\"\(sha256)-gz\(ContentHash.sha256Hex(gzipBytes).prefix(16))\""
     }

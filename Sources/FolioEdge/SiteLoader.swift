@@ -132,11 +132,12 @@ struct SiteLoader {
     }
 
     /// A resource made from bytes the edge holds (manifests, the head, deltas), with a gzip
-    /// variant and a brotli one (the builder's `gzipFile` and `brotliFile` when they decode to
-    /// the bytes; else made at the builder's levels), each only when smaller.
+    /// variant and a brotli one (`made`'s, which the edge made of the bytes itself; else the
+    /// builder's `gzipFile` and `brotliFile` when they decode to the bytes; else made at the
+    /// builder's levels), each only when smaller.
     static func resource(
         _ bytes: ByteBuffer, type: String, cacheControl: String, lastModified: Int64, gzipFile: String? = nil, brotliFile: String? = nil,
-        brotli wantsBrotli: Bool = true
+        made: (gzip: [UInt8]?, brotli: [UInt8]?) = (nil, nil), brotli wantsBrotli: Bool = true
     ) throws -> Resource {
         let raw = Array(bytes.readableBytesView)
         let sha = ContentHash.sha256Hex(raw)
@@ -146,10 +147,10 @@ struct SiteLoader {
                 coding: coding, body: coding == .identity ? bytes : ByteBuffer(bytes: encoded), filePath: nil, length: encoded.count,
                 etag: etag, contentType: type, cacheControl: cacheControl, lastModified: date)
         }
-        let builtGzip = builderVariant(gzipFile, of: raw) { try Gzip.decompress($0, maxSize: raw.count) }
+        let builtGzip = made.gzip ?? builderVariant(gzipFile, of: raw) { try Gzip.decompress($0, maxSize: raw.count) }
         let gz = try builtGzip ?? Gzip.compress(raw, level: PublishedCompression.gzipLevel(raw.count))
         let gzip = gz.count < raw.count ? representation(.gzip, gz, etag: ETags.gzip(sha, gzipBytes: gz)) : nil
-        let built = builderVariant(brotliFile, of: raw) { try Brotli.decompress($0, maxSize: raw.count) }
+        let built = made.brotli ?? builderVariant(brotliFile, of: raw) { try Brotli.decompress($0, maxSize: raw.count) }
         var brotli: Representation?
         let quality = PublishedCompression.manifestBrotliQuality(brotliQuality, size: raw.count)
         if wantsBrotli, let br = built ?? (try? Brotli.compress(raw, quality: quality)), br.count < min(raw.count, gz.count) {

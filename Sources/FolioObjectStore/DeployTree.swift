@@ -42,14 +42,15 @@ package struct DeployTree: Sendable {
     }
 
     /// The files the manifests name under `objects/` (variants included); nil when one cannot
-    /// be read. It parses every manifest, so a deploy counts them while the edge works.
+    /// be read. It parses every manifest: a deploy takes the edge's count instead, and a dry run
+    /// counts them while the edge works.
     package func objectFiles() -> Int? {
-        var objects = Set<String>()
+        var manifests: [Manifest] = []
         for name in channels.keys {
             guard let manifest = try? Manifest(bytes: FileIO.read(PublishedLayout.channelManifest(root, name))) else { return nil }
-            for entry in manifest.allEntries { objects.formUnion([entry.objectPath, entry.gzipObjectPath, entry.brotliObjectPath].compactMap { $0 }) }
+            manifests.append(manifest)
         }
-        return objects.count
+        return Manifest.objectFiles(manifests)
     }
 
     /// Whether `relative` names a file of a published directory, the only files an edge may ask

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FolioPublished
 import FolioSupport
 import FolioToolSupport
 import Foundation
@@ -10,7 +11,7 @@ import NIOSSL
 /// the bearer token; each refusal becomes an ``ObjectStoreError`` carrying the edge's message.
 package final class EdgeDeployClient: Sendable {
     /// The deploy protocol this client speaks (the edge's `DeployBegin.protocolVersion`).
-    package static let protocolVersion = 2
+    package static let protocolVersion = 3
 
     /// What the edge answers a begin: the deploy's id and the files it lacks.
     package struct Started: Codable, Sendable {
@@ -21,6 +22,8 @@ package final class EdgeDeployClient: Sendable {
         package var current: Int
         /// The edge serves the directory as it is: nothing to send, no deploy begun.
         package var upToDate: Bool?
+        /// When up to date: the object files (variants included) the manifests name.
+        package var objects: Int?
     }
 
     /// What the edge answers a plan: what it still lacks after rebuilding what it could.
@@ -36,6 +39,8 @@ package final class EdgeDeployClient: Sendable {
     package struct Committed: Codable, Sendable {
         package var version: Int
         package var previous: Int
+        /// The object files (variants included) the manifests now served name.
+        package var objects: Int?
     }
 
     /// A channel's `manifest.plist` as a begin names it.
@@ -109,6 +114,11 @@ package final class EdgeDeployClient: Sendable {
 
     package func put(_ id: String, _ relative: String, _ bytes: [UInt8]) async throws {
         _ = try await send("PUT", "/\(id)/\(relative)", body: bytes, what: "upload \(relative)")
+    }
+
+    /// Uploads several files in one request (``DeployFileBatch``).
+    package func put(_ id: String, batch files: [(relative: String, bytes: [UInt8])]) async throws {
+        _ = try await send("POST", "/\(id)/files", body: DeployFileBatch.encode(files), what: "upload \(files.count) files")
     }
 
     package func plan(_ id: String) async throws -> Planned {

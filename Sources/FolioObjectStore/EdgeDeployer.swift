@@ -49,28 +49,32 @@ package struct EdgeDeployer: Sendable {
     /// The deploy: describe, begin (the lock), send what is missing round by round, commit.
     package func run() async throws -> PublishSummary {
         let tree = try DeployTree(root: options.root)
-        // Counted for the summary while the edge works.
-        let counting = Task.detached { tree.objectFiles() ?? 0 }
         let started = try await begin(tree)
         var summary = PublishSummary(version: tree.version, previousVersion: started.current)
         guard started.upToDate != true else {
-            let objectFiles = await counting.value
+            let objectFiles = started.objects ?? tree.objectFiles() ?? 0
             summary.skipped = tree.files.count + objectFiles
             progress(objectsLine(objectFiles, uploaded: 0, rebuilt: 0))
             return summary
         }
+        // A dry run commits nothing, so no edge counts the objects: counted here meanwhile.
+        let counting = options.dryRun ? Task.detached { tree.objectFiles() ?? 0 } : nil
         do {
             let objects = try await rounds(started, &summary)
-            if options.dryRun {
+            var objectFiles: Int
+            if let counting {
                 await client.abort(started.id)
+                objectFiles = await counting.value
             } else {
-                summary.version = try await client.commit(started.id).version
+                let committed = try await client.commit(started.id)
+                summary.version = committed.version
+                objectFiles = committed.objects ?? tree.objectFiles() ?? 0
+                progress(objectsLine(objectFiles, uploaded: objects.uploaded, rebuilt: objects.rebuilt))
             }
-            let objectFiles = await counting.value
             summary.skipped = tree.files.count + objectFiles - summary.uploaded - summary.rebuilt
-            if !options.dryRun { progress(objectsLine(objectFiles, uploaded: objects.uploaded, rebuilt: objects.rebuilt)) }
             return summary
         } catch {
+            counting?.cancel()
             await client.abort(started.id)
             throw error
         }
@@ -141,18 +145,42 @@ package struct EdgeDeployer: Sendable {
     /// The size of the published file at `relative` (0 when it cannot be read: its upload says why).
     private func size(_ relative: String) -> Int { FileIO.size(PublishedLayout.path(options.root, relative)) ?? 0 }
 
-    /// Uploads `paths`, `concurrency` at a time; the first failure cancels the rest.
+    /// Uploads `paths` in batches of small files (``DeployFileBatch``) and large files alone,
+    /// `concurrency` requests at a time; the first failure cancels the rest.
     private func upload(_ paths: [String], id: String) async throws {
-        try await forEachConcurrently(paths, limit: options.concurrency) { path in try await self.upload(path, id: id) }
+        try await forEachConcurrently(batches(paths), limit: options.concurrency) { batch in
+            let files = try batch.map { relative in (relative, try self.read(relative)) }
+            if files.count == 1 {
+                try await self.client.put(id, files[0].0, files[0].1)
+            } else {
+                try await self.client.put(id, batch: files)
+            }
+        }
     }
 
-    private func upload(_ relative: String, id: String) async throws {
+    /// `paths` grouped, in order, into batches of at most ``DeployFileBatch/maxFiles`` files and
+    /// ``DeployFileBatch/maxBytes`` bytes (a larger file goes alone).
+    func batches(_ paths: [String]) -> [[String]] {
+        var batches: [[String]] = []
+        var bytes = 0
+        for path in paths {
+            let size = size(path)
+            if batches.isEmpty || batches[batches.count - 1].count >= DeployFileBatch.maxFiles || bytes + size > DeployFileBatch.maxBytes {
+                batches.append([])
+                bytes = 0
+            }
+            batches[batches.count - 1].append(path)
+            bytes += size
+        }
+        return batches
+    }
+
+    /// The bytes of the published file at `relative`, one the edge may ask for.
+    private func read(_ relative: String) throws -> [UInt8] {
         guard DeployTree.isPublishedPath(relative) else {
             throw ObjectStoreError(.store, "the edge asked for \(relative), which is not a file of a published directory: is it a folio-edge?")
         }
         let path = PublishedLayout.path(options.root, relative)
-        let bytes: [UInt8]
-        do { bytes = try FileIO.read(path) } catch { throw ObjectStoreError(.usage, "cannot read \(path): \(error)") }
-        try await client.put(id, relative, bytes)
+        do { return try FileIO.read(path) } catch { throw ObjectStoreError(.usage, "cannot read \(path): \(error)") }
     }
 }

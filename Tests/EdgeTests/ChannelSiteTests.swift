@@ -2,6 +2,7 @@ import FolioPlist
 import FolioPublished
 import FolioSupport
 import FolioTestSupport
+import FolioToolSupport
 import Foundation
 import Testing
 
@@ -236,23 +237,32 @@ struct ManifestFetchTests {
 struct ParsedManifestLoadTests {
     typealias Fixture = ChannelRootFixture
 
-    @Test("a parsed manifest with the file's bytes is taken, its JSON mirror served; other bytes are not")
+    @Test("a parsed manifest with the file's bytes is taken, its mirrors served; other bytes are not")
     func takenOnlyForTheSameBytes() throws {
         let fixture = Fixture()
         defer { fixture.cleanup() }
-        let entry = try fixture.object("notes/a.txt", "a\n")
-        let bytes = try fixture.publish(Fixture.manifest(1, entries: [entry]))
+        // Enough entries for a manifest that gzip makes smaller.
+        let entries = try (0..<30).map { try fixture.object("notes/\($0).txt", "note \($0)\n") }
+        let bytes = try fixture.publish(Fixture.manifest(1, entries: entries))
         let manifest = try Manifest(bytes: bytes)
-        // A mirror the loader would never make itself: served only when taken.
+        // Mirrors the loader would never make itself (a JSON mirror of another shape, a gzip
+        // variant at level 1): served only when taken.
         let marked = Array(#"{"taken":true}"#.utf8)
+        let gzip = try Gzip.compress(bytes, level: 1, reusing: nil)
+        #expect(gzip.member != (try Gzip.compress(bytes, level: PublishedCompression.gzipLevel(bytes.count))))
         let loader = ChannelSiteTests.loader(fixture.root)
-        let taken = try loader.load(previous: nil, parsed: [Channel.production: ParsedManifest(bytes: bytes, manifest: manifest, json: marked)])
+        func parsed(_ bytes: [UInt8], _ manifest: Manifest) -> [String: ParsedManifest] {
+            [Channel.production: ParsedManifest(bytes: bytes, manifest: manifest, derived: [PublishedLayout.manifestJSON: marked], manifestGzip: gzip)]
+        }
+        let taken = try loader.load(previous: nil, parsed: parsed(bytes, manifest))
         #expect(ChannelSiteTests.body(taken.routes["/manifest.json"]) == marked)
+        #expect(taken.routes["/manifest.plist"]?.gzip?.body.map { Array($0.readableBytesView) } == gzip.member)
         #expect(taken.manifest.version == 1)
-        let otherBytes = BinaryPlist.encode(Fixture.manifest(2, entries: [entry]).plist)
+        let otherBytes = BinaryPlist.encode(Fixture.manifest(2, entries: entries).plist)
         let other = try Manifest(bytes: otherBytes)
-        let ignored = try loader.load(previous: nil, parsed: [Channel.production: ParsedManifest(bytes: otherBytes, manifest: other, json: marked)])
+        let ignored = try loader.load(previous: nil, parsed: parsed(otherBytes, other))
         #expect(ChannelSiteTests.body(ignored.routes["/manifest.json"]) != marked)
+        #expect(ignored.routes["/manifest.plist"]?.gzip?.body.map { Array($0.readableBytesView) } != gzip.member)
         #expect(ignored.manifest.version == 1, "the file's own manifest, not the parsed one")
     }
 }

@@ -134,9 +134,9 @@ extension EdgeIntegration {
             #expect(try DeployRaw.request(port: s.adminPort, "POST", "/.folio/deploy", token: "x").status == 401)
             // A client of the first protocol, and a channel name that would leave the root.
             let old = try DeployRaw.request(port: s.adminPort, "POST", "/.folio/deploy", body: Array(#"{"version":2,"holder":"x","force":false,"files":[]}"#.utf8))
-            #expect(old.status == 400 && old.text.contains("protocol 2"), "\(old.text)")
+            #expect(old.status == 400 && old.text.contains("protocol 3"), "\(old.text)")
             let zeros = String(repeating: "0", count: 64)
-            let evil = #"{"protocol":2,"version":2,"holder":"x","force":false,"channels":{"../etc":{"version":2,"sha256":"\#(zeros)","size":1}},"files":[]}"#
+            let evil = #"{"protocol":3,"version":2,"holder":"x","force":false,"channels":{"../etc":{"version":2,"sha256":"\#(zeros)","size":1}},"files":[]}"#
             let escape = try DeployRaw.request(port: s.adminPort, "POST", "/.folio/deploy", body: Array(evil.utf8))
             #expect(escape.status == 400 && escape.text.contains("not a channel name"), "\(escape.text)")
 
@@ -198,6 +198,17 @@ extension EdgeIntegration {
                 #expect(r.status == 400, "\(path): \(r.status) \(r.text)")
             }
             #expect(try DeployRaw.request(port: s.adminPort, "PUT", "/.folio/deploy/not-an-id/head.plist", body: [1]).status == 404)
+            // Batches of files: a body that is not one, or names a file outside the layout, is refused with where.
+            let batches: [([UInt8], String)] = [
+                (Array("head.plist\nten\nxx".utf8), "size 'ten'"), (Array("head.plist\n10\nabc".utf8), "cut short: 3 of its 10"),
+                (Array("no newline at all".utf8), "no path line at byte 0"), ([], "empty"),
+                (DeployFileBatch.encode([("head.plist", [1]), ("etc/passwd", [1])]), "'etc/passwd' is not a file of a published directory"),
+            ]
+            for (body, words) in batches {
+                let r = try DeployRaw.request(port: s.adminPort, "POST", "/.folio/deploy/\(id)/files", body: body)
+                #expect(r.status == 400 && r.text.contains(words), "\(words): \(r.status) \(r.text)")
+            }
+            #expect(try DeployRaw.request(port: s.adminPort, "POST", "/.folio/deploy/not-an-id/files", body: DeployFileBatch.encode([("head.plist", [1])])).status == 404)
             let whole = try FileIO.read(s.src + "/objects/" + victim)
             let c = try RawHTTPConnection(port: s.adminPort)
             let head = RawHTTPConnection.head(

@@ -38,14 +38,25 @@ enum DeployDerived {
         return [base + ".br", base + ".gz"].first { sizes[$0] != nil } ?? base
     }
 
+    /// What the edge serves of a channel that its next version's mirrors are made from.
+    struct Served {
+        /// The JSON mirror and the manifest it mirrors.
+        var json: [UInt8]
+        var manifest: Manifest
+        /// Its `manifest.plist.gz` by chunk, when known.
+        var manifestGzip: GzipChunks?
+    }
+
     /// The channel's derived files from its manifest's `bytes`, by name inside the channel's
-    /// directory: those `wanted` (the client has them) alone. The JSON mirror is made from
-    /// `served`'s (the mirror the edge serves and its manifest) where it can be.
+    /// directory: those `wanted` (the client has them) alone; and the chunks of the
+    /// `manifest.plist.gz` made. The JSON mirror is made from `served`'s where it can be, and
+    /// the gzip variant from the chunks of `served`'s whose bytes did not change.
     static func channelFiles(
-        _ bytes: [UInt8], _ manifest: Manifest, served: (json: [UInt8], manifest: Manifest)? = nil, wanted: (String) -> Bool
-    ) throws(DeployFailure) -> [(name: String, bytes: [UInt8])] {
+        _ bytes: [UInt8], _ manifest: Manifest, served: Served? = nil, wanted: (String) -> Bool
+    ) throws(DeployFailure) -> (files: [(name: String, bytes: [UInt8])], manifestGzip: GzipChunks?) {
         let version = manifest.version
         var out: [(name: String, bytes: [UInt8])] = []
+        var manifestGzip: GzipChunks?
         func add(_ name: String, _ make: () throws -> [UInt8]?) throws(DeployFailure) {
             guard wanted(name) else { return }
             do { if let made = try make() { out.append((name, made)) } } catch {
@@ -53,7 +64,10 @@ enum DeployDerived {
             }
         }
         try add(PublishedLayout.versionedManifest(version)) { bytes }
-        try add(PublishedLayout.manifestGzip) { try Gzip.compress(bytes, level: PublishedCompression.gzipLevel(bytes.count)) }
+        try add(PublishedLayout.manifestGzip) {
+            manifestGzip = try Gzip.compress(bytes, level: PublishedCompression.gzipLevel(bytes.count), reusing: served?.manifestGzip)
+            return manifestGzip?.member
+        }
         if makesManifestBrotli(size: bytes.count) {
             try add(PublishedLayout.manifestBrotli) { try Brotli.compress(bytes, quality: PublishedCompression.manifestBrotliQuality(11, size: bytes.count)) }
         }
@@ -63,7 +77,7 @@ enum DeployDerived {
             return try JSONPlist.encode(Manifest.jsonMirror(manifest, signed: signed))
         }
         try add(PublishedLayout.keyList) { manifest.expiresAt == nil ? nil : (try? SignedManifest.decode(bytes))?.keyList.bytes }
-        return out
+        return (out, manifestGzip)
     }
 
     /// The gzip variant of a delta's `bytes`.

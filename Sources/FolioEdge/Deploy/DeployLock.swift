@@ -1,16 +1,22 @@
 import FolioPublished
+import FolioToolSupport
 import Foundation
 import Synchronization
 
 /// The edge's one deploy at a time: who holds it, since when, and when it was last used. A
 /// lock idle longer than `staleAfter` (a client killed mid-deploy) may be taken over.
-/// A staged channel manifest's bytes and the manifest they hold, with the JSON mirror made of
-/// it when the deploy made one: the load after the commit takes them instead of parsing and
-/// encoding the same bytes again.
+/// A staged channel manifest's bytes and the manifest they hold, with the mirrors the deploy
+/// made of it: the load after the commit takes them instead of parsing, encoding, compressing
+/// or checking the same bytes again.
 struct ParsedManifest: Sendable {
     var bytes: [UInt8]
     var manifest: Manifest
-    var json: [UInt8]? = nil
+    /// The mirrors the deploy made of it (`manifest.plist.gz`, `.br`, `manifest.json`), by
+    /// name inside the channel's directory: the bytes it staged, so a reload need not read,
+    /// check or make them again.
+    var derived: [String: [UInt8]] = [:]
+    /// The `manifest.plist.gz` it made, by chunk.
+    var manifestGzip: GzipChunks? = nil
 }
 
 final class DeployLock: Sendable {

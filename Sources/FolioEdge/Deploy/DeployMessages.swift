@@ -69,8 +69,9 @@ struct DeployResponse: Sendable, Equatable {
 /// manifests name).
 struct DeployBegin: Codable, Sendable {
     /// The deploy protocol this code speaks: 2 names objects through the manifests, rebuilds
-    /// what it can from deltas and variants, and asks for the rest in rounds (`plan`).
-    static let protocolVersion = 2
+    /// what it can from deltas and variants, and asks for the rest in rounds (`plan`); 3 takes
+    /// several files in one request (``DeployFileBatch``).
+    static let protocolVersion = 3
 
     /// One file the client has and its size; a mutable one (manifests, heads) with its SHA-256.
     struct File: Codable, Sendable {
@@ -110,6 +111,9 @@ struct DeployStarted: Codable, Sendable {
     /// The edge serves every channel as deployed and lacks no file: no lock was taken, and
     /// there is nothing to send or commit.
     var upToDate = false
+    /// When up to date: the object files (variants included) the served manifests name, for
+    /// the client's summary.
+    var objects: Int? = nil
 }
 
 /// The edge's answer to a plan: what it still lacks after rebuilding what it could.
@@ -128,6 +132,9 @@ struct DeployPlanned: Codable, Sendable {
 struct DeployCommitted: Codable, Sendable {
     var version: Int
     var previous: Int
+    /// The object files (variants included) the manifests now served name, for the client's
+    /// summary: it need not parse them itself.
+    var objects: Int? = nil
 }
 
 /// The paths of the deploy endpoints.
@@ -139,6 +146,8 @@ enum DeployRoute {
         case begin
         /// `PUT /.folio/deploy/ID/RELATIVE`
         case file(id: String, relative: String)
+        /// `POST /.folio/deploy/ID/files`: several files in one body (``DeployFileBatch``)
+        case files(id: String)
         /// `POST /.folio/deploy/ID/plan`
         case plan(id: String)
         case commit(id: String)
@@ -157,6 +166,7 @@ enum DeployRoute {
         let relative = String(rest.dropFirst(id.count + 1))
         switch method {
         case "PUT" where !relative.isEmpty: return .file(id: id, relative: relative)
+        case "POST" where relative == "files": return .files(id: id)
         case "POST" where relative == "plan": return .plan(id: id)
         case "POST" where relative == "commit": return .commit(id: id)
         case "DELETE" where relative.isEmpty: return .abort(id: id)

@@ -36,12 +36,12 @@ struct DeployRebuild {
     /// One changed channel: its manifest, mirrors and objects; nil when its manifest is still to come.
     private func channel(_ channel: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> ParsedManifest? {
         guard let (bytes, manifest) = try manifest(channel, &plan) else { return nil }
-        let json = try derive(channel, bytes, manifest, &plan)
+        let (derived, gzip) = try derive(channel, bytes, manifest, &plan)
         var seen = Set<String>()
         for entry in manifest.allEntries where !site.serves(entry) && seen.insert(entry.sha256).inserted {
             try object(entry, &plan)
         }
-        return ParsedManifest(bytes: bytes, manifest: manifest, json: json)
+        return ParsedManifest(bytes: bytes, manifest: manifest, derived: derived, manifestGzip: gzip)
     }
 
     // MARK: The manifest
@@ -104,26 +104,29 @@ struct DeployRebuild {
         return step
     }
 
-    /// The channel's mirrors and versioned manifest the client has, made from the manifest;
-    /// the JSON mirror when it made one.
-    private func derive(_ channel: String, _ bytes: [UInt8], _ manifest: Manifest, _ plan: inout DeployPlanned) throws(DeployFailure) -> [UInt8]? {
+    /// The channel's mirrors and versioned manifest the client has, made from the manifest; the
+    /// brotli and JSON mirrors it made, by name, and the gzip one by chunk.
+    private func derive(
+        _ channel: String, _ bytes: [UInt8], _ manifest: Manifest, _ plan: inout DeployPlanned
+    ) throws(DeployFailure) -> (mirrors: [String: [UInt8]], gzip: GzipChunks?) {
         let prefix = PublishedLayout.channelPrefix(channel)
-        let made = try DeployDerived.channelFiles(bytes, manifest, served: servedMirror(channel)) { name in
+        let (made, gzip) = try DeployDerived.channelFiles(bytes, manifest, served: served(channel)) { name in
             needs.listed.contains(prefix + name) && !isStaged(prefix + name)
         }
         for (name, made) in made {
             try staging.store(prefix + name, made)
             plan.rebuilt += 1
         }
-        return made.first { $0.name == PublishedLayout.manifestJSON }?.bytes
+        let mirrors = [PublishedLayout.manifestBrotli, PublishedLayout.manifestJSON]
+        return (Dictionary(made.filter { mirrors.contains($0.name) }.map { ($0.name, $0.bytes) }, uniquingKeysWith: { a, _ in a }), gzip)
     }
 
-    /// The JSON mirror the edge serves for `channel` and the manifest it mirrors.
-    private func servedMirror(_ channel: String) -> (json: [UInt8], manifest: Manifest)? {
+    /// What the edge serves of `channel` that the new version's mirrors are made from.
+    private func served(_ channel: String) -> DeployDerived.Served? {
         guard let served = site.channels[channel],
             let body = served.routes["/" + PublishedLayout.channelPrefix(channel) + PublishedLayout.manifestJSON]?.identity.body
         else { return nil }
-        return (Array(body.readableBytesView), served.manifest)
+        return DeployDerived.Served(json: Array(body.readableBytesView), manifest: served.manifest, manifestGzip: served.gzip.manifest)
     }
 
     /// The deltas the client has, each made from the one file of it sent (``DeployDerived/deltaSource(of:sizes:)``).

@@ -65,6 +65,7 @@ final class EdgeDeploy: Sendable {
             switch target {
             case .begin: return try begin(request.body)
             case .file(let id, let relative): return try stage(id, relative, request.body)
+            case .files(let id): return try stage(id, batch: request.body)
             case .plan(let id): return try plan(id)
             case .commit(let id): return try await commit(id)
             case .abort(let id): return abort(id)
@@ -85,7 +86,7 @@ final class EdgeDeploy: Sendable {
         }
         let needs = needs(begin)
         let missing = needs.missing()
-        if needs.changed.isEmpty, missing.isEmpty { return .json(200, DeployStarted(id: "", missing: [], current: current, upToDate: true)) }
+        if needs.changed.isEmpty, missing.isEmpty { return .json(200, DeployStarted(id: "", missing: [], current: current, upToDate: true, objects: servedObjectFiles)) }
         let (session, replaced) = try lock.take(begin)
         if let replaced {
             DeployStaging(root: root, id: replaced.id).remove()
@@ -121,9 +122,7 @@ final class EdgeDeploy: Sendable {
 
     /// What the edge lacks of `begin`, against the manifests it serves now.
     private func needs(_ begin: DeployBegin) -> DeployNeeds {
-        let served = store.site.channels.compactMapValues { channel in
-            channel.versioned[channel.manifest.version].map { ContentHash.sha256Hex(Array($0.readableBytesView)) }
-        }
+        let served = store.site.channels.compactMapValues(\.manifestSHA256)
         return DeployNeeds(root: root, begin: begin, served: served)
     }
 
@@ -135,6 +134,22 @@ final class EdgeDeploy: Sendable {
         try staging.store(relative, body)
         lock.staged(id, relative)
         return .json(201, ["stored": relative])
+    }
+
+    /// Stages each file of a batch (``DeployFileBatch``), in order; the first refused refuses
+    /// the rest (those before it stay staged, as separate uploads would).
+    private func stage(_ id: String, batch body: [UInt8]) throws(DeployFailure) -> DeployResponse {
+        let files: [(relative: String, bytes: ArraySlice<UInt8>)]
+        do { files = try DeployFileBatch.decode(body) } catch { throw DeployFailure(400, "the deploy's batch of files: \(error)") }
+        guard !files.isEmpty else { throw DeployFailure(400, "the deploy's batch of files is empty: send at least one") }
+        let staging = DeployStaging(root: root, id: id)
+        defer { if !lock.holds(id) { staging.remove() } }
+        for (relative, bytes) in files {
+            _ = try lock.use(id, staging: relative)
+            try staging.store(relative, Array(bytes))
+            lock.staged(id, relative)
+        }
+        return .json(201, ["stored": files.count])
     }
 
     /// Rebuilds what the edge can of the new version; answers what it still lacks.
@@ -171,8 +186,11 @@ final class EdgeDeploy: Sendable {
             throw DeployFailure(500, "the edge moved version \(version) into place but serves version \(served): see the edge's log for why it did not load")
         }
         logger.info("deployed", metadata: ["id": "\(id)", "holder": "\(session.holder)", "version": "\(version)", "previous": "\(previous)"])
-        return .json(200, DeployCommitted(version: version, previous: previous))
+        return .json(200, DeployCommitted(version: version, previous: previous, objects: servedObjectFiles))
     }
+
+    /// The object files the manifests served name, variants included.
+    private var servedObjectFiles: Int { Manifest.objectFiles(store.site.channels.values.map(\.manifest)) }
 
     /// The last rebuild (unless the last plan was final and only the files it named came
     /// since, all of them), then the staged version checked as the edge would load it;
