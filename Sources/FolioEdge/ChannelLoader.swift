@@ -21,6 +21,8 @@ struct ChannelManifest: Sendable {
     var derived: [String: [UInt8]] = [:]
     /// The chunks of the `manifest.plist.gz` a deploy made, when it made one.
     var manifestGzip: GzipChunks? = nil
+    /// The variants a deploy is making, when it made the JSON mirror.
+    var variants: Pending<MirrorVariants>? = nil
     /// `createdAt` in whole seconds: the Last-Modified of what this manifest publishes.
     var created: Int64 { Int64(manifest.createdAt.timeIntervalSince1970.rounded(.down)) }
 
@@ -34,6 +36,7 @@ struct ChannelManifest: Sendable {
             var read = try checked(bytes, parsed.manifest, root: root, channel: channel, trust: trust)
             read.derived = parsed.derived
             read.manifestGzip = parsed.manifestGzip
+            read.variants = parsed.variants
             return read
         }
         let manifest: Manifest
@@ -81,6 +84,28 @@ struct LoadedChannel: Sendable {
 
     /// The bytes of its deltas (held in memory).
     var deltaBytes: Int { deltas.values.reduce(0) { $0 + $1.identity.length } }
+}
+
+/// Variants the edge makes itself of a channel's manifest, as ``SiteLoader/resource`` would: the
+/// JSON mirror's gzip (at the builder's level, from the served mirror's chunks) and brotli, and
+/// the manifest's brotli when the version has none (at ``SiteLoader/brotliQuality``, 1 past
+/// 256 KiB). A deploy makes them on a thread of their own while it goes on to its commit.
+struct MirrorVariants: Sendable {
+    var json: [UInt8]
+    var jsonGzip: GzipChunks?
+    var jsonBrotli: [UInt8]?
+    var manifestBrotli: [UInt8]?
+
+    init(json: [UInt8], reusing previous: GzipChunks?, manifest: [UInt8]? = nil) {
+        self.json = json
+        jsonGzip = try? Gzip.compress(json, level: PublishedCompression.gzipLevel(json.count), reusing: previous)
+        jsonBrotli = Self.brotli(json)
+        manifestBrotli = manifest.flatMap(Self.brotli)
+    }
+
+    private static func brotli(_ bytes: [UInt8]) -> [UInt8]? {
+        try? Brotli.compress(bytes, quality: PublishedCompression.manifestBrotliQuality(SiteLoader.brotliQuality, size: bytes.count))
+    }
 }
 
 /// A channel's `manifest.plist.gz` and the gzip variant of its `manifest.json`, by chunk.
@@ -133,17 +158,20 @@ struct ChannelRoutes {
         gzip.manifest = channel.manifestGzip ?? (try? FileIO.read(gzipFile)).flatMap {
             GzipChunks(recovering: $0, of: channel.bytes, level: PublishedCompression.gzipLevel(channel.bytes.count))
         }
-        routes[prefix + PublishedLayout.manifest] = try SiteLoader.resource(
-            ByteBuffer(bytes: channel.bytes), type: SiteLoader.plistType, cacheControl: manifestCC, lastModified: created,
-            gzipFile: gzipFile, brotliFile: PublishedLayout.path(channel.dir, PublishedLayout.manifestBrotli),
-            made: (gzip.manifest?.member, channel.derived[PublishedLayout.manifestBrotli]))
         let json: [UInt8]
         do { json = try channel.derived[PublishedLayout.manifestJSON] ?? JSONPlist.encode(Manifest.jsonMirror(channel.bytes, parsed: channel.manifest)) } catch {
             throw SiteLoadError("manifest has no JSON form: \(error)")
         }
-        gzip.json = try Gzip.compress(json, level: PublishedCompression.gzipLevel(json.count), reusing: previous?.gzip.json)
+        let made = channel.variants.map(\.value).flatMap { $0.json == json ? $0 : nil }
+        let variants = made ?? MirrorVariants(json: json, reusing: previous?.gzip.json)
+        routes[prefix + PublishedLayout.manifest] = try SiteLoader.resource(
+            ByteBuffer(bytes: channel.bytes), type: SiteLoader.plistType, cacheControl: manifestCC, lastModified: created,
+            gzipFile: gzipFile, brotliFile: PublishedLayout.path(channel.dir, PublishedLayout.manifestBrotli),
+            made: (gzip.manifest?.member, channel.derived[PublishedLayout.manifestBrotli] ?? variants.manifestBrotli))
+        gzip.json = variants.jsonGzip
         routes[prefix + PublishedLayout.manifestJSON] = try SiteLoader.resource(
-            ByteBuffer(bytes: json), type: SiteLoader.jsonType, cacheControl: manifestCC, lastModified: created, made: (gzip.json?.member, nil))
+            ByteBuffer(bytes: json), type: SiteLoader.jsonType, cacheControl: manifestCC, lastModified: created,
+            made: (variants.jsonGzip?.member, variants.jsonBrotli))
         // The key list a signed manifest carries, also on its own for people and tools.
         if channel.manifest.expiresAt != nil, let signed = try? SignedManifest.decode(channel.bytes) {
             routes[prefix + PublishedLayout.keyList] = try SiteLoader.resource(

@@ -285,6 +285,12 @@ package struct Manifest: Sendable, Equatable {
 
     /// Reads a manifest from a property list, checking every field.
     package init(plist: PlistValue) throws(ManifestError) {
+        try self.init(plist: plist, entries: nil)
+    }
+
+    /// Reads a manifest from a property list, checking every field; its entries are `given`
+    /// when they were read already (``init(patched:from:sourceValue:edit:)``), in the list's order.
+    init(plist: PlistValue, entries given: [Entry]?) throws(ManifestError) {
         guard case .dict(let root) = plist else { throw ManifestError("the manifest is a \(plist.typeName), not a dictionary") }
         func int(_ d: [String: PlistValue], _ key: String, _ at: String) throws(ManifestError) -> Int {
             guard let v = d[key] else { throw ManifestError("\(at) has no \"\(key)\"") }
@@ -335,16 +341,29 @@ package struct Manifest: Sendable, Equatable {
         cacheHints = hints
         guard let list = root["entries"]?.arrayValue else { throw ManifestError("manifest has no entries array") }
         var entries: [Entry] = []
-        entries.reserveCapacity(list.count)
-        for (i, item) in list.enumerated() {
-            entries.append(try Entry(plist: item, at: "manifest.entries[\(i)]"))
+        if let given {
+            entries = given
+        } else {
+            entries.reserveCapacity(list.count)
+            for (i, item) in list.enumerated() {
+                entries.append(try Entry(plist: item, at: "manifest.entries[\(i)]"))
+            }
         }
-        entries.sort { $0.path < $1.path }
-        for i in entries.indices.dropFirst() where entries[i].path == entries[i - 1].path {
-            throw ManifestError("manifest lists \"\(entries[i].path)\" twice")
-        }
-        self.entries = entries
+        self.entries = try Manifest.sortedByPath(entries)
         try readReleases(root)
+    }
+
+    /// `entries` in path order (a builder writes them so: checked in one pass, sorted only when
+    /// they are not), refused when two share a path.
+    static func sortedByPath(_ entries: [Entry]) throws(ManifestError) -> [Entry] {
+        var entries = entries
+        if !entries.indices.dropFirst().allSatisfy({ entries[$0 - 1].path < entries[$0].path }) {
+            entries.sort { $0.path < $1.path }
+            for i in entries.indices.dropFirst() where entries[i].path == entries[i - 1].path {
+                throw ManifestError("manifest lists \"\(entries[i].path)\" twice")
+            }
+        }
+        return entries
     }
 
     /// The channel, the critical flag and the releases, checked.

@@ -337,6 +337,21 @@ struct MalformedBinaryTests {
         #expect(!PlistDates.formatISO8601(Date(timeIntervalSinceReferenceDate: .nan)).isEmpty)
     }
 
+    @Test("entries out of path order are read sorted; two with one path are refused, in any order")
+    func manifestEntryOrder() throws {
+        func entry(_ path: String) -> Manifest.Entry {
+            Manifest.Entry(path: path, sha256: String(repeating: "a", count: 64), size: 1, gzipSize: nil, contentType: "text/plain")
+        }
+        let good = Manifest(version: 1, createdAt: Date(timeIntervalSince1970: 1_700_000_000), entries: [entry("a"), entry("b"), entry("c")])
+        guard case .dict(var root) = good.plist, case .array(let list) = root["entries"] else { Issue.record("manifest is not a dict"); return }
+        root["entries"] = .array(list.reversed())
+        #expect(try Manifest(plist: .dict(root)).entries.map(\.path) == ["a", "b", "c"])
+        for duplicated in [[list[0], list[1], list[0]], [list[1], list[1]], [list[0], list[0], list[2]]] {
+            root["entries"] = .array(duplicated)
+            #expect(throws: ManifestError.self) { try Manifest(plist: .dict(root)) }
+        }
+    }
+
     @Test("a manifest whose createdAt is not a usable date is refused with a message, not a trap")
     func manifestCreatedAt() throws {
         let good = Manifest(version: 1, createdAt: Date(timeIntervalSince1970: 1_700_000_000), entries: [])

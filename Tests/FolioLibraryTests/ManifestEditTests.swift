@@ -63,6 +63,21 @@ struct ManifestEditTests {
         }
         #expect(fast.sourceHistory == from.history && fast.targetHistory == to.history, sourceLocation: sourceLocation)
         try checkPrinted(source, target, against: fast, sourceLocation: sourceLocation)
+        for edit in [fast.edit, general] { try checkPatched(source, edit, sourceLocation: sourceLocation) }
+    }
+
+    /// The manifest read by following `edit` (its copied entries taken from the source's) is
+    /// the manifest read whole; a plain manifest is always followed.
+    static func checkPatched(_ source: [UInt8], _ edit: PlistValue, sourceLocation: Testing.SourceLocation) throws {
+        let sourceValue = try BinaryPlist.decode(source)
+        let value = try PlistPatch.apply(edit, to: sourceValue)
+        let patched = try Manifest(patched: value, from: try Manifest(bytes: source), sourceValue: sourceValue, edit: edit)
+        let whole = try Manifest(decoded: value)
+        if whole.expiresAt == nil {
+            #expect(patched == whole, "a plain manifest's delta read by its edit", sourceLocation: sourceLocation)
+        } else {
+            #expect(patched == nil, "a signed manifest is read whole", sourceLocation: sourceLocation)
+        }
     }
 
     /// With both files' ``ManifestPrints`` the outcome is the very same as without.

@@ -17,6 +17,9 @@ struct ParsedManifest: Sendable {
     var derived: [String: [UInt8]] = [:]
     /// The `manifest.plist.gz` it made, by chunk.
     var manifestGzip: GzipChunks? = nil
+    /// The variants of the JSON mirror (and of the manifest, with no brotli one of its own),
+    /// being made while the deploy goes on.
+    var variants: Pending<MirrorVariants>? = nil
 }
 
 final class DeployLock: Sendable {

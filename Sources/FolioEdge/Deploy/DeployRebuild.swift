@@ -41,7 +41,12 @@ struct DeployRebuild {
         for entry in manifest.allEntries where !site.serves(entry) && seen.insert(entry.sha256).inserted {
             try object(entry, &plan)
         }
-        return ParsedManifest(bytes: bytes, manifest: manifest, derived: derived, manifestGzip: gzip)
+        // The variants are made while the deploy goes on to its commit: its reload takes them.
+        // The manifest's brotli one only when the version has none (the whole load makes it).
+        let servedJSON = site.channels[channel]?.gzip.json
+        let brotli = needs.listed.contains(PublishedLayout.channelPrefix(channel) + PublishedLayout.manifestBrotli) ? nil : bytes
+        let variants = derived[PublishedLayout.manifestJSON].map { json in Pending { MirrorVariants(json: json, reusing: servedJSON, manifest: brotli) } }
+        return ParsedManifest(bytes: bytes, manifest: manifest, derived: derived, manifestGzip: gzip, variants: variants)
     }
 
     // MARK: The manifest

@@ -46,13 +46,14 @@ package struct DeltaBundle: Sendable, Equatable {
         try applied(edit, to: bytes).bytes
     }
 
-    /// `edit` applied to the binary plist `bytes`: the result's bytes and the value they encode.
-    package static func applied(_ edit: PlistValue, to bytes: [UInt8]) throws(DeltaError) -> (bytes: [UInt8], value: PlistValue) {
+    /// `edit` applied to the binary plist `bytes`: the result's bytes, the value they encode, and
+    /// the value `bytes` encode.
+    package static func applied(_ edit: PlistValue, to bytes: [UInt8]) throws(DeltaError) -> (bytes: [UInt8], value: PlistValue, source: PlistValue) {
         let value: PlistValue
         do { value = try BinaryPlist.decode(bytes) } catch { throw DeltaError("the source is not a binary plist: \(error)") }
         let result: PlistValue
         do { result = try PlistPatch.apply(edit, to: value) } catch { throw DeltaError("\(error)") }
-        return (BinaryPlist.encode(result), result)
+        return (BinaryPlist.encode(result), result, value)
     }
 
     /// The edit from the binary plist `source` to `target` when applying it gives exactly

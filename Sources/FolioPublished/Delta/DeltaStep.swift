@@ -19,11 +19,14 @@ package struct DeltaStep: Sendable {
         _ bundle: DeltaBundle, to sourceBytes: [UInt8], source: Manifest, targetSHA256: String,
         rebuilt: [String: [UInt8]] = [:], object: (Manifest.Entry) -> [UInt8]?
     ) throws(DeltaError) -> DeltaStep {
-        let (bytes, value) = try DeltaBundle.applied(bundle.manifest, to: sourceBytes)
+        let (bytes, value, sourceValue) = try DeltaBundle.applied(bundle.manifest, to: sourceBytes)
         guard ContentHash.sha256Hex(bytes) == targetSHA256 else { throw DeltaError("the delta does not rebuild the manifest it names") }
         let target: Manifest
-        // The value the bytes encode, as decoding them would give it (they hash to the target's digest).
-        do { target = try Manifest(decoded: value) } catch { throw DeltaError("the delta rebuilds an unusable manifest: \(error)") }
+        // The value the bytes encode, as decoding them would give it (they hash to the target's
+        // digest): the entries the edit copies taken from the source.
+        do {
+            target = try Manifest(patched: value, from: source, sourceValue: sourceValue, edit: bundle.manifest) ?? Manifest(decoded: value)
+        } catch { throw DeltaError("the delta rebuilds an unusable manifest: \(error)") }
         var step = DeltaStep(manifestBytes: bytes, manifest: target, objects: [:], failedEdits: 0)
         for (path, edit) in bundle.objects {
             // The edit leads to the entry at its path of the defaults or of a release.
