@@ -21,6 +21,8 @@ struct ChannelManifest: Sendable {
     var derived: [String: [UInt8]] = [:]
     /// The chunks of the `manifest.plist.gz` a deploy made, when it made one.
     var manifestGzip: GzipChunks? = nil
+    /// The value the bytes decode to, when a deploy's delta made it.
+    var value: PlistValue? = nil
     /// The variants a deploy is making, when it made the JSON mirror.
     var variants: Pending<MirrorVariants>? = nil
     /// `createdAt` in whole seconds: the Last-Modified of what this manifest publishes.
@@ -36,6 +38,7 @@ struct ChannelManifest: Sendable {
             var read = try checked(bytes, parsed.manifest, root: root, channel: channel, trust: trust)
             read.derived = parsed.derived
             read.manifestGzip = parsed.manifestGzip
+            read.value = parsed.value
             read.variants = parsed.variants
             return read
         }
@@ -76,6 +79,13 @@ struct LoadedChannel: Sendable {
     /// The gzip variants of its manifest and JSON mirror by chunk, when known: the next version's
     /// are made from them (a chunk whose bytes did not change is not compressed again).
     var gzip = MirrorGzip()
+    /// The value its manifest's bytes decode to, when a deploy's delta made it and the manifest
+    /// is at most ``keptValueBytes``: the next deploy's delta applies to it without decoding.
+    var value: PlistValue? = nil
+
+    /// The largest manifest whose value is kept (a 10,000-entry manifest is 1.3 MB, its value
+    /// a few MB in memory).
+    static let keptValueBytes = 4 << 20
 
     /// The SHA-256 (hex) of the `manifest.plist` it serves: its strong ETag, unquoted.
     var manifestSHA256: String? {
@@ -145,7 +155,8 @@ struct ChannelRoutes {
         if let head = try headRoute(manifestSHA256: sha256) { routes[channel.prefix + PublishedLayout.head] = head }
         let deltas = try deltaRoutes()
         routes.merge(deltas) { a, _ in a }
-        return LoadedChannel(name: channel.name, manifest: channel.manifest, routes: routes, versioned: versioned, deltas: deltas, gzip: gzip)
+        let value = channel.bytes.count <= LoadedChannel.keptValueBytes ? channel.value : nil
+        return LoadedChannel(name: channel.name, manifest: channel.manifest, routes: routes, versioned: versioned, deltas: deltas, gzip: gzip, value: value)
     }
 
     /// `manifest.plist` (with the builder's brotli), `manifest.json` and, for a signed manifest,

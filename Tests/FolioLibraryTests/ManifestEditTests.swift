@@ -100,11 +100,21 @@ struct ManifestEditTests {
                 version: 1, createdAt: Self.created, history: "h\(round)",
                 entries: (0..<rng.int(0...400)).map { i in Self.entry("p/\(i)\(rng.chance(0.1) ? ".png" : ".plist")", &rng) })
             var files = [BinaryPlist.encode(m.plist)]
+            // Each version a delta step from the last, applied to the value the last step kept.
+            var last = (bytes: files[0], manifest: m, value: try BinaryPlist.decode(files[0]))
             for _ in 0..<8 {
                 m = Self.evolve(m, &rng)
                 let target = BinaryPlist.encode(m.plist)
                 for source in files.suffix(5) where source != target { try Self.check(source, target) }
                 files.append(target)
+                guard last.bytes != target, let edit = ManifestEdit.make(from: last.bytes, to: target)?.edit else { continue }
+                let step = try DeltaStep.apply(
+                    DeltaBundle(manifest: edit, objects: [:]), to: last.bytes, source: last.manifest, sourceValue: last.value,
+                    targetSHA256: ContentHash.sha256Hex(target)) { _ in nil }
+                let (manifest, value) = (try Manifest(bytes: target), try BinaryPlist.decode(target))
+                #expect(step.manifestBytes == target && step.manifest == manifest)
+                #expect(step.value == value, "the value kept is what the bytes decode to")
+                last = (target, step.manifest, step.value)
             }
         }
     }

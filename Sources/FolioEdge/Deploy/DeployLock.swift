@@ -1,3 +1,4 @@
+import FolioPlist
 import FolioPublished
 import FolioToolSupport
 import Foundation
@@ -15,6 +16,8 @@ struct ParsedManifest: Sendable {
     /// name inside the channel's directory: the bytes it staged, so a reload need not read,
     /// check or make them again.
     var derived: [String: [UInt8]] = [:]
+    /// The value the bytes decode to, when a delta made it.
+    var value: PlistValue? = nil
     /// The `manifest.plist.gz` it made, by chunk.
     var manifestGzip: GzipChunks? = nil
     /// The variants of the JSON mirror (and of the manifest, with no brotli one of its own),

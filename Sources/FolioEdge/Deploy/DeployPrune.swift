@@ -91,7 +91,7 @@ extension Site {
             let kept = LoadedChannel(
                 name: c.name, manifest: c.manifest, routes: c.routes.filter { !paths.contains($0.key) },
                 versioned: c.versioned.filter { !paths.contains(prefix + PublishedLayout.versionedManifest($0.key)) },
-                deltas: c.deltas.filter { !paths.contains($0.key) }, gzip: c.gzip)
+                deltas: c.deltas.filter { !paths.contains($0.key) }, gzip: c.gzip, value: c.value)
             channels[name] = kept
             deltaBytes += c.deltaBytes - kept.deltaBytes
         }

@@ -1,3 +1,4 @@
+import FolioPlist
 import FolioPublished
 import FolioSupport
 import FolioToolSupport
@@ -35,7 +36,7 @@ struct DeployRebuild {
 
     /// One changed channel: its manifest, mirrors and objects; nil when its manifest is still to come.
     private func channel(_ channel: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> ParsedManifest? {
-        guard let (bytes, manifest) = try manifest(channel, &plan) else { return nil }
+        guard let (bytes, manifest, value) = try manifest(channel, &plan) else { return nil }
         let (derived, gzip) = try derive(channel, bytes, manifest, &plan)
         var seen = Set<String>()
         for entry in manifest.allEntries where !site.serves(entry) && seen.insert(entry.sha256).inserted {
@@ -46,35 +47,35 @@ struct DeployRebuild {
         let servedJSON = site.channels[channel]?.gzip.json
         let brotli = needs.listed.contains(PublishedLayout.channelPrefix(channel) + PublishedLayout.manifestBrotli) ? nil : bytes
         let variants = derived[PublishedLayout.manifestJSON].map { json in Pending { MirrorVariants(json: json, reusing: servedJSON, manifest: brotli) } }
-        return ParsedManifest(bytes: bytes, manifest: manifest, derived: derived, manifestGzip: gzip, variants: variants)
+        return ParsedManifest(bytes: bytes, manifest: manifest, derived: derived, value: value, manifestGzip: gzip, variants: variants)
     }
 
     // MARK: The manifest
 
-    /// The channel's new `manifest.plist` and the manifest it holds: staged, sent as a variant,
-    /// or rebuilt from the delta; nil, with the variant to send in `plan.missing`, when none
-    /// gives it.
-    private func manifest(_ channel: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> ([UInt8], Manifest)? {
+    /// The channel's new `manifest.plist` and the manifest it holds (with the value the bytes
+    /// decode to, from a delta): staged, sent as a variant, or rebuilt from the delta; nil, with
+    /// the variant to send in `plan.missing`, when none gives it.
+    private func manifest(_ channel: String, _ plan: inout DeployPlanned) throws(DeployFailure) -> ([UInt8], Manifest, PlistValue?)? {
         let path = PublishedLayout.channelPrefix(channel) + PublishedLayout.manifest
         let sha = needs.begin.channels[channel]!.sha256
         if let staged = staged(path) {
             guard ContentHash.sha256Hex(staged) == sha else {
                 throw DeployFailure(422, "\(path) as sent does not hash to the SHA-256 the deploy's begin gave: deploy again")
             }
-            return (staged, try Self.parse(staged, path))
+            return (staged, try Self.parse(staged, path), nil)
         }
         // The delta first: its edits rebuild the changed objects too.
         if needs.hasDelta(channel), let rebuilt = try fromDelta(channel, to: sha, &plan) {
             try staging.store(path, rebuilt.manifestBytes)
             plan.rebuilt += 1
-            return (rebuilt.manifestBytes, rebuilt.manifest)
+            return (rebuilt.manifestBytes, rebuilt.manifest, rebuilt.value)
         }
         // The root's variants are the served manifest's.
         if let sent = try decodedVariant(of: path, inRoot: false) {
             guard ContentHash.sha256Hex(sent) == sha else { throw DeployFailure(422, "\(path)'s variant as sent does not hash to the begin's SHA-256: deploy again") }
             try staging.store(path, sent)
             plan.rebuilt += 1
-            return (sent, try Self.parse(sent, path))
+            return (sent, try Self.parse(sent, path), nil)
         }
         guard let whole = needs.manifestWhole(channel) else {
             throw DeployFailure(422, "the deploy names channel \(channel) but lists no \(path): send the whole published directory")
@@ -95,7 +96,7 @@ struct DeployRebuild {
             let servedBytes = served.versioned[served.manifest.version].map({ Array($0.readableBytesView) }),
             let deltaBytes = try delta(PublishedLayout.channelPrefix(channel) + PublishedLayout.delta(from: from, to: sha), &plan, read: true),
             let bundle = try? DeltaBundle(bytes: deltaBytes),
-            let step = try? DeltaStep.apply(bundle, to: servedBytes, source: served.manifest, targetSHA256: sha, object: { entry in
+            let step = try? DeltaStep.apply(bundle, to: servedBytes, source: served.manifest, sourceValue: served.value, targetSHA256: sha, object: { entry in
                 try? FileIO.read(root + "/" + entry.objectPath)
             })
         else { return nil }

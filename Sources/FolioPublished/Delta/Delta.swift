@@ -46,11 +46,13 @@ package struct DeltaBundle: Sendable, Equatable {
         try applied(edit, to: bytes).bytes
     }
 
-    /// `edit` applied to the binary plist `bytes`: the result's bytes, the value they encode, and
-    /// the value `bytes` encode.
-    package static func applied(_ edit: PlistValue, to bytes: [UInt8]) throws(DeltaError) -> (bytes: [UInt8], value: PlistValue, source: PlistValue) {
+    /// `edit` applied to the binary plist `bytes` (which decode to `decoded`, when given): the
+    /// result's bytes, the value they encode, and the value `bytes` encode.
+    package static func applied(
+        _ edit: PlistValue, to bytes: [UInt8], decoded: PlistValue? = nil
+    ) throws(DeltaError) -> (bytes: [UInt8], value: PlistValue, source: PlistValue) {
         let value: PlistValue
-        do { value = try BinaryPlist.decode(bytes) } catch { throw DeltaError("the source is not a binary plist: \(error)") }
+        do { value = try decoded ?? BinaryPlist.decode(bytes) } catch { throw DeltaError("the source is not a binary plist: \(error)") }
         let result: PlistValue
         do { result = try PlistPatch.apply(edit, to: value) } catch { throw DeltaError("\(error)") }
         return (BinaryPlist.encode(result), result, value)

@@ -1,3 +1,4 @@
+import FolioPlist
 import FolioSupport
 
 /// One delta applied to a held version: the manifest it rebuilds and the objects its edits
@@ -7,6 +8,8 @@ package struct DeltaStep: Sendable {
     /// The target `manifest.plist`, byte for byte, and the manifest it holds.
     package var manifestBytes: [UInt8]
     package var manifest: Manifest
+    /// The value `manifestBytes` encode (the next step's `sourceValue`).
+    package var value: PlistValue
     /// Objects rebuilt by the edits and checked against the target's entries, by SHA-256.
     package var objects: [String: [UInt8]]
     /// Edits whose source object was held but whose result the target does not name.
@@ -15,11 +18,12 @@ package struct DeltaStep: Sendable {
     /// Applies `bundle` to the manifest file `sourceBytes` (holding `source`); the result must
     /// hash to `targetSHA256`. An object edit applies to the source's entry at its path, whose
     /// bytes come from `rebuilt` (an earlier step's) or `object` (nil: not held, no edit tried).
+    /// `sourceValue`, when given, is what `sourceBytes` decode to (kept from an earlier step).
     package static func apply(
-        _ bundle: DeltaBundle, to sourceBytes: [UInt8], source: Manifest, targetSHA256: String,
+        _ bundle: DeltaBundle, to sourceBytes: [UInt8], source: Manifest, sourceValue: PlistValue? = nil, targetSHA256: String,
         rebuilt: [String: [UInt8]] = [:], object: (Manifest.Entry) -> [UInt8]?
     ) throws(DeltaError) -> DeltaStep {
-        let (bytes, value, sourceValue) = try DeltaBundle.applied(bundle.manifest, to: sourceBytes)
+        let (bytes, value, sourceValue) = try DeltaBundle.applied(bundle.manifest, to: sourceBytes, decoded: sourceValue)
         guard ContentHash.sha256Hex(bytes) == targetSHA256 else { throw DeltaError("the delta does not rebuild the manifest it names") }
         let target: Manifest
         // The value the bytes encode, as decoding them would give it (they hash to the target's
@@ -27,7 +31,7 @@ package struct DeltaStep: Sendable {
         do {
             target = try Manifest(patched: value, from: source, sourceValue: sourceValue, edit: bundle.manifest) ?? Manifest(decoded: value)
         } catch { throw DeltaError("the delta rebuilds an unusable manifest: \(error)") }
-        var step = DeltaStep(manifestBytes: bytes, manifest: target, objects: [:], failedEdits: 0)
+        var step = DeltaStep(manifestBytes: bytes, manifest: target, value: value, objects: [:], failedEdits: 0)
         for (path, edit) in bundle.objects {
             // The edit leads to the entry at its path of the defaults or of a release.
             guard let old = source.entry(path) else { continue }
