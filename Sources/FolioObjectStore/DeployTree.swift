@@ -26,7 +26,7 @@ package struct DeployTree: Sendable {
             channels[name] = .init(version: try Self.version(root, name, bytes, sha256: sha256), sha256: sha256, size: bytes.count)
         }
         version = channels[Channel.production]?.version ?? 0
-        files = try Self.files(root)
+        files = try Self.files(root, channels: channels)
     }
 
     /// The version of `channel`'s manifest `bytes`: its head's when the head describes them (a
@@ -60,8 +60,10 @@ package struct DeployTree: Sendable {
         return !parts.contains { $0.isEmpty || $0.hasPrefix(".") } && PublishedHeaders.kind(of: relative) != nil
     }
 
-    /// Every file but the objects and dot files, relative; mutable ones with their SHA-256.
-    private static func files(_ root: String) throws(ObjectStoreError) -> [EdgeDeployClient.Begin.File] {
+    /// Every file but the objects and dot files, relative; mutable ones with their SHA-256 (a
+    /// manifest's taken from `channels`; none for the mirrors an edge makes from the manifest).
+    private static func files(_ root: String, channels: [String: EdgeDeployClient.Channel]) throws(ObjectStoreError) -> [EdgeDeployClient.Begin.File] {
+        let manifests = Dictionary(uniqueKeysWithValues: channels.map { (PublishedLayout.channelPrefix($0.key) + PublishedLayout.manifest, $0.value.sha256) })
         var out: [EdgeDeployClient.Begin.File] = []
         var pending = [""]
         while let dir = pending.popLast() {
@@ -73,10 +75,21 @@ package struct DeployTree: Sendable {
                 guard stat(root + "/" + relative, &st) == 0 else { continue }
                 if (st.st_mode & S_IFMT) == S_IFDIR { pending.append(relative) }
                 guard (st.st_mode & S_IFMT) == S_IFREG, let kind = PublishedHeaders.kind(of: relative) else { continue }
-                out.append(try file(root, relative, size: Int(st.st_size), mutable: kind == .mutable))
+                if let sha256 = manifests[relative] {
+                    out.append(.init(path: relative, size: Int(st.st_size), sha256: sha256))
+                } else {
+                    out.append(try file(root, relative, size: Int(st.st_size), mutable: kind == .mutable && !Self.edgeMakes(relative)))
+                }
             }
         }
         return out
+    }
+
+    /// Whether an edge makes `relative` from its channel's manifest whatever the client has (its
+    /// gzip and JSON mirrors and key list): its digest would go unread.
+    private static func edgeMakes(_ relative: String) -> Bool {
+        let name = relative.split(separator: "/").last.map(String.init) ?? relative
+        return [PublishedLayout.manifestGzip, PublishedLayout.manifestJSON, PublishedLayout.keyList].contains(name)
     }
 
     private static func file(_ root: String, _ relative: String, size: Int, mutable: Bool) throws(ObjectStoreError) -> EdgeDeployClient.Begin.File {

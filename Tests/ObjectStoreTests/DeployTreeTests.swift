@@ -31,6 +31,16 @@ struct DeployTreeTests {
         let listed = try #require(tree.files.first { $0.path == delta })
         #expect(listed.size == 3 && listed.sha256 == nil)  // immutable: by size
         #expect(tree.files.first { $0.path == "manifest.plist" }?.sha256 == ContentHash.sha256Hex(manifest))
+        // The mirrors an edge makes from the manifest itself are listed by size alone; a head by digest.
+        try FileIO.writeAtomically([7], to: fixture.root + "/manifest.json")
+        try FileIO.writeAtomically([8], to: fixture.root + "/manifest.plist.gz")
+        try FileIO.writeAtomically([9], to: fixture.root + "/head.plist")
+        let mirrored = try DeployTree(root: fixture.root)
+        for name in ["manifest.json", "manifest.plist.gz"] {
+            let file = try #require(mirrored.files.first { $0.path == name })
+            #expect(file.size == 1 && file.sha256 == nil, "\(name)")
+        }
+        #expect(mirrored.files.first { $0.path == "head.plist" }?.sha256 == ContentHash.sha256Hex([9]))
         #expect(tree.objectFiles() == 2)  // a and its gzip variant
     }
 
