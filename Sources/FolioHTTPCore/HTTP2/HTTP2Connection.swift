@@ -48,7 +48,7 @@ package final class HTTP2ConnectionGuard: ChannelDuplexHandler {
     package init(timeout: TimeAmount) { self.timeout = timeout }
 
     /// How long after the first GOAWAY of a drain the final one is sent.
-    static let drainGrace = TimeAmount.milliseconds(200)
+    package static let drainGrace = TimeAmount.milliseconds(200)
 
     private func goAway(_ context: ChannelHandlerContext, lastStreamID: HTTP2StreamID) {
         let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: nil))
