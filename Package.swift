@@ -259,7 +259,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            exclude: ["Golden", "RealContent", "compare_content.py", "h2_abuse.py", "client_hello.py", "socket_parent.py"]),
+            exclude: ["Golden", "RealContent", "compare_content.py", "h2_abuse.py", "h2_conformance.py", "client_hello.py", "socket_parent.py"]),
         .testTarget(
             name: "ACMETests",
             dependencies: [
