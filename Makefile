@@ -155,6 +155,8 @@ bench: bench-deps build publish
 	@Benchmarks/edge-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 	@echo "== edge over HTTPS: folio-edge vs nginx (ssl) and Caddy, same certificate (wrk) =="
 	@Benchmarks/tls-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
+	@echo "== HTTP/2: folio-edge vs nginx and Caddy, 200 and 304, server CPU per request (h2load) =="
+	@Benchmarks/h2-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 	@echo "== cache tier: folio-edge --origin vs nginx proxy_cache and Varnish, hits (wrk) =="
 	@Benchmarks/cache-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 	@echo "== cache tier with two origins: the primary killed under load (wrk) =="
