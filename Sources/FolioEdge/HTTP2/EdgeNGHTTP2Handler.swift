@@ -63,6 +63,8 @@ final class EdgeNGHTTP2Handler: ChannelInboundHandler {
     private var streams: [Int32: Stream] = [:]
     /// The stream whose request header block is being read (blocks are never interleaved).
     private var currentID: Int32 = 0
+    /// The highest stream identifier a request has opened.
+    private var highestRequestID: Int32 = 0
     private var current = Stream(head: ByteBuffer())
     /// Shared by every stream that keeps no head.
     private let empty = ByteBuffer()
@@ -130,6 +132,10 @@ final class EdgeNGHTTP2Handler: ChannelInboundHandler {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { return nil }
         defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks) { _, header, user in
+            guard let header, let user, header.pointee.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+            return Unmanaged<EdgeNGHTTP2Handler>.fromOpaque(user).takeUnretainedValue().beginHeadersFrame(header.pointee.stream_id)
+        }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
             guard let frame, let user else { return 0 }
             return Unmanaged<EdgeNGHTTP2Handler>.fromOpaque(user).takeUnretainedValue().beginHeaders(frame)
@@ -256,9 +262,23 @@ final class EdgeNGHTTP2Handler: ChannelInboundHandler {
 
     // MARK: Requests
 
+    /// RFC 9113 §5.1.1: a HEADERS frame on a client stream identifier below the highest one
+    /// opened, of a stream that is not open (never used, so closed when a higher one was
+    /// opened), is a connection error PROTOCOL_ERROR. (libnghttp2 ignores the block, so that
+    /// trailers racing a RST_STREAM it sent do not end the connection; this edge resets a
+    /// stream only for a malformed or oversized request, after which no trailers are due.)
+    private func beginHeadersFrame(_ id: Int32) -> Int32 {
+        if id & 1 == 1, id < highestRequestID, let session, nghttp2_session_find_stream(session, id) == nil {
+            nghttp2_session_terminate_session(session, NGHTTP2_PROTOCOL_ERROR.rawValue)
+            stopped = true
+        }
+        return 0
+    }
+
     private func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         guard frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
         currentID = frame.pointee.hd.stream_id
+        highestRequestID = max(highestRequestID, currentID)
         // One buffer for every header block of the connection: a request that ends with its
         // HEADERS (a GET, a HEAD) is answered from it; one with a body keeps a copy.
         var head = current.head
