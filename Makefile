@@ -15,7 +15,7 @@ BENCH_BUILD := .build-bench
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xswiftc -enforce-exclusivity=unchecked
 DEBUG      := .build/debug
 
-# Debian packages: build (zlib, libdeflate, brotli, libxml2, pkg-config, cmark-gfm for Markdown's HTML, libcurl's link library for FoundationNetworking in a static-stdlib release build), tests (plistutil, python3, curl,
+# Debian packages: build (zlib, libdeflate, brotli, libxml2, pkg-config, cmark-gfm for Markdown's HTML, libnghttp2 for the edge's HTTP/2, libcurl's link library for FoundationNetworking in a static-stdlib release build), tests (plistutil, python3, curl,
 # gettext: msgfmt writes the .mo the real-catalog tests compare lookups with; openssl and testssl.sh for the edge's TLS,
 # nghttp2-client (h2load) for its HTTP/2, pebble (Let's Encrypt's test server) for its ACME client, brotli(1) to check
 # brotli variants against Google's own tool; for the install and the hardened unit: systemd's systemd-analyze,
@@ -23,7 +23,7 @@ DEBUG      := .build/debug
 # the unit's seccomp filter and capabilities, binutils' readelf for stripped programs; goaccess reads the
 # edge's combined access log), and the reference programs `make bench` compares against.
 BUILD_PKGS := zlib1g-dev libdeflate-dev libbrotli-dev libxml2-dev pkgconf libcmark-gfm-dev libcmark-gfm-extensions-dev \
-              libcurl4-openssl-dev
+              libcurl4-openssl-dev libnghttp2-dev
 TEST_PKGS  := libplist-utils python3 curl gettext openssl testssl.sh nghttp2-client pebble brotli \
               systemd man-db groff-base python3-seccomp util-linux binutils goaccess
 BENCH_PKGS := libplist-utils gettext wrk nginx-light hyperfine varnish zstd hugo time caddy openssl rsync
@@ -155,6 +155,8 @@ bench: bench-deps build publish
 	@Benchmarks/edge-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 	@echo "== edge over HTTPS: folio-edge vs nginx (ssl) and Caddy, same certificate (wrk) =="
 	@Benchmarks/tls-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
+	@echo "== HTTP/2: folio-edge vs nginx and Caddy, 200 and 304, server CPU per request (h2load) =="
+	@Benchmarks/h2-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 	@echo "== cache tier: folio-edge --origin vs nginx proxy_cache and Varnish, hits (wrk) =="
 	@Benchmarks/cache-bench.sh $(PUBLIC) $(RELEASE)/folio-edge
 	@echo "== cache tier with two origins: the primary killed under load (wrk) =="

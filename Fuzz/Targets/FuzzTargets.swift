@@ -43,6 +43,7 @@ package enum FuzzTargets {
             run: signedManifest),
         FuzzTarget(name: "http-request", summary: "the edge's request-head parser; views stay in the buffer", run: httpRequest),
         FuzzTarget(name: "http2-frames", summary: "the edge's HTTP/2 server side and stream bridge; one request per stream, none smuggled", run: http2Frames),
+        FuzzTarget(name: "http2-flood-guard", summary: "the frame-header scanner before libnghttp2; whole and in pieces find the same flood", run: http2FloodGuard),
         FuzzTarget(name: "http-response", summary: "the client's response reader, inflate and manifest", run: httpResponse),
         FuzzTarget(name: "gzip", summary: "gzip inflate with a size limit; deflate round trip", run: gzip),
         FuzzTarget(name: "brotli", summary: "brotli decode with a size limit; round trip", run: brotli),

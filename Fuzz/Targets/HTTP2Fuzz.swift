@@ -66,3 +66,40 @@ private final class CannedHTTP1Answer: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: answer)), promise: nil)
     }
 }
+
+extension FuzzTargets {
+    /// The frame-header scanner in front of libnghttp2 (`HTTP2FloodGuard`): the input after the
+    /// client preface, read whole and read in pieces (their sizes from the input's first byte)
+    /// at one instant, finds the same flood in the same frame (the bytes accepted end with that
+    /// frame, or with the piece it goes on past), and never accepts more bytes than it was given.
+    package static func http2FloodGuard(_ data: UnsafeRawBufferPointer) {
+        guard let first = data.first else { return }
+        let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+        let input = preface + Array(data.dropFirst())
+        let now = NIODeadline.uptimeNanoseconds(1_000_000_000)
+        input.withUnsafeBytes { raw in
+            var whole = HTTP2FloodGuard()
+            let once = whole.scan(raw, now: now)
+            check(once.accepted <= raw.count && (once.flood != nil || once.accepted == raw.count), "http2-flood-guard",
+                  "accepted \(once.accepted) of \(raw.count) bytes without a flood")
+            var pieces = HTTP2FloodGuard()
+            let step = Int(first % 31) + 1
+            var offset = 0
+            var found: (Int, HTTP2FloodGuard.Flood)?
+            while offset < raw.count {
+                let end = min(raw.count, offset + step)
+                let r = pieces.scan(UnsafeRawBufferPointer(rebasing: raw[offset..<end]), now: now)
+                if let flood = r.flood {
+                    // Up to the end of the flood's frame, or of this piece when the frame goes on.
+                    found = (offset + r.accepted, flood)
+                    check(once.accepted == offset + r.accepted || (r.accepted == end - offset && once.accepted > end), "http2-flood-guard",
+                          "whole: \(once), in pieces of \(step): \(flood) at \(offset + r.accepted)")
+                    break
+                }
+                check(r.accepted == end - offset, "http2-flood-guard", "a piece without a flood was not accepted whole")
+                offset = end
+            }
+            check(found?.1 == once.flood, "http2-flood-guard", "whole: \(once), in pieces of \(step): \(String(describing: found))")
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import FolioACME
 import FolioHTTPCore
+import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -68,13 +69,24 @@ struct ConnectionPipeline: Sendable {
             })
     }
 
-    /// HTTP/2: the connection's handler and guard; the origin answers every stream on the
-    /// connection's channel (`EdgeHTTP2Handler`), the tier gives each stream its HTTP/1.1
-    /// handlers behind a bridge.
+    /// The origin's HTTP/2 on swift-nio-http2 (`EdgeHTTP2Handler`) instead of libnghttp2
+    /// (`EdgeNGHTTP2Handler`): `FOLIO_EDGE_H2=swift-nio-http2`, for differential tests and
+    /// benchmarks of the two frame layers.
+    static let swiftNIOHTTP2Origin = ProcessInfo.processInfo.environment["FOLIO_EDGE_H2"] == "swift-nio-http2"
+
+    /// HTTP/2: the origin answers every stream on the connection's channel, with libnghttp2 as
+    /// its frame layer (`EdgeNGHTTP2Handler`, which keeps its own defences and timeouts); the
+    /// tier gives each stream its HTTP/1.1 handlers behind a bridge, on swift-nio-http2 and
+    /// `HTTP2ConnectionGuard`.
     private func configureHTTP2(_ channel: Channel, extraLines: String, role: ListenerRole) throws {
         let sync = channel.pipeline.syncOperations
         let connection = HTTP2Limits.connection(maxHeaderBytes: limits.maxHeaderBytes)
         try sync.addHandler(LingeringClose())
+        if case .site(let store) = content, !Self.swiftNIOHTTP2Origin {
+            try sync.addHandler(
+                EdgeNGHTTP2Handler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool, extraLines: extraLines, role: role))
+            return
+        }
         if case .site(let store) = content {
             try sync.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connection, streamConfiguration: HTTP2Limits.stream()))
             try sync.addHandler(
