@@ -132,10 +132,12 @@ struct EdgeHTTP2Tests {
     /// RFC 9113's cases for a server answering GET and HEAD (`h2_conformance.py`: the
     /// connection preface, frame sizes, stream states and identifiers, HPACK errors, PRIORITY,
     /// RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE and flow control, CONTINUATION,
-    /// malformed requests), each on a connection of its own.
-    @Test("RFC 9113 conformance: every case of h2_conformance.py")
-    func conformance() throws {
-        try EdgeTLSTests.withTLSEdge("h2-conformance") { edge, _, _ in
+    /// malformed requests), each on a connection of its own; on libnghttp2, and on the
+    /// swift-nio-http2 layer it replaced (`FOLIO_EDGE_H2=swift-nio-http2`), the differential
+    /// reference that must answer every case the same.
+    @Test("RFC 9113 conformance: every case of h2_conformance.py", arguments: ["libnghttp2", "swift-nio-http2"])
+    func conformance(layer: String) throws {
+        try EdgeTLSTests.withTLSEdge("h2-conformance", env: layer == "libnghttp2" ? [:] : ["FOLIO_EDGE_H2": layer]) { edge, _, _ in
             let r = try Harness.run("/usr/bin/env", ["python3", Self.conformance, String(edge.port)])
             let report = try #require(
                 try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: [String: Any]], "\(r.status) \(r.stderr)")

@@ -9,14 +9,14 @@ import Testing
 @Suite("edge over HTTPS", .serialized)
 struct EdgeTLSTests {
     static func withTLSEdge(
-        _ label: String, extra: (TestPKI) throws -> [String] = { _ in [] },
+        _ label: String, extra: (TestPKI) throws -> [String] = { _ in [] }, env: [String: String] = [:],
         _ body: (EdgeProcess, TestPKI, EdgeFixture) throws -> Void
     ) throws {
         let fixture = try EdgeFixture.make(label)
         defer { fixture.cleanup() }
         let pki = try TestPKI(fixture.dir)
         let (cert, key) = try pki.leaf("localhost")
-        let edge = try EdgeProcess.start(root: fixture.root, args: ["--tls-cert", cert, "--tls-key", key] + extra(pki))
+        let edge = try EdgeProcess.start(root: fixture.root, args: ["--tls-cert", cert, "--tls-key", key] + extra(pki), env: env)
         defer { edge.stop() }
         try body(edge, pki, fixture)
     }
