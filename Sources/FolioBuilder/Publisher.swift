@@ -135,7 +135,7 @@ package final class PublishSession {
         guard FileIO.exists(path) else { return (nil, nil) }
         do {
             let bytes = try FileIO.read(path)
-            return (try Manifest(bytes: bytes), bytes)
+            return (try Manifest.quicklyDecoded(bytes) ?? Manifest(bytes: bytes), bytes)
         } catch {
             throw BuildError("\(path) is unreadable (\(error)); restore it from \(dir)/manifests/ or delete it")
         }
@@ -262,7 +262,7 @@ package final class PublishSession {
         // The bytes served as manifest.plist: the plain manifest, or the signed one.
         let signed = changed ? signing?.sign(manifest) : nil
         let value = manifest.plist
-        let plist = changed ? (signed?.bytes ?? BinaryPlist.encode(value)) : currentBytes ?? BinaryPlist.encode(value)
+        let plist = changed ? (signed?.bytes ?? manifest.binaryPlist) : currentBytes ?? manifest.binaryPlist
         let sha = ContentHash.sha256Hex(plist)
         let (gzip, deltas, prepared) = try gzipAndPrepare(manifest, plist, sha, objects: objects, history: options.deltaHistory, changed: changed)
         // The other mirrors are made while the deltas and the manifest are written (on two cores).
