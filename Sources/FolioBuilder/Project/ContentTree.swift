@@ -68,7 +68,7 @@ package enum ContentTree {
             @Sendable func one(_ name: String) -> Stat {
                 var st = stat()
                 let rc = fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW)
-                return Stat(found: rc == 0, st: st)
+                return Stat(found: rc == 0, errno: rc == 0 ? 0 : Foundation.errno, st: st)
             }
             guard names.count >= 1024, Parallel.cores > 1 else { return names.map(one) }
             let parts = 16
@@ -76,16 +76,17 @@ package enum ContentTree {
             return Parallel.map(ranges) { range in range.map { one(names[$0]) } }.flatMap { $0 }
         }
 
-        /// One entry's `lstat`; `found` is false when it failed.
+        /// One entry's `lstat`; `found` is false when it failed, with the thread's `errno` then.
         struct Stat: @unchecked Sendable {
             var found: Bool
+            var errno: Int32
             var st: stat
         }
 
         mutating func visit(_ relative: String, name: String, in dirFD: Int32, stat given: Stat?, full: String, into diags: inout Diagnostics) throws {
             var st = given?.st ?? stat()
             let found = given.map(\.found) ?? (dirFD >= 0 ? fstatat(dirFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 : lstat(full, &st) == 0)
-            guard found else { throw FileError("stat", full) }
+            guard found else { throw FileError("stat", full, errno: given?.errno ?? Foundation.errno) }
             if st.st_mode & S_IFMT == S_IFLNK {
                 guard let target = FileIO.resolved(full), target == realRoot || target.hasPrefix(realRoot + "/") else {
                     let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: full)) ?? "?"
