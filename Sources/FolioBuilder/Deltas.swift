@@ -79,12 +79,21 @@ package struct DeltaWriter {
     /// Makes the deltas into `target` (the bytes of the new `manifest.plist`, whose SHA-256 is
     /// `targetSHA256`) with each source's ``ManifestPrints`` kept by the last builds (made again
     /// where missing or damaged) and the target's, then keeps these versions' prints for the next.
-    package func prepare(target: Manifest, targetBytes: [UInt8], targetSHA256 targetSHA: String, objects: [String: [UInt8]]) -> Prepared {
+    /// `previous` is the channel's current manifest and its file's bytes, when known: the
+    /// target's prints of the entries it shares with it are taken from its prints.
+    package func prepare(
+        target: Manifest, targetBytes: [UInt8], targetSHA256 targetSHA: String, objects: [String: [UInt8]],
+        previous: (manifest: Manifest, bytes: [UInt8])? = nil
+    ) -> Prepared {
         guard !recent.isEmpty else { return Prepared(targetSHA: targetSHA, made: []) }
         let decoded = DecodedObjects(root: objectsRoot, objects: objects)
         let general = GeneralPath(target: target, targetBytes: targetBytes)
         let store = ManifestPrintStore(channelDir: root)
-        let target = store.prints(for: targetSHA, bytes: targetBytes)
+        // The current manifest's file among the sources (the same bytes), by its SHA-256.
+        let shared = previous.flatMap { p in
+            recent.first { $0.version == p.manifest.version && $0.bytes == p.bytes }.map { (sha256: $0.sha256, entries: p.manifest.entries) }
+        }
+        let target = store.prints(for: targetSHA, bytes: targetBytes, entries: target.entries, previous: shared)
         let results = Parallel.map(recent) { source in
             let prints = store.prints(for: source.sha256, bytes: source.bytes)
             let pair = prints.flatMap { p in target.map { (source: p.prints, target: $0.prints) } }

@@ -315,7 +315,8 @@ package final class PublishSession {
                 var deltas = DeltaWriter(root: channelDir, objectsRoot: root, history: max(0, history), version: manifest.version)
                 deltas.brotliQuality = brotliQuality
                 guard changed, history > 0 else { return (deltas, nil) }
-                return (deltas, deltas.prepare(target: manifest, targetBytes: plist, targetSHA256: sha, objects: objects))
+                let previous = current.flatMap { current in currentBytes.map { (current, $0) } }
+                return (deltas, deltas.prepare(target: manifest, targetBytes: plist, targetSHA256: sha, objects: objects, previous: previous))
             })
         return (try gzip.get(), deltas, prepared)
     }
