@@ -40,10 +40,22 @@ package struct DeltaWriter {
         self.objectsRoot = objectsRoot ?? root
         self.history = history
         let versions = history <= 0 ? [] : Array(max(1, version - history)..<version)
+        let known = ManifestSHACache.load(channelDir: root)
         recent = Parallel.map(versions) { v -> (version: Int, bytes: [UInt8], sha256: String)? in
-            guard let bytes = try? FileIO.read(PublishedLayout.path(root, PublishedLayout.versionedManifest(v))) else { return nil }
-            return (v, bytes, ContentHash.sha256Hex(bytes))
+            let path = PublishedLayout.path(root, PublishedLayout.versionedManifest(v))
+            let stamp = FileStamp.read(path)
+            guard let bytes = try? FileIO.read(path) else { return nil }
+            let sha = stamp.flatMap { known[ManifestSHACache.key($0)] }.flatMap { $0.size == bytes.count ? $0.sha256 : nil }
+            return (v, bytes, sha ?? ContentHash.sha256Hex(bytes))
         }.compactMap { $0 }
+    }
+
+    /// Keeps the SHA-256 of the versioned manifests the next publish reads (these sources and
+    /// `version`, whose SHA-256 is `sha256`), by their files' stamps.
+    package func recordSHAs(version: Int, sha256: String) {
+        var known: [(path: String, sha256: String)] = recent.map { (PublishedLayout.path(root, PublishedLayout.versionedManifest($0.version)), $0.sha256) }
+        known.append((PublishedLayout.path(root, PublishedLayout.versionedManifest(version)), sha256))
+        ManifestSHACache.save(channelDir: root, known)
     }
 
     private var deltasDir: String { PublishedLayout.path(root, PublishedLayout.deltas) }
@@ -67,12 +79,21 @@ package struct DeltaWriter {
     /// Makes the deltas into `target` (the bytes of the new `manifest.plist`, whose SHA-256 is
     /// `targetSHA256`) with each source's ``ManifestPrints`` kept by the last builds (made again
     /// where missing or damaged) and the target's, then keeps these versions' prints for the next.
-    package func prepare(target: Manifest, targetBytes: [UInt8], targetSHA256 targetSHA: String, objects: [String: [UInt8]]) -> Prepared {
+    /// `previous` is the channel's current manifest and its file's bytes, when known: the
+    /// target's prints of the entries it shares with it are taken from its prints.
+    package func prepare(
+        target: Manifest, targetBytes: [UInt8], targetSHA256 targetSHA: String, objects: [String: [UInt8]],
+        previous: (manifest: Manifest, bytes: [UInt8])? = nil
+    ) -> Prepared {
         guard !recent.isEmpty else { return Prepared(targetSHA: targetSHA, made: []) }
         let decoded = DecodedObjects(root: objectsRoot, objects: objects)
         let general = GeneralPath(target: target, targetBytes: targetBytes)
         let store = ManifestPrintStore(channelDir: root)
-        let target = store.prints(for: targetSHA, bytes: targetBytes)
+        // The current manifest's file among the sources (the same bytes), by its SHA-256.
+        let shared = previous.flatMap { p in
+            recent.first { $0.version == p.manifest.version && $0.bytes == p.bytes }.map { (sha256: $0.sha256, entries: p.manifest.entries) }
+        }
+        let target = store.prints(for: targetSHA, bytes: targetBytes, entries: target.entries, previous: shared)
         let results = Parallel.map(recent) { source in
             let prints = store.prints(for: source.sha256, bytes: source.bytes)
             let pair = prints.flatMap { p in target.map { (source: p.prints, target: $0.prints) } }
@@ -260,5 +281,38 @@ package struct DeltaWriter {
             guard let pair = PublishedLayout.deltaPair(ofFile: stem), !keep.contains(pair.to) else { continue }
             unlink(deltasDir + "/" + name)
         }
+    }
+}
+
+/// The SHA-256 of versioned manifest files by their stamps (inode, size, modification time),
+/// kept in the channel's directory as `.folio-build-shas` (never served): a publish reads the
+/// last ten versions' files for its deltas, and hashing them (26 MB at 20,000 entries) was a
+/// tenth of a one-edit rebuild. Versioned manifests are written once, each a new inode; a file
+/// rewritten since has another stamp and is hashed again. Missing or damaged, it is only a cache.
+enum ManifestSHACache {
+    static let fileName = ".folio-build-shas"
+
+    static func key(_ stamp: FileStamp) -> String { stamp.fields.map(String.init).joined(separator: " ") }
+
+    /// Stamp keys to (size, SHA-256).
+    static func load(channelDir: String) -> [String: (size: Int, sha256: String)] {
+        guard let bytes = try? FileIO.read(channelDir + "/" + fileName) else { return [:] }
+        var out: [String: (size: Int, sha256: String)] = [:]
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 5, let size = Int(parts[1]), ContentHash.isSHA256Hex(String(parts[4])) else { continue }
+            out[parts[0..<4].joined(separator: " ")] = (size, String(parts[4]))
+        }
+        return out
+    }
+
+    /// Replaces the file with these files' stamps and SHA-256s; not made durable.
+    static func save(channelDir: String, _ files: [(path: String, sha256: String)]) {
+        var text = ""
+        for file in files {
+            guard let stamp = FileStamp.read(file.path) else { continue }
+            text += key(stamp) + " " + file.sha256 + "\n"
+        }
+        try? FileIO.writeAtomically(Array(text.utf8), to: channelDir + "/" + fileName, sync: false)
     }
 }

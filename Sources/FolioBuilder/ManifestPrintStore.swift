@@ -28,6 +28,23 @@ struct ManifestPrintStore {
         return ManifestPrints(manifest: bytes).map { ($0, $0.stored(manifestSHA256: sha256)) }
     }
 
+    /// The prints of a new manifest file `bytes` (SHA-256 `sha256`) whose entries array holds
+    /// `entries`: as stored when they are there, else with the prints of the entries it shares
+    /// with `previous` (a manifest file whose prints are stored, and its entries in file order)
+    /// taken from those (``ManifestPrints/init(manifest:entries:reusing:of:)``), else made from
+    /// the file. The same prints every way (tests compare them).
+    func prints(
+        for sha256: String, bytes: [UInt8], entries: [Manifest.Entry], previous: (sha256: String, entries: [Manifest.Entry])?
+    ) -> (prints: ManifestPrints, stored: [UInt8])? {
+        if let stored = stored[sha256], let prints = ManifestPrints(stored: stored, manifestSHA256: sha256) { return (prints, stored) }
+        if let previous, let kept = stored[previous.sha256], let old = ManifestPrints(stored: kept, manifestSHA256: previous.sha256),
+            let prints = ManifestPrints(manifest: bytes, entries: entries, reusing: old, of: previous.entries)
+        {
+            return (prints, prints.stored(manifestSHA256: sha256))
+        }
+        return prints(for: sha256, bytes: bytes)
+    }
+
     /// Replaces the file with these stored prints; not made durable (a cache).
     func save(_ records: [[UInt8]]) {
         var out: [UInt8] = []

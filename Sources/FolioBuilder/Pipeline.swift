@@ -25,6 +25,8 @@ package struct BuildContext {
     package var scannedAt: Int64 = 0
     /// The output's lock, held by a build that stopped early (a publish holds it in `session`).
     package var lock: Int32?
+    /// The channel's current manifest, being read for the publish (``ManifestPrefetch``).
+    package var prefetch: ManifestPrefetch?
 
     package init(config: BuildConfiguration) {
         self.config = config

@@ -3,6 +3,7 @@ import FolioPublished
 import FolioSupport
 import FolioToolSupport
 import Foundation
+import Synchronization
 
 /// What a publish did, for the closing summary.
 package struct PublishResult: Sendable {
@@ -96,7 +97,7 @@ package final class PublishSession {
 
     package static let lockName = PublishedLayout.builderLock
 
-    package init(root: String, channel: String = Channel.production) throws {
+    package init(root: String, channel: String = Channel.production, prefetched: ManifestPrefetch? = nil) throws {
         self.root = root
         self.channel = channel
         channelDir = PublishedLayout.channelRoot(root, channel)
@@ -105,7 +106,11 @@ package final class PublishSession {
         lockFD = try Self.lock(root: root)
         Self.removeTemporaryFiles(root: root, channelDir: channelDir)
         do {
-            (current, currentBytes) = try Self.readCurrent(channelDir)
+            if let read = prefetched?.take(path: PublishedLayout.path(channelDir, PublishedLayout.manifest)) {
+                (current, currentBytes) = (read.manifest, read.bytes)
+            } else {
+                (current, currentBytes) = try Self.readCurrent(channelDir)
+            }
         } catch {
             close(lockFD)
             throw error
@@ -135,7 +140,7 @@ package final class PublishSession {
         guard FileIO.exists(path) else { return (nil, nil) }
         do {
             let bytes = try FileIO.read(path)
-            return (try Manifest(bytes: bytes), bytes)
+            return (try Manifest.quicklyDecoded(bytes) ?? Manifest(bytes: bytes), bytes)
         } catch {
             throw BuildError("\(path) is unreadable (\(error)); restore it from \(dir)/manifests/ or delete it")
         }
@@ -261,16 +266,19 @@ package final class PublishSession {
         if !changed, mirrorsAreCurrent(signed: manifest.expiresAt != nil, head: options.deltaHistory > 0) { return result }
         // The bytes served as manifest.plist: the plain manifest, or the signed one.
         let signed = changed ? signing?.sign(manifest) : nil
-        let value = manifest.plist
-        let plist = changed ? (signed?.bytes ?? BinaryPlist.encode(value)) : currentBytes ?? BinaryPlist.encode(value)
+        let plist = changed ? (signed?.bytes ?? manifest.binaryPlist) : currentBytes ?? manifest.binaryPlist
+        // The mirror this builder wrote for the current manifest, read before the commit point.
+        let previousJSON = current.flatMap { current in ManifestMirrorRecord.currentJSON(channelDir: channelDir).map { ($0, current) } }
         let sha = ContentHash.sha256Hex(plist)
         let (gzip, deltas, prepared) = try gzipAndPrepare(manifest, plist, sha, objects: objects, history: options.deltaHistory, changed: changed)
         // The other mirrors are made while the deltas and the manifest are written (on two cores).
-        let (quality, expires) = (brotliQuality, manifest.expiresAt != nil)
+        let (quality, expires, made) = (brotliQuality, manifest.expiresAt != nil, manifest)
         let withHead = options.deltaHistory > 0
         let (mirrors, written) = Parallel.both(
             { Result { () throws(PlistError) in
-                try ManifestMirrors(value: value, plist: plist, gzipSize: gzip.count, signed: signed, expires: expires, brotliQuality: quality)
+                try ManifestMirrors(
+                    manifest: made, plist: plist, gzipSize: gzip.count, signed: signed, expires: expires, brotliQuality: quality,
+                    previous: previousJSON)
             } },
             { Result { () throws in try writeVersion(changed ? manifest : nil, (plist, sha), gzipSize: gzip.count, deltas, prepared, withHead: withHead) } })
         result.deltas = try written.get()
@@ -291,6 +299,7 @@ package final class PublishSession {
         let summary = try prepared.map { try deltas.write($0, targetGzipSize: gzipSize) } ?? DeltaWriter.Summary()
         let head = withHead ? deltas.head(for: manifest, bytes: served.plist, sha256: served.sha, gzipSize: gzipSize) : nil
         try commit(manifest, served.plist, head: head)
+        deltas.recordSHAs(version: manifest.version, sha256: served.sha)
         return summary
     }
 
@@ -306,7 +315,8 @@ package final class PublishSession {
                 var deltas = DeltaWriter(root: channelDir, objectsRoot: root, history: max(0, history), version: manifest.version)
                 deltas.brotliQuality = brotliQuality
                 guard changed, history > 0 else { return (deltas, nil) }
-                return (deltas, deltas.prepare(target: manifest, targetBytes: plist, targetSHA256: sha, objects: objects))
+                let previous = current.flatMap { current in currentBytes.map { (current, $0) } }
+                return (deltas, deltas.prepare(target: manifest, targetBytes: plist, targetSHA256: sha, objects: objects, previous: previous))
             })
         return (try gzip.get(), deltas, prepared)
     }
@@ -325,22 +335,46 @@ package final class PublishSession {
         result.objectsWritten = objectsWritten
         func newest(_ m: Manifest) -> Manifest { m.applying(release: m.releases.first { !$0.halted }?.id) }
         let view = newest(manifest)
-        let old = Dictionary((current.map(newest)?.entries ?? []).map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
         for e in view.entries {
             result.rawBytes += e.size
             result.gzipBytes += e.gzipSize ?? e.size
-            if !contentChanged { continue }
-            switch old[e.path] {
-            case nil: result.added += 1
-            case let sha? where sha != e.sha256: result.modified += 1
-            default: break
-            }
         }
         if contentChanged {
-            let paths = Set(view.entries.map(\.path))
-            result.removed = old.keys.count { !paths.contains($0) }
+            (result.added, result.modified, result.removed) = Self.changes(from: current.map(newest)?.entries ?? [], to: view.entries)
         }
         return result
+    }
+
+    /// How many paths of `new` are not in `old`, are there with another SHA-256, and how many
+    /// of `old` are not in `new` (a path listed twice counts once, as its first entry). Entries
+    /// in path order (as manifests hold them) are merged; others counted through a dictionary.
+    static func changes(from old: [Manifest.Entry], to new: [Manifest.Entry]) -> (added: Int, modified: Int, removed: Int) {
+        func strictlySorted(_ list: [Manifest.Entry]) -> Bool { zip(list, list.dropFirst()).allSatisfy { $0.path < $1.path } }
+        guard strictlySorted(old), strictlySorted(new) else {
+            let byPath = Dictionary(old.map { ($0.path, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+            var (added, modified) = (0, 0)
+            for e in new {
+                switch byPath[e.path] {
+                case nil: added += 1
+                case let sha? where sha != e.sha256: modified += 1
+                default: break
+                }
+            }
+            let paths = Set(new.map(\.path))
+            return (added, modified, byPath.keys.count { !paths.contains($0) })
+        }
+        var (added, modified, matched, i) = (0, 0, 0, 0)
+        for e in new {
+            while i < old.count, old[i].path < e.path { i += 1 }
+            if i < old.count, old[i].path == e.path {
+                matched += 1
+                if old[i].sha256 != e.sha256 { modified += 1 }
+                i += 1
+            } else {
+                added += 1
+            }
+        }
+        return (added, modified, old.count - matched)
     }
 
     /// The versioned manifest, the head, then the commit point: `manifest.plist` becomes the
@@ -384,10 +418,11 @@ package final class PublishSession {
             try writeMirror(deltas.head(for: manifest, bytes: plist, sha256: sha, gzipSize: gzip.count).bytes, to: headPath)
         }
         deltas.prune(currentBytes: plist, sha256: sha)
-        try writeMirror(gzip, to: PublishedLayout.path(channelDir, PublishedLayout.manifestGzip))
+        try writeMirror(gzip, to: PublishedLayout.path(channelDir, PublishedLayout.manifestGzip), new: changed)
         let brotliPath = PublishedLayout.path(channelDir, PublishedLayout.manifestBrotli)
-        if let brotli = mirrors.brotli { try writeMirror(brotli, to: brotliPath) } else { unlink(brotliPath) }
-        try writeMirror(mirrors.json, to: PublishedLayout.path(channelDir, PublishedLayout.manifestJSON))
+        if let brotli = mirrors.brotli { try writeMirror(brotli, to: brotliPath, new: changed) } else { unlink(brotliPath) }
+        try writeMirror(mirrors.json, to: PublishedLayout.path(channelDir, PublishedLayout.manifestJSON), new: changed)
+        ManifestMirrorRecord.save(channelDir: channelDir)
     }
 
     /// Whether the mirrors of `manifest.plist` (gzip, brotli, JSON, the key list of a signed one) were
@@ -404,11 +439,41 @@ package final class PublishSession {
         return names.allSatisfy { name in FileStamp.read(PublishedLayout.path(channelDir, name)).map(current) ?? false }
     }
 
-    /// Writes a derived file only when its bytes differ, so an unchanged build touches nothing.
-    private func writeMirror(_ bytes: [UInt8], to path: String) throws {
-        if let existing = try? FileIO.read(path), existing == bytes { return }
+    /// Writes a derived file only when its bytes differ, so an unchanged build touches nothing;
+    /// a mirror of a `new` manifest (another version) differs, and is not read first.
+    private func writeMirror(_ bytes: [UInt8], to path: String, new: Bool = false) throws {
+        if !new, let existing = try? FileIO.read(path), existing == bytes { return }
         // Derived and rewritten by every build, so not worth an fsync: lost in a crash, the next
         // build repairs it.
         try FileIO.writeAtomically(bytes, to: path, sync: false)
+    }
+}
+
+/// The channel's current `manifest.plist`, read and decoded on a thread of its own while the
+/// build parses and compiles (a 20,000-entry manifest takes about 15 ms to decode), for the
+/// ``PublishSession`` made later. Read before the output's lock is taken, so the session uses it
+/// only when the file's stamp is still the one read; otherwise it reads the file again.
+package final class ManifestPrefetch: Sendable {
+    private let found = Mutex<(stamp: FileStamp, bytes: [UInt8], manifest: Manifest)?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    package init(channelDir: String) {
+        let path = PublishedLayout.path(channelDir, PublishedLayout.manifest)
+        OSThread.spawn(stackSize: 8 << 20) { [self] in
+            defer { self.done.signal() }
+            guard let before = FileStamp.read(path), let bytes = try? FileIO.read(path), FileStamp.read(path) == before,
+                let manifest = Manifest.quicklyDecoded(bytes)
+            else { return }
+            self.found.withLock { $0 = (before, bytes, manifest) }
+        }
+    }
+
+    /// The manifest read, when the file at `path` still has the stamp it had then; waits for
+    /// the read to finish.
+    func take(path: String) -> (bytes: [UInt8], manifest: Manifest)? {
+        done.wait()
+        done.signal()
+        guard let read = found.withLock({ $0 }), FileStamp.read(path) == read.stamp else { return nil }
+        return (read.bytes, read.manifest)
     }
 }

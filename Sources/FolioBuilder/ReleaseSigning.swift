@@ -86,7 +86,7 @@ package struct ReleaseSigning: Sendable {
 
     /// The signed manifest file for `manifest`.
     package func sign(_ manifest: Manifest) -> SignedManifest {
-        SignedManifest(signing: BinaryPlist.encode(manifest.plist), manifest: manifest, keys: keys, keyList: keyList)
+        SignedManifest(signing: manifest.binaryPlist, manifest: manifest, keys: keys, keyList: keyList)
     }
 
     /// A warning when the key list expires before manifests signed now would.

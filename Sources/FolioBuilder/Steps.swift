@@ -24,6 +24,8 @@ package enum Steps {
         let cache = BuildCache.load(root: ctx.config.outputDir, key: project.fingerprint + " " + brotli)
         ctx.project = BuildProject(config: ctx.config, file: project, cache: cache)
         try stopIfUpToDate(&ctx)
+        // The current manifest is read while the sources are parsed and compiled.
+        if !ctx.upToDate { ctx.prefetch = ManifestPrefetch(channelDir: ctx.config.channelDir) }
     }
 
     /// Ends the build here when nothing changed since the last one (``LastPublish``): its
@@ -82,7 +84,7 @@ package enum Steps {
     }
 
     package static func writeObjects(_ ctx: inout BuildContext) throws {
-        let session = try PublishSession(root: ctx.config.outputDir, channel: ctx.config.channel)
+        let session = try PublishSession(root: ctx.config.outputDir, channel: ctx.config.channel, prefetched: ctx.prefetch)
         session.brotliQuality = ctx.config.brotli?.quality
         try session.writeObjects(ctx.artifacts)
         ctx.session = session

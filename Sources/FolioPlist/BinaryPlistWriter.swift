@@ -463,3 +463,68 @@ extension BinaryPlist {
         } ?? unusable
     }
 }
+
+extension BinaryPlist {
+    /// Writes a document object by object, for a caller that walks its own types instead of
+    /// building a ``PlistValue`` tree first: it must visit objects in the order ``encode(_:)``
+    /// flattens them (a collection, then a dictionary's keys in sorted order, then its values
+    /// in that order, depth first), and the bytes are then exactly those ``encode(_:)`` writes
+    /// for the same value. The first object visited is the top one.
+    package struct Builder {
+        var writer = Writer()
+
+        package init() {}
+
+        /// The reference slots of a collection begun with ``array(count:)`` or ``dictionary(count:)``.
+        package struct Slots {
+            let refStart: Int
+            let count: Int
+        }
+
+        /// A general value, flattened as ``encode(_:)`` would; its object index.
+        package mutating func value(_ v: PlistValue) -> Int { writer.flatten(v) }
+
+        /// A string (equal strings are one object); its object index.
+        package mutating func string(_ s: String) -> Int { writer.internString(s) }
+
+        /// An integer (equal integers are one object); its object index.
+        package mutating func int(_ i: Int64) -> Int { writer.internScalar(.int(i), .int(i)) }
+
+        /// Begins an array of `count` elements; its slots are filled by ``setElement(_:_:_:)``.
+        package mutating func array(count: Int) -> (index: Int, slots: Slots) {
+            begin(marker: 0xA, count: count, refs: count)
+        }
+
+        /// Begins a dictionary of `count` pairs; its slots are filled by ``setKey(_:_:_:)`` and
+        /// ``setValue(_:_:_:)``, keys in sorted order.
+        package mutating func dictionary(count: Int) -> (index: Int, slots: Slots) {
+            begin(marker: 0xD, count: count, refs: count * 2)
+        }
+
+        private mutating func begin(marker: UInt8, count: Int, refs n: Int) -> (index: Int, slots: Slots) {
+            let index = writer.offsets.count
+            writer.offsets.append(0)
+            let start = writer.refs.count
+            writer.collections.append(PendingCollection(index: index, marker: marker, refStart: start, count: count))
+            writer.refs.append(contentsOf: repeatElement(0, count: n))
+            return (index, Slots(refStart: start, count: count))
+        }
+
+        @inline(__always)
+        package mutating func setElement(_ slots: Slots, _ i: Int, _ ref: Int) { writer.refs[slots.refStart + i] = ref }
+        @inline(__always)
+        package mutating func setKey(_ slots: Slots, _ i: Int, _ ref: Int) { writer.refs[slots.refStart + i] = ref }
+        @inline(__always)
+        package mutating func setValue(_ slots: Slots, _ i: Int, _ ref: Int) { writer.refs[slots.refStart + slots.count + i] = ref }
+
+        /// Reserves room for about `bytes` of objects and `objects` objects.
+        package mutating func reserve(bytes: Int, objects: Int) {
+            writer.out.reserveCapacity(bytes)
+            writer.offsets.reserveCapacity(objects)
+            writer.strings = StringTable(expected: objects)
+        }
+
+        /// The document's bytes.
+        package mutating func finish() -> [UInt8] { writer.serialise() }
+    }
+}

@@ -133,8 +133,13 @@ package struct Manifest: Sendable, Equatable {
         /// Reads an entry of a manifest's `entries`, checking every field; `at` names it in errors.
         package init(plist item: PlistValue, at: String) throws(ManifestError) {
             guard case .dict(let d) = item else { throw ManifestError("\(at) is not a dictionary") }
+            try self.init(at: at) { d[$0] }
+        }
+
+        /// Reads an entry whose value for each key `value` gives, checking every field.
+        init(at: String, _ value: (String) -> PlistValue?) throws(ManifestError) {
             func field(_ key: String) throws(ManifestError) -> PlistValue {
-                guard let v = d[key] else { throw ManifestError("\(at) has no \"\(key)\"") }
+                guard let v = value(key) else { throw ManifestError("\(at) has no \"\(key)\"") }
                 return v
             }
             func string(_ key: String) throws(ManifestError) -> String {
@@ -149,15 +154,15 @@ package struct Manifest: Sendable, Equatable {
             let sizeValue = try field("size")
             guard let size = sizeValue.intValue else { throw ManifestError("\(at).size is a \(sizeValue.typeName), not an integer") }
             guard size >= 0 else { throw ManifestError("\(at).size is negative") }
-            let gzipSize = d["gzipSize"]?.intValue
+            let gzipSize = value("gzipSize")?.intValue
             if let g = gzipSize, g < 0 { throw ManifestError("\(at).gzipSize is negative") }
-            let brSize = d["brSize"]?.intValue
+            let brSize = value("brSize")?.intValue
             if let b = brSize, b < 0 { throw ManifestError("\(at).brSize is negative") }
             self.init(
                 path: path, sha256: sha, size: size, gzipSize: gzipSize, contentType: try string("contentType"),
-                locale: d["locale"]?.stringValue, kind: d["kind"]?.stringValue,
-                cache: try d["cache"].map { v throws(ManifestError) in try CacheHint(plist: v, at: at + ".cache") }, brSize: brSize)
-            minimumAppVersion = try Manifest.appVersion(d["minimumAppVersion"], at: at + ".minimumAppVersion")
+                locale: value("locale")?.stringValue, kind: value("kind")?.stringValue,
+                cache: try value("cache").map { v throws(ManifestError) in try CacheHint(plist: v, at: at + ".cache") }, brSize: brSize)
+            minimumAppVersion = try Manifest.appVersion(value("minimumAppVersion"), at: at + ".minimumAppVersion")
         }
     }
 

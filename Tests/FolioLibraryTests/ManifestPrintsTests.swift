@@ -104,4 +104,42 @@ struct ManifestPrintsTests {
         #expect(ManifestPrints(manifest: BinaryPlist.encode(.dict(["entries": .array([.dict(["size": .int(1)])])]))) == nil)
         #expect(ManifestPrints(manifest: BinaryPlist.encode(.dict(["entries": .array([])]))) != nil)
     }
+
+    @Test("prints taken from the previous version's for the entries it shares: the prints made from the file")
+    func reusedPrints() throws {
+        var rng = SplitMix64(seed: 0x39E1)
+        for round in 0..<5 {
+            var m = Manifest(
+                version: 1, createdAt: ManifestEditTests.created, history: "h\(round)",
+                entries: (0..<rng.int(0...300)).map { i in ManifestBinaryTests.entry("p/\(i).plist", &rng) })
+            for step in 0..<8 {
+                let next = ManifestBinaryTests.evolve(m, &rng)
+                let (old, new) = (m.binaryPlist, next.binaryPlist)
+                let oldPrints = try #require(ManifestPrints(manifest: old))
+                let made = try #require(ManifestPrints(manifest: new))
+                let reused = try #require(ManifestPrints(manifest: new, entries: next.entries, reusing: oldPrints, of: m.entries))
+                #expect(reused == made, "round \(round) step \(step)")
+                m = next
+            }
+        }
+    }
+
+    @Test("prints are not taken from prints that do not fit: other counts, other entries, old entries out of order")
+    func reusedPrintsRefused() throws {
+        let a = Self.manifest(40, seed: 3)
+        var b = a
+        b.version = 2
+        b.entries[5].size += 1
+        let (x, y) = (a.binaryPlist, b.binaryPlist)
+        let p = try #require(ManifestPrints(manifest: x))
+        #expect(ManifestPrints(manifest: y, entries: b.entries, reusing: p, of: Array(a.entries.dropLast())) == nil)
+        let made = try #require(ManifestPrints(manifest: y))
+        // Old entries out of path order: fewer are paired, and the prints are still those of the file.
+        #expect(ManifestPrints(manifest: y, entries: b.entries, reusing: p, of: a.entries.reversed()) == made)
+        #expect(ManifestPrints(manifest: y, entries: Array(b.entries.dropLast()), reusing: p, of: a.entries) == nil)
+        // Old entries that are not those of the prints (another SHA-256): made from the file, the same.
+        var other = a.entries
+        other[9].sha256 = String(repeating: "f", count: 64)
+        #expect(ManifestPrints(manifest: y, entries: b.entries, reusing: p, of: other) == made)
+    }
 }

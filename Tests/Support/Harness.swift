@@ -94,14 +94,15 @@ package enum Harness {
     }
 
     /// Every regular file under `dir` (relative path → bytes), for before/after comparisons;
-    /// without the builder's cache of source stamps (`.folio-build-cache.plist`), which records
-    /// this machine's inodes and times, and its manifest prints (`.folio-build-prints`): neither
-    /// is ever published.
+    /// without the builder's caches (`.folio-build-*`: the source stamps of
+    /// `.folio-build-cache.plist`, the manifest prints of `.folio-build-prints`, and the stamps
+    /// of `.folio-build-mirror` and `.folio-build-shas`), which record this machine's inodes and
+    /// times: none is ever published.
     package static func snapshot(_ dir: String) -> [String: [UInt8]] {
         var out: [String: [UInt8]] = [:]
         guard let e = FileManager.default.enumerator(atPath: dir) else { return out }
         while let rel = e.nextObject() as? String {
-            if rel == ".folio-build-cache.plist" || rel == ".folio-build-prints" { continue }
+            if rel.hasPrefix(".folio-build-") { continue }
             var isDir: ObjCBool = false
             if FileManager.default.fileExists(atPath: dir + "/" + rel, isDirectory: &isDir), !isDir.boolValue {
                 out[rel] = try? FileIO.read(dir + "/" + rel)

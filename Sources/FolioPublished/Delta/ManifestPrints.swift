@@ -130,3 +130,56 @@ extension ManifestPrints {
         self.init(level: level, arrayRef: arrayRef, digests: Array(bytes[Self.headerSize..<keysStart]), shaKeys: keys)
     }
 }
+
+extension ManifestPrints {
+    /// The prints of the plain manifest file `bytes`, whose entries array holds `entries` in
+    /// that order (as ``Manifest/binaryPlist`` writes them: the caller's promise), with the print
+    /// of each entry equal to one of `old` taken from `oldPrints` instead of being written out
+    /// and hashed again: an entry's print depends only on its value. `old` are the entries of the
+    /// manifest file `oldPrints` were made from, in that file's order; an old print whose SHA-256
+    /// key is not its entry's is not taken. Entries are paired by a merge on their paths (in path
+    /// order, as manifests hold them; out of order, fewer are paired, none wrongly). Nil for a
+    /// signed manifest or counts that differ: the caller makes the prints from the file.
+    package init?(manifest bytes: [UInt8], entries: [Manifest.Entry], reusing oldPrints: ManifestPrints, of old: [Manifest.Entry]) {
+        guard oldPrints.level == 0, oldPrints.count == old.count else { return nil }
+        let found = try? BinaryPlistView.with(bytes) { (v: inout BinaryPlistView) throws(PlistError) -> ManifestPrints? in
+            guard try v.kind(v.top) == .dictionary, let array = try v.value(v.top, forASCIIKey: "entries"), try v.kind(array) == .array else {
+                return nil
+            }
+            let elements = try v.elements(array)
+            guard elements.count == entries.count else { return nil }
+            var prints = ManifestPrints(level: 0, arrayRef: array, digests: [], shaKeys: [])
+            prints.digests.reserveCapacity(elements.count * Self.digestSize)
+            prints.shaKeys.reserveCapacity(elements.count)
+            var form: [UInt8] = []
+            var j = 0
+            for (i, element) in elements.enumerated() {
+                let entry = entries[i]
+                while j < old.count, old[j].path < entry.path { j += 1 }
+                var key = entry.sha256
+                let shaKey = key.withUTF8 { Self.shaKey(UnsafeRawBufferPointer($0)) }
+                if j < old.count, old[j] == entry, oldPrints.shaKeys[j] == shaKey {
+                    let at = j * Self.digestSize
+                    prints.digests += oldPrints.digests[at..<(at + Self.digestSize)]
+                    prints.shaKeys.append(shaKey)
+                    continue
+                }
+                // Written out and hashed, as ``init(manifest:)`` does.
+                guard try v.kind(element) == .dictionary, let path = try v.value(element, forASCIIKey: "path"), try v.kind(path) == .string else {
+                    return nil
+                }
+                form.removeAll(keepingCapacity: true)
+                if try v.written(element, into: &form) {
+                    form.withUnsafeBytes { ContentHash.appendSHA256(of: $0, prefix: Self.digestSize, to: &prints.digests) }
+                } else {
+                    prints.digests += repeatElement(0, count: Self.digestSize)
+                }
+                let sha = try v.value(element, forASCIIKey: "sha256").flatMap { r throws(PlistError) in try v.asciiBytes(r) }
+                prints.shaKeys.append(sha.map(Self.shaKey) ?? 0)
+            }
+            return prints
+        }
+        guard let found = found ?? nil else { return nil }
+        self = found
+    }
+}
