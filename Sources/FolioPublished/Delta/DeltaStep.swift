@@ -8,7 +8,8 @@ package struct DeltaStep: Sendable {
     /// The target `manifest.plist`, byte for byte, and the manifest it holds.
     package var manifestBytes: [UInt8]
     package var manifest: Manifest
-    /// The value `manifestBytes` encode (the next step's `sourceValue`).
+    /// The value `manifestBytes` encode (the next step's `sourceValue`: one that was not would
+    /// make that step's digest check fail).
     package var value: PlistValue
     /// Objects rebuilt by the edits and checked against the target's entries, by SHA-256.
     package var objects: [String: [UInt8]]
@@ -23,14 +24,16 @@ package struct DeltaStep: Sendable {
         _ bundle: DeltaBundle, to sourceBytes: [UInt8], source: Manifest, sourceValue: PlistValue? = nil, targetSHA256: String,
         rebuilt: [String: [UInt8]] = [:], object: (Manifest.Entry) -> [UInt8]?
     ) throws(DeltaError) -> DeltaStep {
-        let (bytes, value, sourceValue) = try DeltaBundle.applied(bundle.manifest, to: sourceBytes, decoded: sourceValue)
-        guard ContentHash.sha256Hex(bytes) == targetSHA256 else { throw DeltaError("the delta does not rebuild the manifest it names") }
+        let decoded: PlistValue
+        do { decoded = try sourceValue ?? BinaryPlist.decode(sourceBytes) } catch { throw DeltaError("the source is not a binary plist: \(error)") }
+        let value: PlistValue
+        do { value = try PlistPatch.apply(bundle.manifest, to: decoded) } catch { throw DeltaError("\(error)") }
         let target: Manifest
-        // The value the bytes encode, as decoding them would give it (they hash to the target's
-        // digest): the entries the edit copies taken from the source.
+        // The manifest of the value, the entries the edit copies taken from the source.
         do {
-            target = try Manifest(patched: value, from: source, sourceValue: sourceValue, edit: bundle.manifest) ?? Manifest(decoded: value)
+            target = try Manifest(patched: value, from: source, sourceValue: decoded, edit: bundle.manifest) ?? Manifest(decoded: value)
         } catch { throw DeltaError("the delta rebuilds an unusable manifest: \(error)") }
+        let bytes = try encoded(value, target, sha256: targetSHA256)
         var step = DeltaStep(manifestBytes: bytes, manifest: target, value: value, objects: [:], failedEdits: 0)
         for (path, edit) in bundle.objects {
             // The edit leads to the entry at its path of the defaults or of a release.
@@ -44,5 +47,19 @@ package struct DeltaStep: Sendable {
             }
         }
         return step
+    }
+
+    /// The target's bytes: written from the manifest's fields (``Manifest/binaryPlist``, the
+    /// same bytes as the value's encoding for a plain manifest they hold whole, without the
+    /// value's dictionaries' keys sorted again) when those hash to the target's digest, else
+    /// the value encoded; an error when neither does.
+    private static func encoded(_ value: PlistValue, _ manifest: Manifest, sha256: String) throws(DeltaError) -> [UInt8] {
+        if manifest.expiresAt == nil {
+            let written = manifest.binaryPlist
+            if ContentHash.sha256Hex(written) == sha256 { return written }
+        }
+        let bytes = BinaryPlist.encode(value)
+        guard ContentHash.sha256Hex(bytes) == sha256 else { throw DeltaError("the delta does not rebuild the manifest it names") }
+        return bytes
     }
 }
