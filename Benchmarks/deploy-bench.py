@@ -171,7 +171,8 @@ def scenario(release, label, content, edit, work):
                     sys.exit(f"deploy-bench: {root} does not hold the new build byte for byte")
             runs.append((d, r))
         median = lambda xs: statistics.median(xs)
-        d = (median([x[0][0] for x in runs]), int(median([x[0][1] for x in runs])), runs[-1][0][2])
+        each = ", ".join(f"{x[0][0]:.3f}/{x[1][0]:.3f}" for x in runs)
+        d = (median([x[0][0] for x in runs]), int(median([x[0][1] for x in runs])), f"{runs[-1][0][2]} (each edit, folio/rsync s: {each})")
         r = (median([x[1][0] for x in runs]), int(median([x[1][1] for x in runs])))
         rows.append((f"{label}, one entry edited", d, r))
         return rows

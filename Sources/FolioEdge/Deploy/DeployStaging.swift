@@ -120,17 +120,24 @@ struct DeployStaging: Sendable {
         } catch { throw DeployFailure.file(error, doing: "stage \(relative)") }
     }
 
-    /// Makes the staged `files` durable: an fsync each for a few, one file-system sync for many
-    /// (as a local publish does).
+    /// The most staged files made durable one fsync each (on several threads, whose fsyncs the
+    /// file system's journal takes together); past it, one sync of the whole file system. That
+    /// sync also writes every other program's unwritten data on it: after an rsync of 3 MB, it
+    /// took a 10,000-entry edit deploy from 0.1 s to 0.4 s.
+    static let perFileSyncLimit = 1024
+
+    /// Makes the staged `files` durable: an fsync each for up to ``perFileSyncLimit``, one
+    /// file-system sync for more (a first deploy of a large site).
     func makeDurable(_ files: [String]) throws(DeployFailure) {
         do {
-            guard files.count <= FileIO.perFileSyncLimit else { return try FileIO.syncFileSystem(containing: directory) }
-            for relative in files {
+            guard files.count <= Self.perFileSyncLimit else { return try FileIO.syncFileSystem(containing: directory) }
+            let failures = Parallel.map(files, threads: 8) { relative -> FileError? in
                 let fd = open(directory + "/" + relative, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else { throw FileError("open", directory + "/" + relative) }
+                guard fd >= 0 else { return FileError("open", directory + "/" + relative) }
                 defer { close(fd) }
-                guard fsync(fd) == 0 else { throw FileError("fsync", directory + "/" + relative) }
+                return fsync(fd) == 0 ? nil : FileError("fsync", directory + "/" + relative)
             }
+            if let failure = failures.compactMap({ $0 }).first { throw failure }
         } catch { throw DeployFailure.file(error, doing: "make the staged files durable") }
     }
 
