@@ -76,8 +76,9 @@ struct LoadedChannel: Sendable {
     let versioned: [Int: ByteBuffer]
     /// Deltas by URL path (immutable, reused across reloads).
     let deltas: [String: Resource]
-    /// The gzip variants of its manifest and JSON mirror by chunk, when known: the next version's
-    /// are made from them (a chunk whose bytes did not change is not compressed again).
+    /// The gzip variants of its manifest and JSON mirror by chunk, when known and of at most
+    /// ``keptChunksBytes``: the next version's are made from them (a chunk whose bytes did not
+    /// change is not compressed again).
     var gzip = MirrorGzip()
     /// The value its manifest's bytes decode to, when a deploy's delta made it and the manifest
     /// is at most ``keptValueBytes``: the next deploy's delta applies to it without decoding.
@@ -86,6 +87,9 @@ struct LoadedChannel: Sendable {
     /// The largest manifest whose value is kept (a 10,000-entry manifest is 1.3 MB, its value
     /// a few MB in memory).
     static let keptValueBytes = 4 << 20
+    /// The largest mirror whose gzip chunks are kept (they hold a copy of the mirror: at
+    /// 100,000 entries the JSON mirror is about 24 MB).
+    static let keptChunksBytes = 8 << 20
 
     /// The SHA-256 (hex) of the `manifest.plist` it serves: its strong ETag, unquoted.
     var manifestSHA256: String? {
@@ -156,7 +160,10 @@ struct ChannelRoutes {
         let deltas = try deltaRoutes()
         routes.merge(deltas) { a, _ in a }
         let value = channel.bytes.count <= LoadedChannel.keptValueBytes ? channel.value : nil
-        return LoadedChannel(name: channel.name, manifest: channel.manifest, routes: routes, versioned: versioned, deltas: deltas, gzip: gzip, value: value)
+        let kept = MirrorGzip(
+            manifest: gzip.manifest.flatMap { $0.input.count <= LoadedChannel.keptChunksBytes ? $0 : nil },
+            json: gzip.json.flatMap { $0.input.count <= LoadedChannel.keptChunksBytes ? $0 : nil })
+        return LoadedChannel(name: channel.name, manifest: channel.manifest, routes: routes, versioned: versioned, deltas: deltas, gzip: kept, value: value)
     }
 
     /// `manifest.plist` (with the builder's brotli), `manifest.json` and, for a signed manifest,

@@ -109,7 +109,7 @@ struct ManifestEditTests {
                 files.append(target)
                 guard last.bytes != target, let edit = ManifestEdit.make(from: last.bytes, to: target)?.edit else { continue }
                 let step = try DeltaStep.apply(
-                    DeltaBundle(manifest: edit, objects: [:]), to: last.bytes, source: last.manifest, sourceValue: last.value,
+                    DeltaBundle(manifest: edit, objects: [:]), to: last.bytes, source: last.manifest, plain: last.manifest, sourceValue: last.value,
                     targetSHA256: ContentHash.sha256Hex(target)) { _ in nil }
                 let (manifest, value) = (try Manifest(bytes: target), try BinaryPlist.decode(target))
                 #expect(step.manifestBytes == target && step.manifest == manifest)

@@ -96,7 +96,8 @@ struct DeployRebuild {
             let servedBytes = served.versioned[served.manifest.version].map({ Array($0.readableBytesView) }),
             let deltaBytes = try delta(PublishedLayout.channelPrefix(channel) + PublishedLayout.delta(from: from, to: sha), &plan, read: true),
             let bundle = try? DeltaBundle(bytes: deltaBytes),
-            let step = try? DeltaStep.apply(bundle, to: servedBytes, source: served.manifest, sourceValue: served.value, targetSHA256: sha, object: { entry in
+            let step = try? DeltaStep.apply(
+                bundle, to: servedBytes, source: served.manifest, plain: served.manifest, sourceValue: served.value, targetSHA256: sha, object: { entry in
                 try? FileIO.read(root + "/" + entry.objectPath)
             })
         else { return nil }

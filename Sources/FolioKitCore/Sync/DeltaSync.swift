@@ -53,6 +53,10 @@ extension Syncer {
         var failedEdits = 0
         var bytes = heldBytes
         var manifest = held.manifest
+        // The manifest the bytes hold, once a step made it (the held one may have a release's
+        // entries in place of the defaults).
+        var plain: Manifest?
+        var value: PlistValue?
         let limit = Self.deltaLimit(head)
         for step in route {
             let path = String(channelPath(PublishedLayout.delta(from: step.from, to: step.to)).dropFirst())
@@ -67,7 +71,9 @@ extension Syncer {
             let applied: DeltaStep
             do {
                 let bundle = try DeltaBundle(bytes: try decodeBody(response, limit: 64 << 20, what: path))
-                applied = try DeltaStep.apply(bundle, to: bytes, source: manifest, targetSHA256: step.to, rebuilt: objects) { try? cache.object($0) }
+                applied = try DeltaStep.apply(
+                    bundle, to: bytes, source: manifest, plain: plain, sourceValue: value, targetSHA256: step.to, rebuilt: objects
+                ) { try? cache.object($0) }
             } catch {
                 throw DeltaFallback("\(path): \(error)")
             }
@@ -75,6 +81,7 @@ extension Syncer {
             failedEdits += applied.failedEdits
             bytes = applied.manifestBytes
             manifest = applied.manifest
+            (plain, value) = (applied.manifest, applied.value)
         }
         // Only what the final version lists (a two-step route rebuilds some in-between objects).
         let wanted = Set(manifest.allEntries.map(\.sha256))

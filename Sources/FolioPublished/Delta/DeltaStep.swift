@@ -19,19 +19,25 @@ package struct DeltaStep: Sendable {
     /// Applies `bundle` to the manifest file `sourceBytes` (holding `source`); the result must
     /// hash to `targetSHA256`. An object edit applies to the source's entry at its path, whose
     /// bytes come from `rebuilt` (an earlier step's) or `object` (nil: not held, no edit tried).
-    /// `sourceValue`, when given, is what `sourceBytes` decode to (kept from an earlier step).
+    /// `source` names the objects held (an install's may have a release's entries in place of
+    /// the defaults); `plain`, when given, is the manifest `sourceBytes` decode to, whose entries
+    /// the target keeps where the edit copies them; `sourceValue`, when given, is what
+    /// `sourceBytes` decode to (both kept from an earlier step, or an edge's served manifest).
     package static func apply(
-        _ bundle: DeltaBundle, to sourceBytes: [UInt8], source: Manifest, sourceValue: PlistValue? = nil, targetSHA256: String,
-        rebuilt: [String: [UInt8]] = [:], object: (Manifest.Entry) -> [UInt8]?
+        _ bundle: DeltaBundle, to sourceBytes: [UInt8], source: Manifest, plain: Manifest? = nil, sourceValue: PlistValue? = nil,
+        targetSHA256: String, rebuilt: [String: [UInt8]] = [:], object: (Manifest.Entry) -> [UInt8]?
     ) throws(DeltaError) -> DeltaStep {
         let decoded: PlistValue
         do { decoded = try sourceValue ?? BinaryPlist.decode(sourceBytes) } catch { throw DeltaError("the source is not a binary plist: \(error)") }
         let value: PlistValue
         do { value = try PlistPatch.apply(bundle.manifest, to: decoded) } catch { throw DeltaError("\(error)") }
         let target: Manifest
-        // The manifest of the value, the entries the edit copies taken from the source.
+        // The manifest of the value, the entries the edit copies taken from the plain source's.
         do {
-            target = try Manifest(patched: value, from: source, sourceValue: decoded, edit: bundle.manifest) ?? Manifest(decoded: value)
+            let patched = try plain.flatMap { plain throws(ManifestError) in
+                try Manifest(patched: value, from: plain, sourceValue: decoded, edit: bundle.manifest)
+            }
+            target = try patched ?? Manifest(decoded: value)
         } catch { throw DeltaError("the delta rebuilds an unusable manifest: \(error)") }
         let bytes = try encoded(value, target, sha256: targetSHA256)
         var step = DeltaStep(manifestBytes: bytes, manifest: target, value: value, objects: [:], failedEdits: 0)
