@@ -43,19 +43,17 @@ package struct DeltaBundle: Sendable, Equatable {
 
     /// The binary plist `bytes` with `edit` applied, re-encoded.
     package static func apply(_ edit: PlistValue, to bytes: [UInt8]) throws(DeltaError) -> [UInt8] {
-        try applied(edit, to: bytes).bytes
+        BinaryPlist.encode(try patched(edit, to: bytes).value)
     }
 
     /// `edit` applied to the binary plist `bytes` (which decode to `decoded`, when given): the
-    /// result's bytes, the value they encode, and the value `bytes` encode.
-    package static func applied(
+    /// result, and the value `bytes` decode to.
+    package static func patched(
         _ edit: PlistValue, to bytes: [UInt8], decoded: PlistValue? = nil
-    ) throws(DeltaError) -> (bytes: [UInt8], value: PlistValue, source: PlistValue) {
-        let value: PlistValue
-        do { value = try decoded ?? BinaryPlist.decode(bytes) } catch { throw DeltaError("the source is not a binary plist: \(error)") }
-        let result: PlistValue
-        do { result = try PlistPatch.apply(edit, to: value) } catch { throw DeltaError("\(error)") }
-        return (BinaryPlist.encode(result), result, value)
+    ) throws(DeltaError) -> (value: PlistValue, source: PlistValue) {
+        let source: PlistValue
+        do { source = try decoded ?? BinaryPlist.decode(bytes) } catch { throw DeltaError("the source is not a binary plist: \(error)") }
+        do { return (try PlistPatch.apply(edit, to: source), source) } catch { throw DeltaError("\(error)") }
     }
 
     /// The edit from the binary plist `source` to `target` when applying it gives exactly

@@ -27,10 +27,7 @@ package struct DeltaStep: Sendable {
         _ bundle: DeltaBundle, to sourceBytes: [UInt8], source: Manifest, plain: Manifest? = nil, sourceValue: PlistValue? = nil,
         targetSHA256: String, rebuilt: [String: [UInt8]] = [:], object: (Manifest.Entry) -> [UInt8]?
     ) throws(DeltaError) -> DeltaStep {
-        let decoded: PlistValue
-        do { decoded = try sourceValue ?? BinaryPlist.decode(sourceBytes) } catch { throw DeltaError("the source is not a binary plist: \(error)") }
-        let value: PlistValue
-        do { value = try PlistPatch.apply(bundle.manifest, to: decoded) } catch { throw DeltaError("\(error)") }
+        let (value, decoded) = try DeltaBundle.patched(bundle.manifest, to: sourceBytes, decoded: sourceValue)
         let target: Manifest
         // The manifest of the value, the entries the edit copies taken from the plain source's.
         do {
