@@ -11,7 +11,7 @@ import NIOSSL
 /// the bearer token; each refusal becomes an ``ObjectStoreError`` carrying the edge's message.
 package final class EdgeDeployClient: Sendable {
     /// The deploy protocol this client speaks (the edge's `DeployBegin.protocolVersion`).
-    package static let protocolVersion = 3
+    package static let protocolVersion = 4
 
     /// What the edge answers a begin: the deploy's id and the files it lacks.
     package struct Started: Codable, Sendable {
@@ -121,12 +121,18 @@ package final class EdgeDeployClient: Sendable {
         _ = try await send("POST", "/\(id)/files", body: DeployFileBatch.encode(files), what: "upload \(files.count) files")
     }
 
-    package func plan(_ id: String) async throws -> Planned {
-        try decode(try await send("POST", "/\(id)/plan", body: [], what: "plan the deploy"))
+    /// Plans the deploy, after staging `files` (sent in the same request) when there are any.
+    package func plan(_ id: String, with files: [(relative: String, bytes: [UInt8])] = []) async throws -> Planned {
+        try decode(try await send("POST", "/\(id)/plan", body: Self.batch(files), what: "plan the deploy"))
     }
 
-    package func commit(_ id: String) async throws -> Committed {
-        try decode(try await send("POST", "/\(id)/commit", body: [], what: "switch the edge to the new version"))
+    /// Commits the deploy, after staging `files` (sent in the same request) when there are any.
+    package func commit(_ id: String, with files: [(relative: String, bytes: [UInt8])] = []) async throws -> Committed {
+        try decode(try await send("POST", "/\(id)/commit", body: Self.batch(files), what: "switch the edge to the new version"))
+    }
+
+    private static func batch(_ files: [(relative: String, bytes: [UInt8])]) -> [UInt8] {
+        files.isEmpty ? [] : DeployFileBatch.encode(files)
     }
 
     /// Asks the edge to prune its root (`POST /.folio/deploy/prune` with a JSON request); its JSON answer.

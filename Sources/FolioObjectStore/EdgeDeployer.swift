@@ -60,16 +60,19 @@ package struct EdgeDeployer: Sendable {
         // A dry run commits nothing, so no edge counts the objects: counted here meanwhile.
         let counting = options.dryRun ? Task.detached { tree.objectFiles() ?? 0 } : nil
         do {
-            let objects = try await rounds(started, &summary)
+            let rounds = try await rounds(started, &summary)
             var objectFiles: Int
             if let counting {
                 await client.abort(started.id)
                 objectFiles = await counting.value
             } else {
-                let committed = try await client.commit(started.id)
+                // The last round's files, if any, go with the commit.
+                let carried = try await carry(rounds.last, id: started.id)
+                let committed = try await client.commit(started.id, with: carried)
+                report(rounds.last, round: rounds.round, &summary)
                 summary.version = committed.version
                 objectFiles = committed.objects ?? tree.objectFiles() ?? 0
-                progress(objectsLine(objectFiles, uploaded: objects.uploaded, rebuilt: objects.rebuilt))
+                progress(objectsLine(objectFiles, uploaded: rounds.uploaded, rebuilt: rounds.rebuilt))
             }
             summary.skipped = tree.files.count + objectFiles - summary.uploaded - summary.rebuilt
             return summary
@@ -97,30 +100,43 @@ package struct EdgeDeployer: Sendable {
         "objects: \(uploaded) uploaded, \(rebuilt) rebuilt by the edge, \(objectFiles - uploaded - rebuilt) already there"
     }
 
-    /// Sends what the begin named, then what each plan names, until a plan names nothing or
-    /// says the edge makes nothing from what it names; the object files uploaded and rebuilt by
-    /// the edge. A dry run sends the first round alone (manifests, deltas, heads: the plan needs
-    /// them) and lists what the plan names.
-    private func rounds(_ started: EdgeDeployClient.Started, _ summary: inout PublishSummary) async throws -> (uploaded: Int, rebuilt: Int) {
+    /// What the rounds before the commit did: the object files uploaded (the last round's
+    /// included) and rebuilt by the edge, and the last round's files, which go with the commit.
+    struct Rounds {
+        var uploaded = 0
+        var rebuilt = 0
+        var last: [String] = []
+        var round = 0
+    }
+
+    /// Sends what the begin named with the first plan, then what each plan names with the next,
+    /// until a plan names nothing or says the edge makes nothing from what it names (those go
+    /// with the commit). A dry run sends the first round alone (manifests, deltas, heads: the
+    /// plan needs them) and lists what the plan names.
+    private func rounds(_ started: EdgeDeployClient.Started, _ summary: inout PublishSummary) async throws -> Rounds {
         var missing = started.missing
-        var objects = (uploaded: 0, rebuilt: 0)
+        var out = Rounds()
         var final = false
         for round in 1...Self.maxRounds {
-            try await send(missing, id: started.id, round: round, &summary)
-            objects.uploaded += missing.count { $0.hasPrefix(PublishedLayout.objects + "/") }
-            // The edge said it needs nothing beyond these: on to the commit.
-            if final { return objects }
+            out.round = round
+            out.uploaded += missing.count { $0.hasPrefix(PublishedLayout.objects + "/") }
+            // The edge said it needs nothing beyond these: on to the commit, with them.
+            if final {
+                out.last = missing
+                return out
+            }
+            let planned = try await client.plan(started.id, with: try await carry(missing, id: started.id))
+            report(missing, round: round, &summary)
             // Each plan counts what it rebuilt itself.
-            let planned = try await client.plan(started.id)
             summary.rebuilt += planned.rebuilt
-            objects.rebuilt += planned.rebuiltObjects
+            out.rebuilt += planned.rebuiltObjects
             if options.dryRun {
                 for path in planned.missing { progress("would upload \(path) (\(size(path)) bytes)") }
                 summary.uploaded += planned.missing.count
                 summary.uploadedBytes += planned.missing.reduce(0) { $0 + size($1) }
-                return objects
+                return out
             }
-            if planned.missing.isEmpty { return objects }
+            if planned.missing.isEmpty { return out }
             missing = planned.missing
             final = planned.final == true
         }
@@ -128,11 +144,21 @@ package struct EdgeDeployer: Sendable {
             .store, "the edge still lacks \(missing.count) files after \(Self.maxRounds) rounds (\(missing.prefix(3).joined(separator: ", "))): see its log")
     }
 
-    /// Uploads one round's files, `concurrency` at a time (a dry run's first round too, to the
-    /// staging it drops: the edge plans from them).
-    private func send(_ paths: [String], id: String, round: Int, _ summary: inout PublishSummary) async throws {
+    /// One round's files, read, for the plan or commit that follows to carry when they make one
+    /// batch (``DeployFileBatch``); else none, the files uploaded first, `concurrency` requests
+    /// at a time. A dry run's first round goes too, to the staging it drops: the edge plans from it.
+    private func carry(_ paths: [String], id: String) async throws -> [(relative: String, bytes: [UInt8])] {
+        let batches = batches(paths)
+        guard batches.count == 1, paths.reduce(0, { $0 + size($1) }) <= DeployFileBatch.maxBytes else {
+            try await upload(paths, id: id)
+            return []
+        }
+        return try batches[0].map { ($0, try read($0)) }
+    }
+
+    /// Counts one round's files as uploaded, and says so (a dry run: that it would upload them).
+    private func report(_ paths: [String], round: Int, _ summary: inout PublishSummary) {
         let bytes = paths.reduce(0) { $0 + size($1) }
-        try await upload(paths, id: id)
         if options.dryRun {
             for path in paths { progress("would upload \(path) (\(size(path)) bytes)") }
         } else if !paths.isEmpty {

@@ -30,13 +30,15 @@ package enum PublishedHeaders {
             path = parts[2]
         }
         if path.hasPrefix(PublishedLayout.deltas + "/") || path.hasPrefix(PublishedLayout.manifests + "/") { return .immutable }
-        let mutable = [
-            PublishedLayout.manifest, PublishedLayout.manifestGzip, PublishedLayout.manifestBrotli, PublishedLayout.manifestJSON,
-            PublishedLayout.keyList, PublishedLayout.head,
-        ]
-        return mutable.contains(String(path)) || stripEncoding(String(path)).encoding != nil && mutable.contains(stripEncoding(String(path)).base)
-            ? .mutable : nil
+        let name = String(path)
+        return mutableNames.contains(name) || stripEncoding(name).encoding != nil && mutableNames.contains(stripEncoding(name).base) ? .mutable : nil
     }
+
+    /// The mutable files' names, in a channel's directory.
+    private static let mutableNames: Set<String> = [
+        PublishedLayout.manifest, PublishedLayout.manifestGzip, PublishedLayout.manifestBrotli, PublishedLayout.manifestJSON,
+        PublishedLayout.keyList, PublishedLayout.head,
+    ]
 
     /// `x.plist.gz` → (`x.plist`, `gzip`), `x.plist.br` → (`x.plist`, `br`), else (`x`, nil).
     package static func stripEncoding(_ name: String) -> (base: String, encoding: String?) {

@@ -275,18 +275,18 @@ package enum FileIO {
     /// because Foundation's traps on a one-character relative path (`"b"`) in this toolchain.
     package static func parent(of path: String) -> String {
         var p = Substring(path)
-        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+        while p.utf8.count > 1, p.hasSuffix("/") { p = p.dropLast() }
         guard let slash = p.lastIndex(of: "/") else { return "" }
         var head = p[..<slash]
-        while head.count > 1, head.hasSuffix("/") { head = head.dropLast() }
+        while head.utf8.count > 1, head.hasSuffix("/") { head = head.dropLast() }
         return head.isEmpty ? "/" : String(head)
     }
 
     /// The last component of `path` ("/" for the root; trailing slashes ignored).
     package static func lastComponent(of path: String) -> String {
         var p = Substring(path)
-        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
-        guard p.count > 1, let slash = p.lastIndex(of: "/") else { return String(p) }
+        while p.utf8.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+        guard p.utf8.count > 1, let slash = p.lastIndex(of: "/") else { return String(p) }
         return String(p[p.index(after: slash)...])
     }
 
@@ -333,15 +333,48 @@ package enum FileIO {
         var names: [String] = []
         let wanted = Array(prefix.utf8CString.dropLast())
         while let entry = readdir(dir) {
-            let name: String? = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) { c in
-                    guard wanted.isEmpty || strncmp(c, wanted, wanted.count) == 0 else { return nil }
-                    return String(cString: c)
-                }
-            }
-            if let name, name != ".", name != ".." { names.append(name) }
+            if let name = name(of: entry, ifPrefixed: wanted) { names.append(name) }
         }
         return names
+    }
+
+    /// A directory entry's name when it starts with `prefix` (its bytes; empty for any) and is
+    /// not `.` or `..`.
+    private static func name(of entry: UnsafeMutablePointer<dirent>, ifPrefixed prefix: [CChar]) -> String? {
+        let name: String? = withUnsafePointer(to: entry.pointee.d_name) {
+            $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) { c in
+                guard prefix.isEmpty || strncmp(c, prefix, prefix.count) == 0 else { return nil }
+                return String(cString: c)
+            }
+        }
+        return name == "." || name == ".." ? nil : name
+    }
+
+    /// The regular files under directory `path`, at any depth, relative to it and unsorted; a
+    /// directory that cannot be read adds nothing. Symbolic links are not followed.
+    package static func regularFiles(under path: String) -> [String] {
+        var out: [String] = []
+        collectRegularFiles(path, prefix: "", into: &out)
+        return out
+    }
+
+    private static func collectRegularFiles(_ dir: String, prefix: String, into out: inout [String]) {
+        guard let handle = opendir(dir) else { return }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            guard let name = name(of: entry, ifPrefixed: []) else { continue }
+            var type = Int32(entry.pointee.d_type)
+            if type == Int32(DT_UNKNOWN) {
+                var st = stat()
+                guard lstat(dir + "/" + name, &st) == 0 else { continue }
+                type = (st.st_mode & S_IFMT) == S_IFDIR ? Int32(DT_DIR) : (st.st_mode & S_IFMT) == S_IFREG ? Int32(DT_REG) : Int32(DT_UNKNOWN)
+            }
+            if type == Int32(DT_DIR) {
+                collectRegularFiles(dir + "/" + name, prefix: prefix + name + "/", into: &out)
+            } else if type == Int32(DT_REG) {
+                out.append(prefix + name)
+            }
+        }
     }
 
     /// Takes an exclusive advisory lock on `path` (created if needed); nil when another process holds it.

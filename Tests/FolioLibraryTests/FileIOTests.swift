@@ -72,6 +72,17 @@ struct FileIOTests {
         #expect(try FileIO.list(dir + "/objects") == ["a.bin"], "no temporary file and no b.bin left")
     }
 
+    @Test("regularFiles lists the files at every depth, hidden ones too, and follows no link")
+    func regularFilesAtEveryDepth() throws {
+        try FileIO.makeDirectory(dir + "/a")
+        try FileIO.makeDirectory(dir + "/a/b")
+        try FileIO.makeDirectory(dir + "/empty")
+        for file in ["top", "a/one", "a/b/two", "a/b/.hidden"] { try FileIO.writeAtomically([1], to: dir + "/" + file, sync: false) }
+        #expect(symlink(dir + "/a", dir + "/link") == 0)
+        #expect(FileIO.regularFiles(under: dir).sorted() == ["a/b/.hidden", "a/b/two", "a/one", "top"])
+        #expect(FileIO.regularFiles(under: dir + "/missing").isEmpty)
+    }
+
     @Test func pathComponents() {
         // As NSString's, without its trap on one-character relative paths.
         let cases: [(String, String, String)] = [

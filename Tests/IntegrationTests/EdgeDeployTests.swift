@@ -134,9 +134,12 @@ extension EdgeIntegration {
             #expect(try DeployRaw.request(port: s.adminPort, "POST", "/.folio/deploy", token: "x").status == 401)
             // A client of the first protocol, and a channel name that would leave the root.
             let old = try DeployRaw.request(port: s.adminPort, "POST", "/.folio/deploy", body: Array(#"{"version":2,"holder":"x","force":false,"files":[]}"#.utf8))
-            #expect(old.status == 400 && old.text.contains("protocol 3"), "\(old.text)")
+            #expect(old.status == 400 && old.text.contains("protocol 4"), "\(old.text)")
+            // A client of protocol 3, which stages files only through PUT and …/files.
+            let three = try DeployRaw.request(port: s.adminPort, "POST", "/.folio/deploy", body: Array(#"{"protocol":3,"version":2,"holder":"x","force":false,"channels":{},"files":[]}"#.utf8))
+            #expect(three.status == 400 && three.text.contains("protocol 4, the client speaks 3"), "\(three.text)")
             let zeros = String(repeating: "0", count: 64)
-            let evil = #"{"protocol":3,"version":2,"holder":"x","force":false,"channels":{"../etc":{"version":2,"sha256":"\#(zeros)","size":1}},"files":[]}"#
+            let evil = #"{"protocol":4,"version":2,"holder":"x","force":false,"channels":{"../etc":{"version":2,"sha256":"\#(zeros)","size":1}},"files":[]}"#
             let escape = try DeployRaw.request(port: s.adminPort, "POST", "/.folio/deploy", body: Array(evil.utf8))
             #expect(escape.status == 400 && escape.text.contains("not a channel name"), "\(escape.text)")
 

@@ -97,9 +97,10 @@ struct DeployCommit {
         let root = staging.root
         let files = staging.files()
         try staging.makeDurable(files)
-        for relative in files {
+        for (index, relative) in files.enumerated() {
             do {
                 try DeployStaging.makeDirectories(root, FileIO.parent(of: relative))
+                staging.keepReplaced(root + "/" + relative, index)
                 guard rename(staging.directory + "/" + relative, root + "/" + relative) == 0 else {
                     throw FileError("rename into place", root + "/" + relative)
                 }

@@ -70,8 +70,9 @@ struct DeployResponse: Sendable, Equatable {
 struct DeployBegin: Codable, Sendable {
     /// The deploy protocol this code speaks: 2 names objects through the manifests, rebuilds
     /// what it can from deltas and variants, and asks for the rest in rounds (`plan`); 3 takes
-    /// several files in one request (``DeployFileBatch``).
-    static let protocolVersion = 3
+    /// several files in one request (``DeployFileBatch``); 4 takes a batch with the plan and
+    /// the commit too, so that an edit's deploy is three requests.
+    static let protocolVersion = 4
 
     /// One file the client has and its size; a mutable one (manifests, heads) with its SHA-256.
     struct File: Codable, Sendable {
@@ -148,8 +149,9 @@ enum DeployRoute {
         case file(id: String, relative: String)
         /// `POST /.folio/deploy/ID/files`: several files in one body (``DeployFileBatch``)
         case files(id: String)
-        /// `POST /.folio/deploy/ID/plan`
+        /// `POST /.folio/deploy/ID/plan`, with a batch of files to stage first or none
         case plan(id: String)
+        /// `POST /.folio/deploy/ID/commit`, with a batch of files to stage first or none
         case commit(id: String)
         /// `DELETE /.folio/deploy/ID`
         case abort(id: String)

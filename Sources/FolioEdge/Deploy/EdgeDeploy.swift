@@ -12,9 +12,12 @@ import Logging
 ///   it serves the directory as it is, says so and takes nothing.
 /// - `PUT /.folio/deploy/ID/RELATIVE`: stages one file; an object is checked against its name's
 ///   SHA-256 on arrival (422 when it does not match).
-/// - `POST /.folio/deploy/ID/plan`: rebuilds what the edge can of the new version from what it
-///   has and was sent (``DeployRebuild``); answers ``DeployPlanned`` with what it still lacks.
-/// - `POST /.folio/deploy/ID/commit`: rebuilds and checks the staged version, moves the files
+/// - `POST /.folio/deploy/ID/files`: stages several files (``DeployFileBatch``).
+/// - `POST /.folio/deploy/ID/plan`: stages the batch of files its body may carry, then rebuilds
+///   what the edge can of the new version from what it has and was sent (``DeployRebuild``);
+///   answers ``DeployPlanned`` with what it still lacks.
+/// - `POST /.folio/deploy/ID/commit`: stages the batch its body may carry, then rebuilds and
+///   checks the staged version, moves the files
 ///   into place in a local publish's order and loads it (``DeployCommitted``); 412 for a
 ///   rollback without force, 422 for a version the edge refuses. Either way the lock is let go.
 /// - `DELETE /.folio/deploy/ID`: drops the staged files and lets the lock go.
@@ -66,8 +69,12 @@ final class EdgeDeploy: Sendable {
             case .begin: return try begin(request.body)
             case .file(let id, let relative): return try stage(id, relative, request.body)
             case .files(let id): return try stage(id, batch: request.body)
-            case .plan(let id): return try plan(id)
-            case .commit(let id): return try await commit(id)
+            case .plan(let id):
+                try stageFirst(id, request.body)
+                return try plan(id)
+            case .commit(let id):
+                try stageFirst(id, request.body)
+                return try await commit(id)
             case .abort(let id): return abort(id)
             case .prune: return try DeployPrune(root: root, lock: lock, store: store, logger: logger).run(request.body)
             }
@@ -152,6 +159,11 @@ final class EdgeDeploy: Sendable {
         return .json(201, ["stored": files.count])
     }
 
+    /// Stages the batch of files a plan or commit carries, if any.
+    private func stageFirst(_ id: String, _ body: [UInt8]) throws(DeployFailure) {
+        if !body.isEmpty { _ = try stage(id, batch: body) }
+    }
+
     /// Rebuilds what the edge can of the new version; answers what it still lacks.
     private func plan(_ id: String) throws(DeployFailure) -> DeployResponse {
         let session = try lock.use(id)
@@ -167,19 +179,19 @@ final class EdgeDeploy: Sendable {
     private func commit(_ id: String) async throws(DeployFailure) -> DeployResponse {
         let session = try lock.use(id, committing: true)
         let staging = DeployStaging(root: root, id: id)
-        defer {
-            lock.release(id)
-            staging.remove()
-        }
+        defer { lock.release(id) }
         let previous = store.site.manifest.version
         let (version, parsed): (Int, [String: ParsedManifest])
         do throws(DeployFailure) {
             (version, parsed) = try check(session, staging)
             try DeployCommit.moveIntoPlace(staging)
         } catch {
+            staging.remove()
             logger.error("deploy refused; still serving the previous version", metadata: ["id": "\(id)", "version": "\(previous)", "error": "\(error)"])
             throw error
         }
+        // It holds the files the new version replaced (``DeployStaging/keepReplaced(_:_:)``).
+        staging.removeSoon()
         await reload(parsed)
         let served = store.site.manifest.version
         guard served == version else {
