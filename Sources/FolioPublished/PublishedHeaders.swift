@@ -25,7 +25,7 @@ package enum PublishedHeaders {
         var path = Substring(relative)
         if path.hasPrefix(PublishedLayout.objects + "/") { return .object }
         if path.hasPrefix(PublishedLayout.channels + "/") {
-            let parts = path.split(separator: "/", maxSplits: 2)
+            let parts = path.utf8.split(separator: UInt8(ascii: "/"), maxSplits: 2).map { Substring($0) }
             guard parts.count == 3 else { return nil }
             path = parts[2]
         }

@@ -44,4 +44,23 @@ struct DeployStagingTests {
         for _ in 0..<100 where !((try? FileIO.list(DeployStaging.base(root))) ?? []).isEmpty { usleep(20_000) }
         #expect(try FileIO.list(DeployStaging.base(root)).isEmpty, "removed soon after")
     }
+
+    @Test("files made durable early are skipped at the commit while they are the same file; a file staged again is not")
+    func durableEarly() throws {
+        let root = NSTemporaryDirectory() + "folio-staging-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileIO.makeDirectory(root)
+        let staging = DeployStaging(root: root, id: "test")
+        try staging.create()
+        try staging.store("head.plist", Array("head".utf8))
+        try staging.store("manifests/2.plist", Array("version 2".utf8))
+        let durable = staging.makeDurableSoon(staging.files()).value
+        #expect(Set(durable.keys) == ["head.plist", "manifests/2.plist"])
+        #expect(staging.notDurable(staging.files(), durable: durable).isEmpty)
+        try staging.store("head.plist", Array("head, sent again".utf8))
+        try staging.store("manifest.plist", Array("manifest".utf8))
+        #expect(staging.notDurable(staging.files(), durable: durable) == ["head.plist", "manifest.plist"])
+        try DeployCommit.moveIntoPlace(staging, durable: durable)
+        #expect(try FileIO.read(root + "/head.plist") == Array("head, sent again".utf8))
+    }
 }

@@ -92,11 +92,12 @@ struct DeployCommit {
         [staging.directory + "/" + relative, root + "/" + relative].first(where: FileIO.exists)
     }
 
-    /// Moves every staged file into place, production's manifest last.
-    static func moveIntoPlace(_ staging: DeployStaging) throws(DeployFailure) {
+    /// Moves every staged file into place, production's manifest last, having made them
+    /// durable (but those in `durable`, made durable since the last plan).
+    static func moveIntoPlace(_ staging: DeployStaging, durable: [String: UInt64] = [:]) throws(DeployFailure) {
         let root = staging.root
         let files = staging.files()
-        try staging.makeDurable(files)
+        try staging.makeDurable(files, skipping: durable)
         for (index, relative) in files.enumerated() {
             do {
                 try DeployStaging.makeDirectories(root, FileIO.parent(of: relative))

@@ -45,6 +45,9 @@ final class DeployLock: Sendable {
         var awaiting: Set<String> = []
         /// Whether the commit may take the last plan as it is.
         var planComplete: Bool { planned && awaiting.isEmpty }
+        /// The staged files the last plan left being made durable while the client sends the
+        /// rest, each with its inode (``DeployStaging/makeDurableSoon(_:)``).
+        var durable: Pending<[String: UInt64]>? = nil
     }
 
     private let session = Mutex<Session?>(nil)
@@ -98,6 +101,14 @@ final class DeployLock: Sendable {
             current?.planned = true
             current?.parsed = parsed
             current?.awaiting = awaiting
+        }
+    }
+
+    /// Records that session `id`'s staged files are being made durable by `durable`.
+    func makingDurable(_ id: String, _ durable: Pending<[String: UInt64]>) {
+        session.withLock { current in
+            guard current?.id == id else { return }
+            current?.durable = durable
         }
     }
 

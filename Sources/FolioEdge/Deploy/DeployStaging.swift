@@ -29,7 +29,7 @@ enum DeployPaths {
     /// Nil when `relative` is a file of a published directory; else why not.
     static func problem(_ relative: String) -> String? {
         if relative.utf8.count > 512 || !isPlainNames(relative) { return "'\(relative)' is not a relative path of plain names" }
-        let parts = relative.split(separator: "/", maxSplits: 2)
+        let parts = relative.utf8.split(separator: UInt8(ascii: "/"), maxSplits: 2).map { Substring($0) }
         guard let kind = PublishedHeaders.kind(of: relative) else {
             return "'\(relative)' is not a file of a published directory (objects/, deltas/, manifests/, channels/, manifest, head)"
         }
@@ -166,18 +166,47 @@ struct DeployStaging: Sendable {
     static let perFileSyncLimit = 1024
 
     /// Makes the staged `files` durable: an fsync each for up to ``perFileSyncLimit``, one
-    /// file-system sync for more (a first deploy of a large site).
-    func makeDurable(_ files: [String]) throws(DeployFailure) {
+    /// file-system sync for more (a first deploy of a large site). A file in `durable` (made
+    /// durable earlier, by ``makeDurableSoon(_:)``) is skipped while it is the same inode.
+    func makeDurable(_ files: [String], skipping durable: [String: UInt64] = [:]) throws(DeployFailure) {
+        let needed = notDurable(files, durable: durable)
         do {
-            guard files.count <= Self.perFileSyncLimit else { return try FileIO.syncFileSystem(containing: directory) }
-            let failures = Parallel.map(files, threads: 8) { relative -> FileError? in
-                let fd = open(directory + "/" + relative, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else { return FileError("open", directory + "/" + relative) }
-                defer { close(fd) }
-                return fsync(fd) == 0 ? nil : FileError("fsync", directory + "/" + relative)
-            }
-            if let failure = failures.compactMap({ $0 }).first { throw failure }
+            guard needed.count <= Self.perFileSyncLimit else { return try FileIO.syncFileSystem(containing: directory) }
+            let results = Parallel.map(needed, threads: 8) { Self.sync(directory + "/" + $0) }
+            for case .failure(let error) in results { throw error }
         } catch { throw DeployFailure.file(error, doing: "make the staged files durable") }
+    }
+
+    /// Those of `files` not in `durable` as the same inode (staged again since, or never synced).
+    func notDurable(_ files: [String], durable: [String: UInt64]) -> [String] {
+        files.filter { relative in durable[relative].map { $0 != Self.inode(directory + "/" + relative) } ?? true }
+    }
+
+    /// Starts making the staged `files` durable on other threads, while the deploy goes on; the
+    /// files it made durable, each with its inode. None past ``perFileSyncLimit`` (the commit
+    /// syncs the file system then), and none that failed (the commit syncs them and says why).
+    func makeDurableSoon(_ files: [String]) -> Pending<[String: UInt64]> {
+        let directory = directory
+        return Pending {
+            guard files.count <= Self.perFileSyncLimit else { return [:] }
+            let results = Parallel.map(files, threads: 8) { relative in (relative, try? Self.sync(directory + "/" + relative).get()) }
+            return Dictionary(results.compactMap { relative, inode in inode.map { (relative, $0) } }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    /// Opens, fsyncs and closes the file at `path`; its inode.
+    private static func sync(_ path: String) -> Result<UInt64, FileError> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(FileError("open", path)) }
+        defer { close(fd) }
+        var st = stat()
+        guard fsync(fd) == 0, fstat(fd, &st) == 0 else { return .failure(FileError("fsync", path)) }
+        return .success(UInt64(st.st_ino))
+    }
+
+    private static func inode(_ path: String) -> UInt64? {
+        var st = stat()
+        return stat(path, &st) == 0 ? UInt64(st.st_ino) : nil
     }
 
     /// Refuses an object whose bytes (decompressed, for a variant) do not hash to its name.

@@ -173,6 +173,8 @@ final class EdgeDeploy: Sendable {
         // A manifest the edge would refuse is refused before its objects are sent.
         _ = try DeployCommit(staging: staging, trust: trust, force: session.force, changed: [], site: store.site).manifests(parsed: outcome.manifests)
         if outcome.planned.final { lock.markPlanned(id, parsed: outcome.manifests, awaiting: Set(outcome.planned.missing)) }
+        // Made durable while the client sends what the plan names; the commit syncs the rest.
+        lock.makingDurable(id, staging.makeDurableSoon(staging.files()))
         return .json(200, outcome.planned)
     }
 
@@ -182,9 +184,14 @@ final class EdgeDeploy: Sendable {
         defer { lock.release(id) }
         let previous = store.site.manifest.version
         let (version, parsed): (Int, [String: ParsedManifest])
+        var phases = PhaseClock()
         do throws(DeployFailure) {
             (version, parsed) = try check(session, staging)
-            try DeployCommit.moveIntoPlace(staging)
+            phases.mark("check")
+            let durable = session.durable?.value ?? [:]
+            phases.mark("early_sync")
+            try DeployCommit.moveIntoPlace(staging, durable: durable)
+            phases.mark("move")
         } catch {
             staging.remove()
             logger.error("deploy refused; still serving the previous version", metadata: ["id": "\(id)", "version": "\(previous)", "error": "\(error)"])
@@ -193,11 +200,13 @@ final class EdgeDeploy: Sendable {
         // It holds the files the new version replaced (``DeployStaging/keepReplaced(_:_:)``).
         staging.removeSoon()
         await reload(parsed)
+        phases.mark("load")
         let served = store.site.manifest.version
         guard served == version else {
             throw DeployFailure(500, "the edge moved version \(version) into place but serves version \(served): see the edge's log for why it did not load")
         }
-        logger.info("deployed", metadata: ["id": "\(id)", "holder": "\(session.holder)", "version": "\(version)", "previous": "\(previous)"])
+        let metadata: Logger.Metadata = ["id": "\(id)", "holder": "\(session.holder)", "version": "\(version)", "previous": "\(previous)"]
+        logger.info("deployed", metadata: metadata.merging(phases.metadata) { a, _ in a })
         return .json(200, DeployCommitted(version: version, previous: previous, objects: servedObjectFiles))
     }
 
