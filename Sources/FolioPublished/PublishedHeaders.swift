@@ -23,15 +23,23 @@ package enum PublishedHeaders {
     /// own); nil for a file that is not part of a published directory.
     package static func kind(of relative: String) -> Kind? {
         var path = Substring(relative)
-        if path.hasPrefix(PublishedLayout.objects + "/") { return .object }
-        if path.hasPrefix(PublishedLayout.channels + "/") {
+        if path.utf8.starts(with: Prefix.objects) { return .object }
+        if path.utf8.starts(with: Prefix.channels) {
             let parts = path.utf8.split(separator: UInt8(ascii: "/"), maxSplits: 2).map { Substring($0) }
             guard parts.count == 3 else { return nil }
             path = parts[2]
         }
-        if path.hasPrefix(PublishedLayout.deltas + "/") || path.hasPrefix(PublishedLayout.manifests + "/") { return .immutable }
+        if path.utf8.starts(with: Prefix.deltas) || path.utf8.starts(with: Prefix.manifests) { return .immutable }
         let name = String(path)
         return mutableNames.contains(name) || stripEncoding(name).encoding != nil && mutableNames.contains(stripEncoding(name).base) ? .mutable : nil
+    }
+
+    /// The directories' prefixes, as bytes: ``kind(of:)`` runs for each file of a deploy.
+    private enum Prefix {
+        static let objects = Array((PublishedLayout.objects + "/").utf8)
+        static let channels = Array((PublishedLayout.channels + "/").utf8)
+        static let deltas = Array((PublishedLayout.deltas + "/").utf8)
+        static let manifests = Array((PublishedLayout.manifests + "/").utf8)
     }
 
     /// The mutable files' names, in a channel's directory.

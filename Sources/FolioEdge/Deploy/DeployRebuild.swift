@@ -138,18 +138,35 @@ struct DeployRebuild {
 
     /// The deltas the client has, each made from the one file of it sent (``DeployDerived/deltaSource(of:sizes:)``).
     private func deltas(_ plan: inout DeployPlanned) throws(DeployFailure) {
+        // One listing instead of a look-up of each delta the client has (hundreds of versions' worth).
+        let present = presentDeltas()
         for file in needs.begin.files where DeployDerived.isDelta(file.path) && !file.path.hasSuffix(".gz") && !file.path.hasSuffix(".br") {
-            try delta(file.path, &plan)
+            try delta(file.path, &plan, present: present)
         }
     }
 
+    /// The deltas staged or in the root, as paths relative to the root, of the channels the
+    /// client deploys.
+    private func presentDeltas() -> Set<String> {
+        var present = Set<String>()
+        for channel in needs.begin.channels.keys {
+            let dir = PublishedLayout.channelPrefix(channel) + PublishedLayout.deltas
+            for base in [root, staging.directory] {
+                for name in (try? FileIO.list(base + "/" + dir)) ?? [] { present.insert(dir + "/" + name) }
+            }
+        }
+        return present
+    }
+
     /// The delta at `relative` (its `.plist`), made with its gzip variant from the file of it
-    /// sent when the edge lacks them; nil when neither it nor that file is here.
+    /// sent when the edge lacks them; nil when neither it nor that file is here. `present`, when
+    /// given, says which files are there (``presentDeltas()``).
     @discardableResult
-    private func delta(_ relative: String, _ plan: inout DeployPlanned, read: Bool = false) throws(DeployFailure) -> [UInt8]? {
+    private func delta(_ relative: String, _ plan: inout DeployPlanned, read: Bool = false, present: Set<String>? = nil) throws(DeployFailure) -> [UInt8]? {
         let sizes = needs.sizes
         let gz = relative + ".gz"
         let wantsGzip = sizes[gz] != nil && DeployDerived.deltaSource(of: relative, sizes: sizes) != gz
+        let has = { (path: String) in present?.contains(path) ?? self.has(path) }
         // All there already: read only when asked for the bytes.
         if !read, has(relative), !wantsGzip || has(gz) { return nil }
         var plain = file(relative)

@@ -68,13 +68,16 @@ enum DeployPaths {
 
     /// The channel a path belongs to: `channels/NAME/…` NAME's, everything else production's.
     static func channel(of relative: String) -> String {
-        guard relative.hasPrefix(PublishedLayout.channels + "/") else { return Channel.production }
+        guard relative.utf8.starts(with: channelsPrefix) else { return Channel.production }
         return String(relative.split(separator: "/")[1])
     }
 
+    private static let channelsPrefix = Array((PublishedLayout.channels + "/").utf8)
+
     /// A path inside its channel's directory (`channels/beta/head.plist` → `head.plist`).
     static func inChannel(_ relative: String) -> String {
-        String(relative.dropFirst(PublishedLayout.channelPrefix(channel(of: relative)).count))
+        guard relative.utf8.starts(with: channelsPrefix) else { return relative }
+        return String(relative.dropFirst(PublishedLayout.channelPrefix(channel(of: relative)).count))
     }
 
     /// The order files go into place in, as a local publish writes them: objects, deltas,
