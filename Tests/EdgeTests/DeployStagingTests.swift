@@ -63,4 +63,22 @@ struct DeployStagingTests {
         try DeployCommit.moveIntoPlace(staging, durable: durable)
         #expect(try FileIO.read(root + "/head.plist") == Array("head, sent again".utf8))
     }
+
+    @Test("the versioned manifest is staged as a second name of the staged manifest; without one it is written")
+    func versionedManifestLinked() throws {
+        let root = NSTemporaryDirectory() + "folio-staging-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileIO.makeDirectory(root)
+        let staging = DeployStaging(root: root, id: "test")
+        try staging.create()
+        let bytes = Array("manifest, version 2".utf8)
+        try staging.store("manifest.plist", bytes)
+        try staging.stageLink("manifests/2.plist", to: "manifest.plist", bytes: bytes)
+        var a = stat(), b = stat()
+        #expect(stat(staging.directory + "/manifest.plist", &a) == 0 && stat(staging.directory + "/manifests/2.plist", &b) == 0)
+        #expect(a.st_ino == b.st_ino && a.st_nlink == 2)
+        try staging.stageLink("channels/beta/manifests/2.plist", to: "channels/beta/manifest.plist", bytes: bytes)
+        #expect(try FileIO.read(staging.directory + "/channels/beta/manifests/2.plist") == bytes)
+        #expect(stat(staging.directory + "/channels/beta/manifests/2.plist", &b) == 0 && b.st_nlink == 1)
+    }
 }

@@ -120,8 +120,14 @@ struct DeployRebuild {
         let (made, gzip) = try DeployDerived.channelFiles(bytes, manifest, served: served(channel)) { name in
             needs.listed.contains(prefix + name) && !isStaged(prefix + name)
         }
+        let versioned = PublishedLayout.versionedManifest(manifest.version)
         for (name, made) in made {
-            try staging.store(prefix + name, made)
+            // The versioned manifest is the manifest's bytes: one file under both names.
+            if name == versioned {
+                try staging.stageLink(prefix + name, to: prefix + PublishedLayout.manifest, bytes: made)
+            } else {
+                try staging.store(prefix + name, made)
+            }
             plan.rebuilt += 1
         }
         let mirrors = [PublishedLayout.manifestBrotli, PublishedLayout.manifestJSON]
