@@ -249,16 +249,23 @@ struct ChannelRoutes {
             ByteBuffer(bytes: bytes), type: SiteLoader.plistType, cacheControl: manifestCC, lastModified: channel.created)
     }
 
+    /// A delta's file name: `FROM-TO.plist`, two SHA-256s.
+    private static let deltaNameLength = 64 * 2 + 1 + ".plist".utf8.count
+
     /// The deltas beside the head, by URL path: immutable, like objects.
     private func deltaRoutes() throws -> [String: Resource] {
         var deltas: [String: Resource] = [:]
-        for name in (try? FileIO.list(PublishedLayout.path(channel.dir, PublishedLayout.deltas))) ?? []
-        where PublishedLayout.deltaPair(ofFile: name) != nil {
+        // Names of another length (the .gz and .br variants) are skipped unparsed, and the deltas
+        // served already kept as they were: a directory holds every version's deltas until a prune.
+        for name in (try? FileIO.list(PublishedLayout.path(channel.dir, PublishedLayout.deltas))) ?? [] where name.utf8.count == Self.deltaNameLength {
             let path = channel.prefix + PublishedLayout.deltas + "/" + name
-            let file = PublishedLayout.path(channel.dir, PublishedLayout.deltas + "/" + name)
             if let old = previous?.deltas[path] {
                 deltas[path] = old
-            } else if let bytes = try? FileIO.read(file) {
+                continue
+            }
+            guard PublishedLayout.deltaPair(ofFile: name) != nil else { continue }
+            let file = PublishedLayout.path(channel.dir, PublishedLayout.deltas + "/" + name)
+            if let bytes = try? FileIO.read(file) {
                 deltas[path] = try SiteLoader.resource(
                     ByteBuffer(bytes: bytes), type: SiteLoader.plistType, cacheControl: immutableCC, lastModified: channel.created,
                     brotliFile: file + ".br")
