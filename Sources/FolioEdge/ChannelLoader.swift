@@ -109,12 +109,15 @@ struct MirrorVariants: Sendable {
     var jsonGzip: GzipChunks?
     var jsonBrotli: [UInt8]?
     var manifestBrotli: [UInt8]?
+    /// The JSON mirror's digest and its variants' ETags.
+    var jsonDigests: MadeDigests
 
     init(json: [UInt8], reusing previous: GzipChunks?, manifest: [UInt8]? = nil) {
         self.json = json
         jsonGzip = try? Gzip.compress(json, level: PublishedCompression.gzipLevel(json.count), reusing: previous)
         jsonBrotli = Self.brotli(json)
         manifestBrotli = manifest.flatMap(Self.brotli)
+        jsonDigests = MadeDigests(json, gzip: jsonGzip?.member, brotli: jsonBrotli)
     }
 
     private static func brotli(_ bytes: [UInt8]) -> [UInt8]? {
@@ -189,7 +192,7 @@ struct ChannelRoutes {
         gzip.json = variants.jsonGzip
         routes[prefix + PublishedLayout.manifestJSON] = try SiteLoader.resource(
             ByteBuffer(bytes: json), type: SiteLoader.jsonType, cacheControl: manifestCC, lastModified: created,
-            made: (variants.jsonGzip?.member, variants.jsonBrotli))
+            made: (variants.jsonGzip?.member, variants.jsonBrotli), digests: variants.jsonDigests)
         // The key list a signed manifest carries, also on its own for people and tools.
         if channel.manifest.expiresAt != nil, let signed = try? SignedManifest.decode(channel.bytes) {
             routes[prefix + PublishedLayout.keyList] = try SiteLoader.resource(

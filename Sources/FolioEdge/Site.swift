@@ -122,6 +122,20 @@ enum ETags {
     }
 }
 
+/// The SHA-256 of bytes the edge serves and the ETags of the variants made of them, computed
+/// where the variants are made.
+struct MadeDigests: Sendable {
+    var sha256: String
+    var gzipETag: String?
+    var brotliETag: String?
+
+    init(_ bytes: [UInt8], gzip: [UInt8]?, brotli: [UInt8]?) {
+        sha256 = ContentHash.sha256Hex(bytes)
+        gzipETag = gzip.map { [sha256] in ETags.gzip(sha256, gzipBytes: $0) }
+        brotliETag = brotli.map { [sha256] in ETags.brotli(sha256, brotliBytes: $0) }
+    }
+}
+
 /// Something the edge serves at one URL path: an identity and maybe gzip and brotli
 /// representations.
 final class Resource: Sendable {

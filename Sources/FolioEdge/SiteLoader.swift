@@ -135,12 +135,14 @@ struct SiteLoader {
     /// variant and a brotli one (`made`'s, which the edge made of the bytes itself; else the
     /// builder's `gzipFile` and `brotliFile` when they decode to the bytes; else made at the
     /// builder's levels), each only when smaller.
+    /// `digests`, when given, are those of the bytes and of `made`'s variants, computed where
+    /// they were made (a deploy makes the JSON mirror's on a thread of its own).
     static func resource(
         _ bytes: ByteBuffer, type: String, cacheControl: String, lastModified: Int64, gzipFile: String? = nil, brotliFile: String? = nil,
-        made: (gzip: [UInt8]?, brotli: [UInt8]?) = (nil, nil), brotli wantsBrotli: Bool = true
+        made: (gzip: [UInt8]?, brotli: [UInt8]?) = (nil, nil), digests: MadeDigests? = nil, brotli wantsBrotli: Bool = true
     ) throws -> Resource {
         let raw = Array(bytes.readableBytesView)
-        let sha = ContentHash.sha256Hex(raw)
+        let sha = digests?.sha256 ?? ContentHash.sha256Hex(raw)
         let date = HTTPDate.format(lastModified)
         func representation(_ coding: ContentCoding, _ encoded: [UInt8], etag: String) -> Representation {
             Representation(
@@ -149,12 +151,14 @@ struct SiteLoader {
         }
         let builtGzip = made.gzip ?? builderVariant(gzipFile, of: raw) { try Gzip.decompress($0, maxSize: raw.count) }
         let gz = try builtGzip ?? Gzip.compress(raw, level: PublishedCompression.gzipLevel(raw.count))
-        let gzip = gz.count < raw.count ? representation(.gzip, gz, etag: ETags.gzip(sha, gzipBytes: gz)) : nil
+        let gzipETag = made.gzip != nil ? digests?.gzipETag : nil
+        let gzip = gz.count < raw.count ? representation(.gzip, gz, etag: gzipETag ?? ETags.gzip(sha, gzipBytes: gz)) : nil
         let built = made.brotli ?? builderVariant(brotliFile, of: raw) { try Brotli.decompress($0, maxSize: raw.count) }
         var brotli: Representation?
         let quality = PublishedCompression.manifestBrotliQuality(brotliQuality, size: raw.count)
         if wantsBrotli, let br = built ?? (try? Brotli.compress(raw, quality: quality)), br.count < min(raw.count, gz.count) {
-            brotli = representation(.brotli, br, etag: ETags.brotli(sha, brotliBytes: br))
+            let brotliETag = made.brotli != nil ? digests?.brotliETag : nil
+            brotli = representation(.brotli, br, etag: brotliETag ?? ETags.brotli(sha, brotliBytes: br))
         }
         return Resource(identity: representation(.identity, raw, etag: ETags.identity(sha)), gzip: gzip, brotli: brotli, lastModified: lastModified)
     }
