@@ -57,25 +57,25 @@ extension Steps {
     /// An object already published keeps its variants: the manifest must describe the bytes on
     /// disk (another compressor or level would compress differently), and it saves the work.
     /// One that does not decode to the object (damaged on disk) is compressed again and replaced.
-    package static func compress(_ artifacts: [Artifact], root: String, brotli: BrotliSetting? = .default) throws(GzipError) -> [Artifact] {
-        let work = artifacts.map { a in (a.reused == nil && a.compressible ? a : nil, a.gzipStream) }
-        let plans = brotliPlans(work.map(\.0), root: root, brotli)
-        let compressed = Parallel.map(Array(zip(work, plans))) { item, plan in
-            let (artifact, stream) = item
-            guard let artifact else {
-                stream?.cancel()
-                return Result<Variants?, GzipError>.success(nil)
-            }
-            return Result { () throws(GzipError) in try variants(artifact, stream: stream, root: root, brotli: plan) }
+    package static func compress(_ artifacts: consuming [Artifact], root: String, brotli: BrotliSetting? = .default) throws(GzipError) -> [Artifact] {
+        // Only new compressible objects are compressed, copied or looked at: on a rebuild, the
+        // few that changed, not the thousands reused from the build cache.
+        let todo = artifacts.indices.filter { artifacts[$0].reused == nil && artifacts[$0].compressible }
+        for i in artifacts.indices where artifacts[i].gzipStream != nil && !(artifacts[i].reused == nil && artifacts[i].compressible) {
+            artifacts[i].gzipStream?.cancel()
+            artifacts[i].gzipStream = nil
         }
-        var artifacts = artifacts
-        for i in artifacts.indices {
-            if let v = try compressed[i].get() {
-                artifacts[i].gzip = v.gzip
-                artifacts[i].replaceGzip = v.replaceGzip
-                artifacts[i].brotli = v.brotli
-                artifacts[i].replaceBrotli = v.replaceBrotli
-            }
+        let work = todo.map { artifacts[$0] }
+        // A first publish has no `objects/`: no variant on disk to look for, object by object.
+        let published = FileIO.exists(PublishedLayout.path(root, PublishedLayout.objects)) ? root : nil
+        let plans = brotliPlans(work, root: published, brotli)
+        let compressed = Parallel.map(Array(zip(work, plans))) { artifact, plan in
+            Result { () throws(GzipError) in try variants(artifact, stream: artifact.gzipStream, root: published, brotli: plan) }
+        }
+        for (i, result) in zip(todo, compressed) {
+            let v = try result.get()
+            (artifacts[i].gzip, artifacts[i].replaceGzip) = (v.gzip, v.replaceGzip)
+            (artifacts[i].brotli, artifacts[i].replaceBrotli) = (v.brotli, v.replaceBrotli)
             artifacts[i].gzipStream = nil
         }
         return artifacts
@@ -84,16 +84,18 @@ extension Steps {
     /// Each artifact's brotli plan under `setting`. Under a budget (the default), an object
     /// already published is not new: it keeps the variants it was published with, a damaged
     /// `.br` alone being compressed again, and spends no budget (a rebuild that compiles it
-    /// again, its file being newer than the build cache's scan, changes no entry).
-    private static func brotliPlans(_ work: [Artifact?], root: String, _ setting: BrotliSetting?) -> [BrotliPlan] {
+    /// again, its file being newer than the build cache's scan, changes no entry). `root` is nil
+    /// when it has no `objects/` yet.
+    private static func brotliPlans(_ work: [Artifact], root: String?, _ setting: BrotliSetting?) -> [BrotliPlan] {
         guard let setting else { return work.map { _ in .none } }
         let published = work.map { a in
-            a.map { setting.budget != nil && FileIO.exists(PublishedLayout.path(root, PublishedLayout.object($0.sha256, ext: $0.objectExtension))) } ?? false
+            guard let root, setting.budget != nil else { return false }
+            return FileIO.exists(PublishedLayout.path(root, PublishedLayout.object(a.sha256, ext: a.objectExtension)))
         }
-        let sizes = zip(work, published).map { a, old in old ? nil : a?.bytes.count }
+        let sizes = zip(work, published).map { a, old in old ? nil : a.bytes.count }
         return zip(setting.qualities(for: sizes), zip(work, published)).map { quality, item in
             let (artifact, old) = item
-            if old, let artifact { return .repair(brotliLevel(setting.quality, artifact.bytes.count)) }
+            if old { return .repair(brotliLevel(setting.quality, artifact.bytes.count)) }
             return quality.map { .compress($0) } ?? .keepOnly
         }
     }
@@ -127,11 +129,12 @@ extension Steps {
         }
     }
 
-    private static func variants(_ artifact: Artifact, stream: GzipChunkStream?, root: String, brotli plan: BrotliPlan) throws(GzipError) -> Variants {
+    /// `root` is nil when it has no `objects/` yet (no variant on disk to reuse).
+    private static func variants(_ artifact: Artifact, stream: GzipChunkStream?, root: String?, brotli plan: BrotliPlan) throws(GzipError) -> Variants {
         let bytes = artifact.bytes
         var v = Variants()
-        let gzPath = PublishedLayout.path(root, PublishedLayout.gzipObject(artifact.sha256, ext: artifact.objectExtension))
-        let existing = try? FileIO.read(gzPath)
+        let (sha, ext) = (artifact.sha256, artifact.objectExtension)
+        let existing = root.flatMap { try? FileIO.read(PublishedLayout.path($0, PublishedLayout.gzipObject(sha, ext: ext))) }
         if let existing, (try? Gzip.decompress(existing, maxSize: bytes.count)) == bytes {
             stream?.cancel()
             v.gzip = existing
@@ -141,8 +144,7 @@ extension Steps {
         }
         if v.gzip!.count >= bytes.count { v.gzip = nil }
         if case .none = plan { return v }
-        let brPath = PublishedLayout.path(root, PublishedLayout.brotliObject(artifact.sha256, ext: artifact.objectExtension))
-        let existingBr = try? FileIO.read(brPath)
+        let existingBr = root.flatMap { try? FileIO.read(PublishedLayout.path($0, PublishedLayout.brotliObject(sha, ext: ext))) }
         if let existingBr, (try? Brotli.decompress(existingBr, maxSize: bytes.count)) == bytes {
             v.brotli = existingBr
         } else if let quality = plan.quality(damaged: existingBr != nil) {

@@ -27,27 +27,37 @@ package enum Parallel {
         _ items: [T], threads: Int = cores, _ body: @escaping @Sendable (T) -> R
     ) -> [R] {
         guard items.count > 1, threads > 1 else { return items.map(body) }
-        let results = Mutex<[R?]>(Array(repeating: nil, count: items.count))
-        let next = Atomic<Int>(0)
-        let work: @Sendable () -> Void = {
-            while true {
-                let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard i < items.count else { return }
-                let r = body(items[i])
-                results.withLock { $0[i] = r }
+        // Each result is written in place in the array being made, at its own index (no lock,
+        // no optional per slot, no copy at the end: 20,000 artifacts were about 7 MB copied and
+        // as many fresh pages); the semaphore orders the helpers' writes before the return.
+        return [R](unsafeUninitializedCapacity: items.count) { buffer, count in
+            let slots = Slots(base: buffer.baseAddress!)
+            let next = Atomic<Int>(0)
+            let work: @Sendable () -> Void = {
+                while true {
+                    let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard i < items.count else { return }
+                    (slots.base + i).initialize(to: body(items[i]))
+                }
             }
-        }
-        let helpers = min(threads, items.count) - 1
-        let done = DispatchSemaphore(value: 0)
-        for _ in 0..<helpers {
-            OSThread.spawn(stackSize: 8 << 20) {
-                work()
-                done.signal()
+            let helpers = min(threads, items.count) - 1
+            let done = DispatchSemaphore(value: 0)
+            for _ in 0..<helpers {
+                OSThread.spawn(stackSize: 8 << 20) {
+                    work()
+                    done.signal()
+                }
             }
+            work()
+            for _ in 0..<helpers { done.wait() }
+            count = items.count
         }
-        work()
-        for _ in 0..<helpers { done.wait() }
-        return results.withLock { $0.map { $0! } }
+    }
+
+    /// The storage of the array ``map(_:threads:_:)`` makes, shared by its threads, each
+    /// initializing the slots of the indices it took.
+    private struct Slots<R>: @unchecked Sendable {
+        let base: UnsafeMutablePointer<R>
     }
 
     /// Runs `a` on a thread of its own and `b` on the caller's, and returns both results.

@@ -17,6 +17,15 @@ import Testing
         #expect(calls.load(ordering: .relaxed) == 1000)
     }
 
+    @Test("map on several threads gives what the sequential map gives, for values holding references")
+    func mapMatchesSequential() {
+        let items = Array(0..<5000)
+        let body: @Sendable (Int) -> [String] = { i in [String(i), String(repeating: "verse ", count: i % 40)] }
+        #expect(Parallel.map(items, threads: 4, body) == items.map(body))
+        #expect(Parallel.map([7, 8], threads: 4, body) == [body(7), body(8)])
+        #expect(Parallel.map([Int](), threads: 4, body).isEmpty)
+    }
+
     @Test("both returns both results, the first computed on another thread when there are cores for it")
     func both() {
         let caller = pthread_self()
