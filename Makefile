@@ -127,10 +127,11 @@ portable: closure
 
 # The HTTP caching conformance suite through `folio-edge --origin` (scripts/cache-tests.sh; needs
 # Node 20 and the suite at CACHE_TESTS, default ../shared/cache-tests; a few minutes), in
-# cleartext and again over HTTPS.
+# cleartext, over HTTPS, and over HTTP/2 (Node's fetch with undici's allowH2).
 cache-tests: build
 	scripts/cache-tests.sh $(RELEASE)
 	scripts/cache-tests.sh --tls $(RELEASE)
+	scripts/cache-tests.sh --h2 $(RELEASE)
 
 # libFuzzer with AddressSanitizer over every reader of outside input (Fuzz/Targets), each for
 # FUZZ_SECONDS from its committed seeds (Fuzz/Corpus); fails if any target crashes (Fuzz/run.sh).

@@ -77,44 +77,7 @@ for name in "${servers[@]}"; do
         echo "h2-bench: $name answered $code for $obj, not the bytes of $root$obj.gz" >&2; exit 1
     fi
 done
-etag_of() { curl -s --http2 --cacert "$work/ca.pem" -D - -o /dev/null -H 'Accept-Encoding: gzip' "$1" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p'; }
-
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-h2run() { # name port path header: "req/s requests cpu-ticks"
-    local pid=${1}_pid before after out
-    pid=${!pid}
-    before=$(cpu_ticks "$pid")
-    out=$("${client_cpu[@]}" h2load -c "$conns" -m 10 -D "${duration%s}" --warm-up-time 1 -H "accept-encoding: gzip" ${4:+-H "$4"} "https://127.0.0.1:$2$3" 2>&1)
-    after=$(cpu_ticks "$pid")
-    echo "$out" | awk -v cpu=$((after - before)) '
-        /^finished in/ {gsub(",", "", $4); rps = $4}
-        /^requests:/ {done = $8; if ($10 != 0) {print "h2load: " $10 " requests failed" > "/dev/stderr"; exit 1}}
-        END {print rps, done, cpu}'
-}
-hz=$(getconf CLK_TCK)
 echo "h2load -c$conns -m10 -D${duration%s} (HTTP/2 over TLS), servers on one core${server_cpu:+ (core 0, h2load on core 1)}; $rounds rounds"
 echo "us/req: the server's user+system CPU time per request over the whole run (its warm-up second included)"
-scenario() { # label path mode
-    local label=$1 path=$2 mode=$3 name port header r
-    local -A hdr=()
-    for name in "${servers[@]}"; do
-        port=${name}_port; port=${!port}
-        [ "$mode" = inm ] && hdr[$name]="if-none-match: $(etag_of "https://127.0.0.1:$port$path")" || hdr[$name]=""
-    done
-    for r in $(seq 1 "$rounds"); do
-        local order=("${servers[@]}") line="$label, round $r:"
-        (( r % 2 )) || order=($(printf '%s\n' "${servers[@]}" | tac))
-        local -A res=()
-        for name in "${order[@]}"; do
-            port=${name}_port; port=${!port}
-            res[$name]=$(h2run "$name" "$port" "$path" "${hdr[$name]}")
-        done
-        for name in "${servers[@]}"; do
-            read -r rps n ticks <<< "${res[$name]}"
-            line+=$(python3 -c "import sys; rps,n,t,hz=map(float,sys.argv[1:5]); print(f'  {sys.argv[5]} {rps:,.0f} req/s {t/hz*1e6/max(n,1):.1f} us/req', end='')" "$rps" "$n" "$ticks" "$hz" "$name")
-        done
-        echo "$line"
-    done
-}
-scenario "(d) 200 gzip object" "$obj" gzip
-scenario "(e) 304 If-None-Match" "$obj" inm
+h2_scenario "(d) 200 gzip object" "$obj" gzip
+h2_scenario "(e) 304 If-None-Match" "$obj" inm

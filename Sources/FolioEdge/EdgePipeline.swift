@@ -11,8 +11,8 @@ import NIOTLS
 
 /// The handlers of one accepted connection, the same for every listener of a mode: TLS first
 /// when the listener has it, and HTTP/2 when ALPN chose it; then the origin's `EdgeHandler`, or
-/// the tier's request decoder (with the origin's head limits) and `ProxyHandler`, for the
-/// connection (HTTP/1.1) or for each stream behind an `HTTP2StreamBridge` (HTTP/2).
+/// the tier's request decoder (with the origin's head limits) and `ProxyHandler` (HTTP/1.1);
+/// over HTTP/2, libnghttp2's `EdgeNGHTTP2Handler` with the mode's stream responder.
 struct ConnectionPipeline: Sendable {
     let content: EdgeService.Content
     let metrics: EdgeMetrics
@@ -69,24 +69,30 @@ struct ConnectionPipeline: Sendable {
             })
     }
 
-    /// The origin's HTTP/2 on swift-nio-http2 (`EdgeHTTP2Handler`) instead of libnghttp2
-    /// (`EdgeNGHTTP2Handler`): `FOLIO_EDGE_H2=swift-nio-http2`, for differential tests and
-    /// benchmarks of the two frame layers.
-    static let swiftNIOHTTP2Origin = ProcessInfo.processInfo.environment["FOLIO_EDGE_H2"] == "swift-nio-http2"
+    /// HTTP/2 on swift-nio-http2 instead of libnghttp2, in both modes: `FOLIO_EDGE_H2=swift-nio-http2`,
+    /// for differential tests and benchmarks of the two frame layers.
+    static let swiftNIOHTTP2 = ProcessInfo.processInfo.environment["FOLIO_EDGE_H2"] == "swift-nio-http2"
 
-    /// HTTP/2: the origin answers every stream on the connection's channel, with libnghttp2 as
-    /// its frame layer (`EdgeNGHTTP2Handler`, which keeps its own defences and timeouts); the
-    /// tier gives each stream its HTTP/1.1 handlers behind a bridge, on swift-nio-http2 and
-    /// `HTTP2ConnectionGuard`.
+    /// HTTP/2: every stream is answered on the connection's channel, with libnghttp2 as the
+    /// frame layer (`EdgeNGHTTP2Handler`, which keeps its own defences and timeouts), by the
+    /// origin's `OriginStreamResponder` or the tier's `TierStreamResponder`. Under
+    /// `swiftNIOHTTP2`, the layer they replaced: swift-nio-http2 and `HTTP2ConnectionGuard`, with
+    /// `EdgeHTTP2Handler` (origin), or each stream's HTTP/1.1 handlers behind a bridge (tier).
     private func configureHTTP2(_ channel: Channel, extraLines: String, role: ListenerRole) throws {
         let sync = channel.pipeline.syncOperations
-        let connection = HTTP2Limits.connection(maxHeaderBytes: limits.maxHeaderBytes)
         try sync.addHandler(LingeringClose())
-        if case .site(let store) = content, !Self.swiftNIOHTTP2Origin {
-            try sync.addHandler(
-                EdgeNGHTTP2Handler(store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool, extraLines: extraLines, role: role))
-            return
+        guard Self.swiftNIOHTTP2 else {
+            let responder: any NGHTTP2StreamResponder
+            switch content {
+            case .site(let store):
+                responder = OriginStreamResponder(
+                    store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: pool, extraLines: extraLines, role: role)
+            case .cache(let cache):
+                responder = TierStreamResponder(cache: cache, limits: limits, metrics: metrics, accessLog: accessLog, extraLines: extraLines, role: role)
+            }
+            return try sync.addHandler(EdgeNGHTTP2Handler(responder: responder, limits: limits))
         }
+        let connection = HTTP2Limits.connection(maxHeaderBytes: limits.maxHeaderBytes)
         if case .site(let store) = content {
             try sync.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connection, streamConfiguration: HTTP2Limits.stream()))
             try sync.addHandler(

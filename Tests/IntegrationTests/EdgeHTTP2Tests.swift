@@ -104,21 +104,23 @@ struct EdgeHTTP2Tests {
 
     @Test("floods and malformed requests end that connection with the right GOAWAY; others are served")
     func defences() throws {
-        try EdgeTLSTests.withTLSEdge("h2-abuse") { edge, pki, _ in
-            // ENHANCE_YOUR_CALM (11) for the floods: rapid reset (CVE-2023-44487), CONTINUATION, PING, SETTINGS.
-            for (attack, count) in [("rapid-reset", 1000), ("continuation", 100), ("ping", 1000), ("settings", 1000)] {
-                let report = try Self.abuse(edge.port, attack, count)
-                #expect(report["goaway"] as? Int == 11 && report["closed"] as? Bool == true, "\(attack): \(report)")
-            }
-            // A header list over --max-header-bytes (16 KB): COMPRESSION_ERROR (9) or PROTOCOL_ERROR (1).
-            let big = try Self.abuse(edge.port, "big-headers", 120)
-            #expect([1, 9].contains(big["goaway"] as? Int ?? -1) && big["closed"] as? Bool == true, "\(big)")
-            // A value with CR LF never reaches the HTTP/1.1 handler as a second request: that
-            // stream is reset (PROTOCOL_ERROR), the connection goes on.
-            let crlf = try Self.abuse(edge.port, "crlf-value")
-            #expect((crlf["statuses"] as? [Int])?.isEmpty == true && (crlf["resets"] as? [Int]) == [1], "\(crlf)")
-            #expect(try Self.get(pki, "https://localhost:\(edge.port)/healthz").response.status == 200)
+        try EdgeTLSTests.withTLSEdge("h2-abuse") { edge, pki, _ in try Self.checkDefences(edge, pki) }
+    }
+
+    static func checkDefences(_ edge: EdgeProcess, _ pki: TestPKI) throws {
+        // ENHANCE_YOUR_CALM (11) for the floods: rapid reset (CVE-2023-44487), CONTINUATION, PING, SETTINGS.
+        for (attack, count) in [("rapid-reset", 1000), ("continuation", 100), ("ping", 1000), ("settings", 1000)] {
+            let report = try Self.abuse(edge.port, attack, count)
+            #expect(report["goaway"] as? Int == 11 && report["closed"] as? Bool == true, "\(attack): \(report)")
         }
+        // A header list over --max-header-bytes (16 KB): COMPRESSION_ERROR (9) or PROTOCOL_ERROR (1).
+        let big = try Self.abuse(edge.port, "big-headers", 120)
+        #expect([1, 9].contains(big["goaway"] as? Int ?? -1) && big["closed"] as? Bool == true, "\(big)")
+        // A value with CR LF never reaches the HTTP/1.1 handler as a second request: that
+        // stream is reset (PROTOCOL_ERROR), the connection goes on.
+        let crlf = try Self.abuse(edge.port, "crlf-value")
+        #expect((crlf["statuses"] as? [Int])?.isEmpty == true && (crlf["resets"] as? [Int]) == [1], "\(crlf)")
+        #expect(try Self.get(pki, "https://localhost:\(edge.port)/healthz").response.status == 200)
     }
 
     static let conformance = Harness.repoRoot + "/Tests/IntegrationTests/h2_conformance.py"
@@ -137,39 +139,49 @@ struct EdgeHTTP2Tests {
     /// reference that must answer every case the same.
     @Test("RFC 9113 conformance: every case of h2_conformance.py", arguments: ["libnghttp2", "swift-nio-http2"])
     func conformance(layer: String) throws {
-        try EdgeTLSTests.withTLSEdge("h2-conformance", env: layer == "libnghttp2" ? [:] : ["FOLIO_EDGE_H2": layer]) { edge, _, _ in
-            let r = try Harness.run("/usr/bin/env", ["python3", Self.conformance, String(edge.port)])
-            let report = try #require(
-                try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: [String: Any]], "\(r.status) \(r.stderr)")
-            #expect(report.count >= 60, "\(report.keys.sorted())")
-            for (name, result) in report.sorted(by: { $0.key < $1.key }) {
-                let deviation = Self.knownDeviations[name] != nil
-                #expect(result["ok"] as? Bool == !deviation, "\(name): \(result["got"] ?? "-")\(deviation ? " (a known deviation that is gone: update knownDeviations)" : "")")
-            }
-            // The connection limit of each case was the case's own: the edge still answers.
-            #expect(try Self.abuse(edge.port, "ok")["statuses"] as? [Int] == [200])
+        try EdgeTLSTests.withTLSEdge("h2-conformance", env: Self.layerEnv(layer)) { edge, _, _ in try Self.checkConformance(edge) }
+    }
+
+    static func layerEnv(_ layer: String) -> [String: String] { layer == "libnghttp2" ? [:] : ["FOLIO_EDGE_H2": layer] }
+
+    static func checkConformance(_ edge: EdgeProcess) throws {
+        let r = try Harness.run("/usr/bin/env", ["python3", Self.conformance, String(edge.port)])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: [String: Any]], "\(r.status) \(r.stderr)")
+        #expect(report.count >= 60, "\(report.keys.sorted())")
+        for (name, result) in report.sorted(by: { $0.key < $1.key }) {
+            let deviation = Self.knownDeviations[name] != nil
+            #expect(result["ok"] as? Bool == !deviation, "\(name): \(result["got"] ?? "-")\(deviation ? " (a known deviation that is gone: update knownDeviations)" : "")")
         }
+        // The connection limit of each case was the case's own: the edge still answers.
+        #expect(try Self.abuse(edge.port, "ok")["statuses"] as? [Int] == [200])
+    }
+
+    /// `lastStream`: what the final GOAWAY names, stream 1 (the request's) where it is right.
+    static func checkDrain(_ edge: EdgeProcess, lastStream: Int = 1) throws {
+        let r = try Harness.run("/usr/bin/env", ["python3", Self.conformance, String(edge.port), "--drain", String(edge.pid)])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stderr)")
+        #expect(report["statuses"] as? [Int] == [200], "\(report)")
+        #expect(report["goaways"] as? [[Int]] == [[Int(Int32.max), 0], [lastStream, 0]], "\(report)")
+        #expect(report["closed"] as? Bool == true, "\(report)")
     }
 
     @Test("on SIGTERM, an HTTP/2 connection gets GOAWAY for every stream, then the last stream taken, then closes")
     func drain() throws {
-        try EdgeTLSTests.withTLSEdge("h2-drain") { edge, _, _ in
-            let r = try Harness.run("/usr/bin/env", ["python3", Self.conformance, String(edge.port), "--drain", String(edge.pid)])
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stderr)")
-            #expect(report["statuses"] as? [Int] == [200], "\(report)")
-            #expect(report["goaways"] as? [[Int]] == [[Int(Int32.max), 0], [1, 0]], "\(report)")
-            #expect(report["closed"] as? Bool == true, "\(report)")
-        }
+        try EdgeTLSTests.withTLSEdge("h2-drain") { edge, _, _ in try Self.checkDrain(edge) }
     }
 
     @Test("an idle HTTP/2 connection is closed after --request-timeout")
     func idle() throws {
-        try EdgeTLSTests.withTLSEdge("h2-idle", extra: { _ in ["--request-timeout", "1"] }) { edge, _, _ in
-            let start = edgeMonotonicSeconds()
-            let report = try Self.abuse(edge.port, "idle", wait: 8)
-            let elapsed = edgeMonotonicSeconds() - start
-            #expect(report["closed"] as? Bool == true && elapsed < 5, "\(report) after \(elapsed) s")
-        }
+        try EdgeTLSTests.withTLSEdge("h2-idle", extra: { _ in ["--request-timeout", "1"] }) { edge, _, _ in try Self.checkIdle(edge) }
+    }
+
+    /// An edge with `--request-timeout 1`: a connection that sends nothing is closed within 5 s.
+    static func checkIdle(_ edge: EdgeProcess) throws {
+        let start = edgeMonotonicSeconds()
+        let report = try Self.abuse(edge.port, "idle", wait: 8)
+        let elapsed = edgeMonotonicSeconds() - start
+        #expect(report["closed"] as? Bool == true && elapsed < 5, "\(report) after \(elapsed) s")
     }
 
     @Test("--no-http2 offers HTTP/1.1 only")

@@ -16,11 +16,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let maxRequestBody = 16 << 20
 
     private let cache: HTTPCache
-    private let metrics: EdgeMetrics
-    private let accessLog: AccessLogSink?
-    /// The access log's request id: this connection's number (taken at its first line) and the request's.
-    private var connectionID: UInt64?
-    private var requestNumber = 0
+    private var recorder: TierRecorder
     var head: HTTPRequestHead?
     /// When the request being read began.
     private var started = NIODeadline.now()
@@ -62,8 +58,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.progress = progress
         self.extraLines = extraLines
         self.cache = cache
-        self.metrics = metrics
-        self.accessLog = accessLog
+        recorder = TierRecorder(metrics: metrics, accessLog: accessLog, role: role)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -104,32 +99,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let request = ProxyRequest(method: head.method, target: head.uri, headers: head.headers, body: body)
             body = nil
             let allocator = context.channel.allocator
-            switch role == .adminOnly ? nil : cache.answerFromCache(request) {
-            case .prepared(let stored):
-                let bytes = cache.preparedHit(stored, method: head.method, keepAlive: keepAlive, allocator: allocator, extraLines: extraLines)
-                record(context, head, started, status: stored.status, cacheStatus: nil, bytes: bytes)
-                complete(context, slot, bytes, closing: !keepAlive)
+            if let now = cache.answerNow(request, role: role, keepAlive: keepAlive, allocator: allocator, extraLines: extraLines) {
+                record(context, head, started, status: now.status, cacheStatus: now.cacheStatus, bytes: now.bytes)
+                complete(context, slot, now.bytes, closing: !keepAlive)
                 return
-            case .prepared304(let stored):
-                let bytes = cache.preparedHit(
-                    stored, notModified: true, method: head.method, keepAlive: keepAlive, allocator: allocator, extraLines: extraLines)
-                record(context, head, started, status: 304, cacheStatus: nil, bytes: bytes)
-                complete(context, slot, bytes, closing: !keepAlive)
-                return
-            case .response(let hit):
-                answered(context, slot, head, started, hit, keepAlive: keepAlive)
-                return
-            case nil:
-                break
             }
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            cache.handle(request, on: context.eventLoop, role: role).hop(to: context.eventLoop).whenComplete { result in
+            cache.answerLater(request, role: role, on: context.eventLoop).whenSuccess { response in
                 let (handler, context) = bound.value
-                let response: ProxyResponse
-                switch result {
-                case .success(let r): response = r
-                case .failure: response = ProxyResponse(status: .internalServerError, headers: [:], body: nil)
-                }
                 handler.answered(context, slot, head, started, response, keepAlive: keepAlive)
             }
         }
@@ -166,52 +143,20 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         _ context: ChannelHandlerContext, _ slot: Int, _ head: HTTPRequestHead, _ started: NIODeadline, _ response: ProxyResponse,
         keepAlive: Bool
     ) {
-        let bytes = Self.serialize(
-            response, method: head.method, keepAlive: keepAlive, allocator: context.channel.allocator, extraLines: extraLines)
-        record(context, head, started, status: Int(response.status.code), cacheStatus: response.headers["cache-status"].last, bytes: bytes)
-        complete(context, slot, bytes, closing: !keepAlive)
+        let answer = TierAnswer(response, method: head.method, keepAlive: keepAlive, allocator: context.channel.allocator, extraLines: extraLines)
+        record(context, head, started, status: answer.status, cacheStatus: answer.cacheStatus, bytes: answer.bytes)
+        complete(context, slot, answer.bytes, closing: !keepAlive)
     }
 
-    /// Metrics for every answer; an access log line when enabled.
-    /// `cacheStatus` nil is a plain hit.
+    /// Metrics for every answer; an access log line when enabled (`TierRecorder`).
     private func record(
         _ context: ChannelHandlerContext, _ head: HTTPRequestHead, _ started: NIODeadline, status: Int, cacheStatus: String?, bytes: [ByteBuffer]
     ) {
-        let size = bytes.reduce(0) { $0 + $1.readableBytes }
-        let elapsed = (NIODeadline.now() - started).nanoseconds
-        metrics.record(status: status, bytes: size, nanoseconds: elapsed)
-        if status < 400, role != .adminOnly, head.method == .GET || head.method == .HEAD { metrics.manifestFetches.record(target: head.uri) }
-        if let cacheStatus { metrics.recordCacheResult(cacheStatus) } else { metrics.recordCacheHit() }
-        switch accessLog {
-        case nil:
-            break
-        case .text(let log):
-            log.info(
-                "\(head.method) \(head.uri) \(status)",
-                metadata: [
-                    "bytes": "\(size)", "us": "\(elapsed / 1000)", "cache": "\(cacheStatus ?? "folio-edge; hit")",
-                ])
-        case .lines(let writer, let format):
-            requestNumber += 1
-            // Body bytes, as nginx's $body_bytes_sent: every answer is its head, then its body if any.
-            let body = bytes.dropFirst().reduce(0) { $0 + $1.readableBytes }
-            writer.write(logRecord(context, head, status: status, bytes: body, nanoseconds: elapsed).line(format))
-        }
-    }
-
-    /// The combined or JSON line's record.
-    private func logRecord(_ context: ChannelHandlerContext, _ head: HTTPRequestHead, status: Int, bytes: Int, nanoseconds: Int64) -> AccessLogRecord {
         // A connection's channel has the listening one as parent; an HTTP/2 stream's has the
         // connection's (whose own parent is the listener). A stream's head reads HTTP/1.1.
-        let version = context.channel.parent?.parent != nil ? "HTTP/2.0" : "HTTP/\(head.version.major).\(head.version.minor)"
-        let connection = connectionID ?? RequestRecorder.nextConnectionID.add(1, ordering: .relaxed).newValue
-        connectionID = connection
-        let details = RequestDetails(
-            remoteAddress: context.channel.remoteAddressForLog, protocolName: head.uri == "-" ? "-" : version,
-            referer: head.headers.first(name: "referer"), userAgent: head.headers.first(name: "user-agent"))
-        return AccessLogRecord(
-            time: Date(), details: details, method: head.uri == "-" ? "-" : "\(head.method)", target: head.uri, status: status,
-            bytes: bytes, durationMicroseconds: nanoseconds / 1000, requestID: "\(connection)-\(requestNumber)")
+        recorder.record(
+            head, started, status: status, cacheStatus: cacheStatus, bytes: bytes, remoteAddress: context.channel.remoteAddressForLog,
+            protocolName: context.channel.parent?.parent != nil ? "HTTP/2.0" : "HTTP/\(head.version.major).\(head.version.minor)")
     }
 
     /// Fills the answer for request `slot` and writes every answer now due, in order.

@@ -20,29 +20,16 @@ final class EdgeHTTP2Handler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
-    private var responder: EdgeResponder
-    private let parser: HTTPRequestParser
-    private let recorder: RequestRecorder
-    private let fileIO: NIOThreadPool
-    /// Fields sent on every response of this listener (`strict-transport-security`).
-    private let extraFields: [(String, String)]
+    private let requests: OriginStreamRequests
     /// Streams whose request head has arrived, and the body bytes seen so far.
     private var open: [HTTP2StreamID: (head: ByteBuffer, body: Int)] = [:]
-    private var requestNumber = 0
-    /// The client's address, read for the access log when its format wants it.
-    private var clientAddress: String?
-    private var dateSecond = -1
-    private var date = ""
 
     init(
         store: SiteStore, limits: ConnectionLimits, metrics: EdgeMetrics, accessLog: AccessLogSink?, fileIO: NIOThreadPool,
         extraLines: String, role: ListenerRole
     ) {
-        responder = EdgeResponder(store: store, role: role, metrics: metrics)
-        parser = HTTPRequestParser(maxTargetBytes: limits.maxURIBytes, maxHeadBytes: limits.maxHeaderBytes, maxHeaderCount: limits.maxHeaderCount)
-        recorder = RequestRecorder(metrics: metrics, accessLog: accessLog)
-        self.fileIO = fileIO
-        extraFields = HeaderLines.fields(extraLines)
+        requests = OriginStreamRequests(
+            store: store, limits: limits, metrics: metrics, accessLog: accessLog, fileIO: fileIO, extraLines: extraLines, role: role)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -85,40 +72,15 @@ final class EdgeHTTP2Handler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(code))), promise: nil)
     }
 
-    /// Answers a complete request: parsed as HTTP/1.1, routed by the responder, written.
+    /// Answers a complete request (`OriginStreamRequests`), written as frames.
     private func answer(_ context: ChannelHandlerContext, _ id: HTTP2StreamID) {
         guard var head = open.removeValue(forKey: id)?.head else { return }
         head.writeStaticString("\r\n")
-        requestNumber += 1
-        let start = NIODeadline.now()
-        head.withUnsafeReadableBytes { bytes in
-            let details = recorder.wantsDetails ? self.details(bytes, context) : nil
-            switch parser.parse(bytes) {
-            case .request(let request, _):
-                let answer = responder.answer(request).answer
-                let sent = write(answer, id, withBody: request.method != .head, context)
-                if sent >= 0 { record(request.method.name, request.target.string, answer.status, sent, start, details) }
-                if sent < 0 { readFromDisk(answer, id, request: request.owned(), start: start, details: details, context) }
-            case .failure(let error):
-                let answer = EdgeAnswer.simple(SimpleAnswer(status: error.status, reason: error.reason, body: error.message + "\n"))
-                record("-", "-", error.status, write(answer, id, withBody: true, context), start, details)
-            case .incomplete:
-                let answer = EdgeAnswer.simple(SimpleAnswer(status: 400, reason: "Bad Request", body: "incomplete request head\n"))
-                record("-", "-", 400, write(answer, id, withBody: true, context), start, details)
-            }
+        requests.answer(head, context.channel) { answer, withBody in
+            write(answer, id, withBody: withBody, context)
+        } fromDisk: { answer, request, start, details in
+            readFromDisk(answer, id, request: request, start: start, details: details, context)
         }
-    }
-
-    /// The access log's details of a stream's request (its head in HTTP/1.1 form).
-    private func details(_ head: UnsafeRawBufferPointer, _ context: ChannelHandlerContext) -> RequestDetails {
-        if clientAddress == nil { clientAddress = context.channel.remoteAddressForLog }
-        return RequestDetails(head: head, remoteAddress: clientAddress ?? "-", protocolName: "HTTP/2.0")
-    }
-
-    private func record(
-        _ method: String, _ target: @autoclosure () -> String, _ status: Int, _ bytes: Int, _ start: NIODeadline, _ details: RequestDetails?
-    ) {
-        recorder.record(requestNumber, method: method, target: target(), status: status, bytes: max(bytes, 0), since: start, details: details)
     }
 
     // MARK: Writing
@@ -156,17 +118,12 @@ final class EdgeHTTP2Handler: ChannelInboundHandler {
 
     /// `:status`, then `fields`, the Date and the listener's fields (room for `count` more).
     private func head(_ status: String, _ fields: [(String, String)] = [], count: Int = 2) -> HPACKHeaders {
-        let now = time(nil)
-        if now != dateSecond {
-            dateSecond = now
-            date = HTTPDate.format(Int64(now))
-        }
         var h = HPACKHeaders()
-        h.reserveCapacity(fields.count + extraFields.count + count + 2)
+        h.reserveCapacity(fields.count + requests.extraFields.count + count + 2)
         h.add(name: ":status", value: status)
         for (name, value) in fields { h.add(name: name, value: value) }
-        h.add(name: "date", value: date)
-        for (name, value) in extraFields { h.add(name: name, value: value) }
+        h.add(name: "date", value: requests.date)
+        for (name, value) in requests.extraFields { h.add(name: name, value: value) }
         return h
     }
 
@@ -191,26 +148,18 @@ final class EdgeHTTP2Handler: ChannelInboundHandler {
     private func readFromDisk(
         _ answer: EdgeAnswer, _ id: HTTP2StreamID, request: ParsedRequest, start: NIODeadline, details: RequestDetails?, _ context: ChannelHandlerContext
     ) {
-        let (rep, range): (Representation, ClosedRange<Int>?)
-        switch answer {
-        case .full(let r): (rep, range) = (r, nil)
-        case .partial(let r, let part): (rep, range) = (r, part)
-        default: return
-        }
-        guard let path = rep.filePath else { return }
+        guard let read = requests.readBody(answer, on: context.eventLoop, allocator: context.channel.allocator) else { return }
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        fileIO.runIfActive(eventLoop: context.eventLoop) { try FileIO.read(path) }.whenComplete { result in
+        read.whenSuccess { body in
             let (handler, context) = bound.value
-            guard case .success(let bytes) = result, bytes.count == rep.length else {
+            guard let body else {
                 handler.reset(context, id, .internalError)
-                handler.record(request.method.name, request.target.string, 500, 0, start, details)
+                handler.requests.record(request.method.name, request.target.string, 500, 0, start, details)
                 return
             }
-            var buffer = context.channel.allocator.buffer(capacity: range?.count ?? bytes.count)
-            if let range { buffer.writeBytes(bytes[range]) } else { buffer.writeBytes(bytes) }
-            handler.writeData(context, id, buffer)
+            handler.writeData(context, id, body)
             context.flush()
-            handler.record(request.method.name, request.target.string, answer.status, buffer.readableBytes, start, details)
+            handler.requests.record(request.method.name, request.target.string, answer.status, body.readableBytes, start, details)
         }
     }
 }

@@ -1,9 +1,9 @@
 import NIOCore
 import NIOHTTP2
 
-/// An HTTP/2 connection's settings and defences on swift-nio-http2 (the tier's, and the
-/// origin's under `FOLIO_EDGE_H2=swift-nio-http2`; the origin's libnghttp2 path has the same
-/// limits in `HTTP2FloodGuard` and its own handler). swift-nio-http2 enforces the flood limits
+/// An HTTP/2 connection's settings and defences on swift-nio-http2 (both modes' under
+/// `FOLIO_EDGE_H2=swift-nio-http2`; the libnghttp2 path has the same limits in
+/// `HTTP2FloodGuard` and its own handler). swift-nio-http2 enforces the flood limits
 /// (rapid reset, CVE-2023-44487: 200 resets in 30 s; CONTINUATION: 5 in a row; PING, SETTINGS
 /// and PRIORITY: 200 in 30 s; 200 glitches; empty DATA frames; buffered control frames); the
 /// edge sets the stream and header-list limits and adds the idle and drain behaviour below.

@@ -195,15 +195,16 @@ extension HTTP2StreamBridge {
 
 /// The head of an HTTP/1.1 response written by the edge's handlers, as HTTP/2 fields.
 package struct ResponseHead {
-    var status: Int
-    var fields: HPACKHeaders
-    var contentLength: Int?
+    package var status: Int
+    /// `:status` first, then the regular fields.
+    package var fields: HPACKHeaders
+    package var contentLength: Int?
     /// The bytes of the head, blank line included.
-    var length: Int
+    package var length: Int
 
     /// nil until the blank line that ends the head is in `bytes`. Read as bytes, line by line:
     /// names are lowered into short (inline) strings, values copied once.
-    static func parse(_ bytes: ByteBuffer) -> ResponseHead? {
+    package static func parse(_ bytes: ByteBuffer) -> ResponseHead? {
         bytes.withUnsafeReadableBytes { raw -> ResponseHead? in
             guard let end = headEnd(raw), end >= 12, let status = statusCode(raw) else { return nil }
             var head = ResponseHead(status: status, fields: HPACKHeaders(), contentLength: nil, length: end + 4)
