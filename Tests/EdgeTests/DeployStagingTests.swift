@@ -7,6 +7,15 @@ import Testing
 /// A deploy's staging: which paths it takes, and the move into place.
 @Suite("Deploy staging")
 struct DeployStagingTests {
+    /// A published root in a temporary directory, and a deploy's staging created in it.
+    static func staging() throws -> (root: String, staging: DeployStaging) {
+        let root = NSTemporaryDirectory() + "folio-staging-\(UUID().uuidString)"
+        try FileIO.makeDirectory(root)
+        let staging = DeployStaging(root: root, id: "test")
+        try staging.create()
+        return (root, staging)
+    }
+
     @Test("paths of plain names under a published directory's layout are taken; others say why")
     func paths() {
         let object = "objects/" + String(repeating: "ab", count: 32) + ".plist"
@@ -23,12 +32,9 @@ struct DeployStagingTests {
 
     @Test("the move into place replaces files, keeping the old ones linked in the staging until it is removed")
     func moveIntoPlaceKeepsReplaced() throws {
-        let root = NSTemporaryDirectory() + "folio-staging-\(UUID().uuidString)"
+        let (root, staging) = try Self.staging()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try FileIO.makeDirectory(root)
         try FileIO.writeAtomically(Array("old head".utf8), to: root + "/head.plist", sync: false)
-        let staging = DeployStaging(root: root, id: "test")
-        try staging.create()
         try staging.store("head.plist", Array("new head".utf8))
         try staging.store("manifests/2.plist", Array("version 2".utf8))
         #expect(staging.files() == ["manifests/2.plist", "head.plist"], "in a publish's order")
@@ -47,11 +53,8 @@ struct DeployStagingTests {
 
     @Test("files made durable early are skipped at the commit while they are the same file; a file staged again is not")
     func durableEarly() throws {
-        let root = NSTemporaryDirectory() + "folio-staging-\(UUID().uuidString)"
+        let (root, staging) = try Self.staging()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try FileIO.makeDirectory(root)
-        let staging = DeployStaging(root: root, id: "test")
-        try staging.create()
         try staging.store("head.plist", Array("head".utf8))
         try staging.store("manifests/2.plist", Array("version 2".utf8))
         let durable = staging.makeDurableSoon(staging.files()).value
@@ -66,11 +69,8 @@ struct DeployStagingTests {
 
     @Test("the versioned manifest is staged as a second name of the staged manifest; without one it is written")
     func versionedManifestLinked() throws {
-        let root = NSTemporaryDirectory() + "folio-staging-\(UUID().uuidString)"
+        let (root, staging) = try Self.staging()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try FileIO.makeDirectory(root)
-        let staging = DeployStaging(root: root, id: "test")
-        try staging.create()
         let bytes = Array("manifest, version 2".utf8)
         try staging.store("manifest.plist", bytes)
         try staging.stageLink("manifests/2.plist", to: "manifest.plist", bytes: bytes)
