@@ -1,5 +1,6 @@
 import FolioPublished
 import FolioSupport
+import FolioToolSupport
 import Foundation
 
 /// The commit of a staged deploy: the staged manifests checked as the edge would load them
@@ -93,12 +94,24 @@ struct DeployCommit {
     }
 
     /// Moves every staged file into place, production's manifest last, having made them
-    /// durable (but those in `durable`, made durable since the last plan).
+    /// durable (but those in `durable`, made durable since the last plan). The new names of the
+    /// files a manifest names (objects, deltas, versioned manifests) are made durable before
+    /// any head, mirror or manifest moves: a file system without a journal orders no renames.
     static func moveIntoPlace(_ staging: DeployStaging, durable: [String: UInt64] = [:]) throws(DeployFailure) {
-        let root = staging.root
         let files = staging.files()
         try staging.makeDurable(files, skipping: durable)
-        for (index, relative) in files.enumerated() {
+        let named = files.prefix { DeployPaths.rank($0) < DeployPaths.rank(PublishedLayout.head) }
+        try move(named, 0, staging)
+        syncDirectories(of: named, staging.root)
+        let naming = files.dropFirst(named.count)
+        try move(naming, named.count, staging)
+        syncDirectories(of: naming, staging.root)
+    }
+
+    /// Renames `files` into the root, each file it replaces kept in the staging (numbered from `first`).
+    private static func move(_ files: ArraySlice<String>, _ first: Int, _ staging: DeployStaging) throws(DeployFailure) {
+        let root = staging.root
+        for (index, relative) in zip(first..., files) {
             do {
                 try DeployStaging.makeDirectories(root, FileIO.parent(of: relative))
                 staging.keepReplaced(root + "/" + relative, index)
@@ -107,7 +120,13 @@ struct DeployCommit {
                 }
             } catch { throw DeployFailure.file(error, doing: "move \(relative) into place") }
         }
-        try? FileIO.syncDirectory(root)
+    }
+
+    /// Syncs the directories `files` went into, together; a failure leaves them as the file
+    /// system keeps them (the files are in place either way).
+    private static func syncDirectories(of files: ArraySlice<String>, _ root: String) {
+        let directories = Set(files.map { FileIO.parent(of: root + "/" + $0) })
+        _ = Parallel.map(Array(directories), threads: 8) { try? FileIO.syncDirectory($0) }
     }
 
     /// A load error's text with the staging directory's paths shown relative.
