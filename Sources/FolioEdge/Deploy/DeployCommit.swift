@@ -93,19 +93,27 @@ struct DeployCommit {
         [staging.directory + "/" + relative, root + "/" + relative].first(where: FileIO.exists)
     }
 
-    /// Moves every staged file into place, production's manifest last, having made them
-    /// durable (but those in `durable`, made durable since the last plan). The new names of the
-    /// files a manifest names (objects, deltas, versioned manifests) are made durable before
-    /// any head, mirror or manifest moves: a file system without a journal orders no renames.
+    /// Moves every staged file into place, production's manifest last, each durable before any
+    /// manifest names it (those in `durable` were made so since the last plan). The files a
+    /// manifest names (objects, deltas, versioned manifests) move first, then one round of
+    /// syncs makes durable the files not yet durable and the directories those went into:
+    /// a file system without a journal orders no renames. Then the heads, mirrors and
+    /// manifests move, and their directories are synced.
     static func moveIntoPlace(_ staging: DeployStaging, durable: [String: UInt64] = [:]) throws(DeployFailure) {
+        let root = staging.root
         let files = staging.files()
-        try staging.makeDurable(files, skipping: durable)
+        let pending = Set(staging.notDurable(files, durable: durable))
         let named = files.prefix { DeployPaths.rank($0) < DeployPaths.rank(PublishedLayout.head) }
         try move(named, 0, staging)
-        syncDirectories(of: named, staging.root)
+        // Nothing names the files moved so far until a manifest moves.
+        var syncs = files.enumerated().filter { pending.contains($0.element) }.map { index, relative in
+            (index < named.count ? root : staging.directory) + "/" + relative
+        }
+        syncs += directories(of: named, root)
+        try staging.makeDurable(paths: syncs)
         let naming = files.dropFirst(named.count)
         try move(naming, named.count, staging)
-        syncDirectories(of: naming, staging.root)
+        _ = Parallel.map(directories(of: naming, root), threads: 8) { try? FileIO.syncDirectory($0) }
     }
 
     /// Renames `files` into the root, each file it replaces kept in the staging (numbered from `first`).
@@ -122,11 +130,9 @@ struct DeployCommit {
         }
     }
 
-    /// Syncs the directories `files` went into, together; a failure leaves them as the file
-    /// system keeps them (the files are in place either way).
-    private static func syncDirectories(of files: ArraySlice<String>, _ root: String) {
-        let directories = Set(files.map { FileIO.parent(of: root + "/" + $0) })
-        _ = Parallel.map(Array(directories), threads: 8) { try? FileIO.syncDirectory($0) }
+    /// The directories `files` went into under `root`.
+    private static func directories(of files: ArraySlice<String>, _ root: String) -> [String] {
+        Array(Set(files.map { FileIO.parent(of: root + "/" + $0) }))
     }
 
     /// A load error's text with the staging directory's paths shown relative.

@@ -156,7 +156,7 @@ struct DeployStaging: Sendable {
         let path = directory + "/" + relative
         do {
             try Self.makeDirectories(directory, FileIO.parent(of: relative))
-            // Made durable all at once before the commit moves them (``makeDurable(_:)``). An
+            // Made durable by the plan or the commit (``makeDurableSoon(_:)``, ``DeployCommit``). An
             // unnamed file linked in: one directory operation; a file sent again replaces it.
             try FileIO.writeNew(bytes, to: path, sync: false)
         } catch { throw DeployFailure.file(error, doing: "stage \(relative)") }
@@ -183,16 +183,14 @@ struct DeployStaging: Sendable {
     /// took a 10,000-entry edit deploy from 0.1 s to 0.4 s.
     static let perFileSyncLimit = 1024
 
-    /// Makes the staged `files` durable: an fsync each for up to ``perFileSyncLimit``, one
-    /// file-system sync for more (a first deploy of a large site). A file in `durable` (made
-    /// durable earlier, by ``makeDurableSoon(_:)``) is skipped while it is the same inode.
-    func makeDurable(_ files: [String], skipping durable: [String: UInt64] = [:]) throws(DeployFailure) {
-        let needed = notDurable(files, durable: durable)
+    /// Makes the files and directories at `paths` durable: an fsync each for up to
+    /// ``perFileSyncLimit``, one file-system sync for more (a first deploy of a large site).
+    func makeDurable(paths: [String]) throws(DeployFailure) {
         do {
-            guard needed.count <= Self.perFileSyncLimit else { return try FileIO.syncFileSystem(containing: directory) }
-            let results = Parallel.map(needed, threads: 8) { Self.sync(directory + "/" + $0) }
+            guard paths.count <= Self.perFileSyncLimit else { return try FileIO.syncFileSystem(containing: directory) }
+            let results = Parallel.map(paths, threads: 8) { Self.sync($0) }
             for case .failure(let error) in results { throw error }
-        } catch { throw DeployFailure.file(error, doing: "make the staged files durable") }
+        } catch { throw DeployFailure.file(error, doing: "make the deployed files durable") }
     }
 
     /// Those of `files` not in `durable` as the same inode (staged again since, or never synced).
