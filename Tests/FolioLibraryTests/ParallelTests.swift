@@ -34,4 +34,47 @@ import Testing
         #expect(b == "b")
         #expect(a.0 == (Parallel.cores > 1))
     }
+
+    @Test("a pooled thread that ran its body runs the next one; bodies at once all run; at most maxParked wait")
+    func threadsAreReused() {
+        let pool = ThreadPool(maxParked: 4)
+        let threads = Mutex<[pthread_t]>([])
+        let ran = DispatchSemaphore(value: 0)
+        let record: @Sendable () -> Void = {
+            threads.withLock { $0.append(pthread_self()) }
+            ran.signal()
+        }
+        pool.run(record)
+        ran.wait()
+        #expect(waitUntil { pool.parkedCount == 1 })
+        pool.run(record)
+        ran.wait()
+        let seen = threads.withLock { $0 }
+        #expect(seen.count == 2 && pthread_equal(seen[0], seen[1]) != 0)
+        // More bodies at once than threads parked: each runs (new threads are made), none
+        // waits for another to end; then maxParked threads wait, the others ended.
+        let count = pool.maxParked + 6
+        let arrived = Atomic<Int>(0)
+        let release = DispatchSemaphore(value: 0)
+        for _ in 0..<count {
+            pool.run {
+                arrived.wrappingAdd(1, ordering: .relaxed)
+                release.wait()
+                ran.signal()
+            }
+        }
+        #expect(waitUntil { arrived.load(ordering: .relaxed) == count })
+        for _ in 0..<count { release.signal() }
+        for _ in 0..<count { ran.wait() }
+        #expect(waitUntil { pool.parkedCount == pool.maxParked })
+    }
+
+    /// Polls `condition` every millisecond for up to 5 s.
+    private func waitUntil(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<5000 {
+            if condition() { return true }
+            usleep(1000)
+        }
+        return condition()
+    }
 }

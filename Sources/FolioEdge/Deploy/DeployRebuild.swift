@@ -24,14 +24,42 @@ struct DeployRebuild {
         var manifests: [String: ParsedManifest] = [:]
     }
 
+    /// The deltas the client has are made on another core while the channels' manifests and
+    /// objects are made here, all but those from the served manifests: the channels read those
+    /// (``fromDelta(_:to:_:)``), so they are made after, when the channels have not made them.
     func run() throws(DeployFailure) -> Outcome {
-        var outcome = Outcome()
-        for name in needs.changed {
-            guard let parsed = try channel(name, &outcome.planned) else { continue }
-            outcome.manifests[name] = parsed
-        }
-        try deltas(&outcome.planned)
+        let read = Set(needs.changed.compactMap(servedDelta))
+        let rebuild = self
+        let (others, channels) = Parallel.both({ rebuild.madeDeltas(skipping: read) }, { rebuild.madeChannels() })
+        var outcome = try channels.get()
+        outcome.planned.rebuilt += try others.get().rebuilt
+        for path in read.sorted() { try delta(path, &outcome.planned) }
         return outcome
+    }
+
+    /// The path of the delta from the manifest `channel` serves to the new one, when the client has it.
+    private func servedDelta(_ channel: String) -> String? {
+        guard needs.hasDelta(channel), let from = needs.served[channel], let to = needs.begin.channels[channel]?.sha256 else { return nil }
+        return PublishedLayout.channelPrefix(channel) + PublishedLayout.delta(from: from, to: to)
+    }
+
+    private func madeChannels() -> Result<Outcome, DeployFailure> {
+        var outcome = Outcome()
+        do throws(DeployFailure) {
+            for name in needs.changed {
+                guard let parsed = try channel(name, &outcome.planned) else { continue }
+                outcome.manifests[name] = parsed
+            }
+            return .success(outcome)
+        } catch { return .failure(error) }
+    }
+
+    private func madeDeltas(skipping: Set<String>) -> Result<DeployPlanned, DeployFailure> {
+        var planned = DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0, final: true)
+        do throws(DeployFailure) {
+            try deltas(&planned, skipping: skipping)
+            return .success(planned)
+        } catch { return .failure(error) }
     }
 
     /// One changed channel: its manifest, mirrors and objects; nil when its manifest is still to come.
@@ -39,9 +67,7 @@ struct DeployRebuild {
         guard let (bytes, manifest, value) = try manifest(channel, &plan) else { return nil }
         let (derived, gzip) = try derive(channel, bytes, manifest, &plan)
         var seen = Set<String>()
-        for entry in manifest.allEntries where !site.serves(entry) && seen.insert(entry.sha256).inserted {
-            try object(entry, &plan)
-        }
+        try objects(manifest.allEntries.filter { !site.serves($0) && seen.insert($0.sha256).inserted }, &plan)
         // The variants are made while the deploy goes on to its commit: its reload takes them.
         // The manifest's brotli one only when the version has none (the whole load makes it).
         let servedJSON = site.channels[channel]?.gzip.json
@@ -143,10 +169,11 @@ struct DeployRebuild {
     }
 
     /// The deltas the client has, each made from the one file of it sent (``DeployDerived/deltaSource(of:sizes:)``).
-    private func deltas(_ plan: inout DeployPlanned) throws(DeployFailure) {
+    private func deltas(_ plan: inout DeployPlanned, skipping: Set<String>) throws(DeployFailure) {
         // One listing instead of a look-up of each delta the client has (hundreds of versions' worth).
         let present = presentDeltas()
-        for file in needs.begin.files where DeployDerived.isDelta(file.path) && !file.path.hasSuffix(".gz") && !file.path.hasSuffix(".br") {
+        for file in needs.begin.files
+        where DeployDerived.isDelta(file.path) && !file.path.hasSuffix(".gz") && !file.path.hasSuffix(".br") && !skipping.contains(file.path) {
             try delta(file.path, &plan, present: present)
         }
     }
@@ -189,6 +216,24 @@ struct DeployRebuild {
     }
 
     // MARK: Objects
+
+    /// The objects the edge does not serve, on all cores (each may compress a variant); what
+    /// each made and lacks, added to `plan` in the manifest's order.
+    private func objects(_ entries: [Manifest.Entry], _ plan: inout DeployPlanned) throws(DeployFailure) {
+        let rebuild = self
+        let outcomes = Parallel.map(entries) { entry -> Result<DeployPlanned, DeployFailure> in
+            var own = DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0, final: true)
+            do throws(DeployFailure) { try rebuild.object(entry, &own) } catch { return .failure(error) }
+            return .success(own)
+        }
+        for outcome in outcomes {
+            let own = try outcome.get()
+            plan.missing += own.missing
+            plan.rebuilt += own.rebuilt
+            plan.rebuiltObjects += own.rebuiltObjects
+            plan.final = plan.final && own.final
+        }
+    }
 
     /// One object the edge does not serve: its bytes from a variant sent, its gzip variant made;
     /// what cannot be made goes to `plan.missing` (the smallest variant first).

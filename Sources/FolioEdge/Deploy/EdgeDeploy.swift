@@ -70,8 +70,10 @@ final class EdgeDeploy: Sendable {
             case .file(let id, let relative): return try stage(id, relative, request.body)
             case .files(let id): return try stage(id, batch: request.body)
             case .plan(let id):
+                var phases = PhaseClock()
                 try stageFirst(id, request.body)
-                return try plan(id)
+                phases.mark("stage")
+                return try plan(id, phases)
             case .commit(let id):
                 try stageFirst(id, request.body)
                 return try await commit(id)
@@ -165,16 +167,24 @@ final class EdgeDeploy: Sendable {
     }
 
     /// Rebuilds what the edge can of the new version; answers what it still lacks.
-    private func plan(_ id: String) throws(DeployFailure) -> DeployResponse {
+    /// `phases` has timed the staging of the files the plan carried; the plan's phases are
+    /// logged at debug level.
+    private func plan(_ id: String, _ phases: PhaseClock) throws(DeployFailure) -> DeployResponse {
+        var phases = phases
         let session = try lock.use(id)
         let staging = DeployStaging(root: root, id: id)
         defer { if !lock.holds(id) { staging.remove() } }
         let outcome = try DeployRebuild(staging: staging, needs: needs(session.begin), site: store.site).run()
+        phases.mark("rebuild")
         // A manifest the edge would refuse is refused before its objects are sent.
         _ = try DeployCommit(staging: staging, trust: trust, force: session.force, changed: [], site: store.site).manifests(parsed: outcome.manifests)
+        phases.mark("check")
         if outcome.planned.final { lock.markPlanned(id, parsed: outcome.manifests, awaiting: Set(outcome.planned.missing)) }
         // Made durable while the client sends what the plan names; the commit syncs the rest.
         lock.makingDurable(id, staging.makeDurableSoon(staging.files()))
+        phases.mark("durable_start")
+        let metadata: Logger.Metadata = ["id": "\(id)", "missing": "\(outcome.planned.missing.count)", "rebuilt": "\(outcome.planned.rebuilt)"]
+        logger.debug("deploy planned", metadata: metadata.merging(phases.metadata) { a, _ in a })
         return .json(200, outcome.planned)
     }
 
