@@ -8,9 +8,12 @@ import Synchronization
 /// call; a build gzips 10,000 objects of 2 KB, so each paid an allocation and a free of that size
 /// around 15 to 30 µs of work. A compressor holds no state between calls (each
 /// `libdeflate_deflate_compress` starts afresh), so one reused gives the same bytes. Each thread
-/// takes one out of the pool and puts it back; at most one per thread that compressed at once is
-/// ever made.
+/// takes one out of the pool and puts it back; at most ``kept`` of a level stay in the pool
+/// (a long-running edge does not hold one for every thread that ever compressed).
 enum DeflateCompressors {
+    /// The most idle compressors of one level kept: one per core.
+    static let kept = Parallel.cores
+
     /// A compressor and its scratch output, owned by whoever took it out of the pool.
     final class Handle: @unchecked Sendable {
         let pointer: OpaquePointer
@@ -34,6 +37,11 @@ enum DeflateCompressors {
             }
             return UnsafeMutableBufferPointer(start: scratch, count: count)
         }
+
+        deinit {
+            scratch.deallocate()
+            libdeflate_free_compressor(pointer)
+        }
     }
 
     private static let idle = Mutex<[Handle]>([])
@@ -43,8 +51,18 @@ enum DeflateCompressors {
         guard let handle = take(level) else {
             throw GzipError(description: "gzip: cannot allocate a compressor (out of memory)")
         }
-        defer { idle.withLock { $0.append(handle) } }
+        defer { give(handle) }
         return try body(handle)
+    }
+
+    /// How many idle compressors of `level` the pool holds.
+    static func idleCount(level: Int32) -> Int { idle.withLock { pool in pool.count { $0.level == level } } }
+
+    /// Puts `handle` back, unless the pool already keeps enough of its level (then it is freed).
+    private static func give(_ handle: Handle) {
+        idle.withLock { pool in
+            if pool.count(where: { $0.level == handle.level }) < kept { pool.append(handle) }
+        }
     }
 
     private static func take(_ level: Int32) -> Handle? {

@@ -1,3 +1,4 @@
+import CFolioSystem
 import FolioPublished
 import FolioTestSupport
 import Foundation
@@ -215,6 +216,21 @@ struct GzipTests {
                 }
             }
         }
+    }
+
+    @Test("more compressors in use at once than the pool keeps: the extra ones are freed when given back")
+    func poolIsBounded() throws {
+        // Nested, each holds its compressor while the next is taken: kept + 3 in use at once,
+        // at level 4 (each compresses, so each is a working one).
+        func hold(_ n: Int) throws(GzipError) {
+            guard n > 0 else { return }
+            try DeflateCompressors.with(level: 4) { handle throws(GzipError) in
+                #expect(libdeflate_deflate_compress(handle.pointer, Self.sonnet, Self.sonnet.count, handle.scratch(32 << 10).baseAddress, 32 << 10) > 0)
+                try hold(n - 1)
+            }
+        }
+        try hold(DeflateCompressors.kept + 3)
+        #expect(DeflateCompressors.idleCount(level: 4) <= DeflateCompressors.kept)
     }
 
     @Test("the published level: 1 for small objects, 9 up to 128 KB, 6 past it")
