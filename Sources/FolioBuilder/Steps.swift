@@ -84,7 +84,8 @@ package enum Steps {
     }
 
     package static func writeObjects(_ ctx: inout BuildContext) throws {
-        let session = try PublishSession(root: ctx.config.outputDir, channel: ctx.config.channel, prefetched: ctx.prefetch)
+        let session = try PublishSession(
+            root: ctx.config.outputDir, channel: ctx.config.channel, prefetched: ctx.prefetch, objectsAsLeft: ctx.project.cache.last?.objects)
         session.brotliQuality = ctx.config.brotli?.quality
         try session.writeObjects(ctx.artifacts)
         ctx.session = session

@@ -26,6 +26,7 @@ extension Gzip {
     /// only on the input's size, so the output is the same on every machine.
     package static func compress(_ input: [UInt8], level: Int32 = 9) throws(GzipError) -> [UInt8] {
         guard (1...maxLevel).contains(level) else { throw GzipError(description: "gzip: level \(level) is not in 1...\(maxLevel)") }
+        if input.count <= chunkSize { return try single(input, level: level) }
         let ranges = stride(from: 0, to: max(input.count, 1), by: chunkSize).map { $0..<min($0 + chunkSize, input.count) }
         let last = ranges.count - 1
         let parts = Parallel.map(Array(ranges.enumerated())) { i, range in
@@ -34,6 +35,30 @@ extension Gzip {
         var deflated: [UInt8] = []
         for part in parts { deflated += try part.get() }
         return member(deflated, of: input, level: level)
+    }
+
+    /// A member of one chunk (what nearly every object is): deflated into the compressor's
+    /// scratch buffer, then header, data and trailer copied once into an array of their size
+    /// (the same bytes as ``member(_:of:level:)`` of ``deflate(_:_:level:)``; an array of the
+    /// bound's size, kept for every object until the build ends, was 14 MB more at its peak).
+    static func single(_ input: [UInt8], level: Int32) throws(GzipError) -> [UInt8] {
+        try DeflateCompressors.with(level: level) { handle throws(GzipError) in
+            let bound = libdeflate_deflate_compress_bound(handle.pointer, input.count)
+            let scratch = handle.scratch(bound)
+            let size = input.withUnsafeBufferPointer { inBuf in
+                // An empty input may have no address; libdeflate reads nothing then.
+                libdeflate_deflate_compress(handle.pointer, inBuf.baseAddress, inBuf.count, scratch.baseAddress, bound)
+            }
+            // The buffer is libdeflate's own bound, so 0 (no room) cannot happen; checked all the same.
+            guard size > 0 else { throw GzipError(description: "gzip: compressed output exceeds its bound") }
+            let (header, trailer) = (header(level: level), trailer(of: input))
+            return [UInt8](unsafeUninitializedCapacity: size + 18) { out, count in
+                for (i, byte) in header.enumerated() { out[i] = byte }
+                (out.baseAddress! + 10).update(from: scratch.baseAddress!, count: size)
+                for (i, byte) in trailer.enumerated() { out[10 + size + i] = byte }
+                count = size + 18
+            }
+        }
     }
 
     /// One chunk of a chunked stream: deflated, and made continuable unless it is the last.
@@ -57,20 +82,19 @@ extension Gzip {
 
     /// `input[range]` as one complete raw deflate stream.
     static func deflate(_ input: [UInt8], _ range: Range<Int>, level: Int32) throws(GzipError) -> [UInt8] {
-        guard let compressor = libdeflate_alloc_compressor(level) else {
-            throw GzipError(description: "gzip: cannot allocate a compressor (out of memory)")
-        }
-        defer { libdeflate_free_compressor(compressor) }
-        let bound = libdeflate_deflate_compress_bound(compressor, range.count)
-        let output = [UInt8](unsafeUninitializedCapacity: bound) { out, count in
-            count = input.withUnsafeBufferPointer { inBuf in
-                // An empty input may have no address; libdeflate reads nothing then.
-                libdeflate_deflate_compress(compressor, inBuf.baseAddress.map { $0 + range.lowerBound }, range.count, out.baseAddress, out.count)
+        try DeflateCompressors.with(level: level) { handle throws(GzipError) in
+            let compressor = handle.pointer
+            let bound = libdeflate_deflate_compress_bound(compressor, range.count)
+            let output = [UInt8](unsafeUninitializedCapacity: bound) { out, count in
+                count = input.withUnsafeBufferPointer { inBuf in
+                    // An empty input may have no address; libdeflate reads nothing then.
+                    libdeflate_deflate_compress(compressor, inBuf.baseAddress.map { $0 + range.lowerBound }, range.count, out.baseAddress, out.count)
+                }
             }
+            // The buffer is libdeflate's own bound, so 0 (no room) cannot happen; checked all the same.
+            guard !output.isEmpty else { throw GzipError(description: "gzip: compressed output exceeds its bound") }
+            return output
         }
-        // The buffer is libdeflate's own bound, so 0 (no room) cannot happen; checked all the same.
-        guard !output.isEmpty else { throw GzipError(description: "gzip: compressed output exceeds its bound") }
-        return output
     }
 
     /// Makes a complete raw deflate stream continuable: clears the final-block bit of its last

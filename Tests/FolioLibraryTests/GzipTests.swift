@@ -1,3 +1,5 @@
+import CFolioSystem
+import FolioPublished
 import FolioTestSupport
 import Foundation
 import Testing
@@ -197,6 +199,47 @@ struct GzipTests {
         var none = 0
         _ = BinaryPlist.encode(.string("small"), chunkSize: chunkSize) { _ in none += 1 }
         #expect(none == 0)
+    }
+
+    @Test("one chunk deflated in place, with pooled compressors, gives the general path's bytes at every level")
+    func singleChunkMatchesGeneralPath() throws {
+        var rng = SplitMix64(seed: 0x51C1E)
+        let inputs: [[UInt8]] = [[], [0x42], Array(Self.sonnet.prefix(2300)), rng.bytes(3000), Self.sonnet, Array(repeating: 7, count: Gzip.chunkSize)]
+        // Interleaved levels, twice: a compressor taken from the pool again must give the same bytes.
+        for _ in 0..<2 {
+            for level in Int32(1)...Gzip.maxLevel {
+                for input in inputs {
+                    let general = Gzip.member(try Gzip.deflate(input, 0..<input.count, level: level), of: input, level: level)
+                    #expect(try Gzip.single(input, level: level) == general, "level \(level), \(input.count) bytes")
+                    #expect(try Gzip.compress(input, level: level) == general, "level \(level), \(input.count) bytes")
+                    #expect(try Gzip.decompress(general, maxSize: input.count) == input)
+                }
+            }
+        }
+    }
+
+    @Test("more compressors in use at once than the pool keeps: the extra ones are freed when given back")
+    func poolIsBounded() throws {
+        // Nested, each holds its compressor while the next is taken: kept + 3 in use at once,
+        // at level 4 (each compresses, so each is a working one).
+        func hold(_ n: Int) throws(GzipError) {
+            guard n > 0 else { return }
+            try DeflateCompressors.with(level: 4) { handle throws(GzipError) in
+                #expect(libdeflate_deflate_compress(handle.pointer, Self.sonnet, Self.sonnet.count, handle.scratch(32 << 10).baseAddress, 32 << 10) > 0)
+                try hold(n - 1)
+            }
+        }
+        try hold(DeflateCompressors.kept + 3)
+        #expect(DeflateCompressors.idleCount(level: 4) <= DeflateCompressors.kept)
+    }
+
+    @Test("the published level: 1 for small objects, 9 up to 128 KB, 6 past it")
+    func publishedLevels() {
+        #expect(PublishedCompression.gzipLevel(0) == 1)
+        #expect(PublishedCompression.gzipLevel(PublishedCompression.smallObject) == 1)
+        #expect(PublishedCompression.gzipLevel(PublishedCompression.smallObject + 1) == 9)
+        #expect(PublishedCompression.gzipLevel(128 * 1024) == 9)
+        #expect(PublishedCompression.gzipLevel(128 * 1024 + 1) == 6)
     }
 
     @Test("maxSize: exactly enough succeeds, one byte less throws")

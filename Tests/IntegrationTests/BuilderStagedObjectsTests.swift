@@ -55,6 +55,27 @@ struct BuilderStagedObjectsTests {
         #expect(Self.objects(dir).count == 2 * artifacts.count)
     }
 
+    @Test("a killed build's temporary object is swept unless objects/ has the stamp the last build left")
+    func temporaryObjectSwept() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let objects = dir + "/objects"
+        try FileIO.makeDirectory(objects)
+        let asLeft = try #require(FileStamp.read(objects))
+        let stray = objects + "/.tmp-killed"
+        try FileIO.writeAtomically([1, 2, 3], to: stray, sync: false)
+        // Creating it changed the folder's stamp: listed, and the file removed.
+        #expect(FileStamp.read(objects) != asLeft)
+        PublishSession.removeTemporaryFiles(root: dir, channelDir: dir, objectsAsLeft: asLeft)
+        #expect(!FileIO.exists(stray))
+        // A folder with the stamp given is taken as the last build left it: not listed.
+        try FileIO.writeAtomically([1, 2, 3], to: stray, sync: false)
+        PublishSession.removeTemporaryFiles(root: dir, channelDir: dir, objectsAsLeft: FileStamp.read(objects))
+        #expect(FileIO.exists(stray))
+        PublishSession.removeTemporaryFiles(root: dir, channelDir: dir)
+        #expect(!FileIO.exists(stray))
+    }
+
     @Test("a file created under its name is never written over an existing one")
     func createIsExclusive() throws {
         let dir = Harness.tempDir()
