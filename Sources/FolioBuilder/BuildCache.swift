@@ -92,10 +92,15 @@ package struct BuildCache: Sendable {
     /// Writes the cache for the artifacts just published (only sources that compile alone) and
     /// what the build saw.
     package func save(sources: [SourceFile], artifacts: [Artifact], last: LastPublish, scannedAt: Int64) throws {
-        let table = recordTable(sources: sources, artifacts: artifacts)
+        try save(records: recordTable(sources: sources, artifacts: artifacts).bytes, last: last, scannedAt: scannedAt)
+    }
+
+    /// ``save(sources:artifacts:last:scannedAt:)`` with the record table's bytes made already
+    /// (a build makes them while it publishes).
+    package func save(records: [UInt8], last: LastPublish, scannedAt: Int64) throws {
         let value = PlistValue.dict([
             "key": .string(Self.format + " " + key), "scannedAt": .int(scannedAt),
-            "records": .data(Data(table.bytes)), "last": last.plist,
+            "records": .data(Data(records)), "last": last.plist,
         ])
         try FileIO.writeAtomically(BinaryPlist.encode(value), to: PublishedLayout.path(root, Self.fileName), sync: false)
     }
