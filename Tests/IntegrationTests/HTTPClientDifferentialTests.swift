@@ -43,9 +43,11 @@ struct HTTPClientDifferentialTests {
 
     /// The same request through FolioKit's AsyncHTTPClient transport (the one of https edges).
     static func general(_ base: String, _ path: String, _ headers: [(String, String)]) async -> Result<Answer, QuickHTTP.Failure> {
-        // 30 s, like QuickHTTP's below: a trickled answer under a loaded test run once took
-        // more than 10 s to arrive through one client and not the other.
-        let transport = HTTPClientTransport(base: base, configuration: FolioHTTPConfiguration(timeout: .seconds(30)))
+        // 120 s: the response body is read by this task, which in a full `make test` waits for
+        // one of the cooperative pool's threads (as many as cores) while other suites' blocking
+        // tests hold them; a trickled answer once stalled past 10 s, then past 30 s, that way,
+        // while QuickHTTP (blocking, on this thread) read it at once.
+        let transport = HTTPClientTransport(base: base, configuration: FolioHTTPConfiguration(timeout: .seconds(120)))
         do {
             let r = try await transport.get(TransportRequest(path: path, headers: headers, maxBody: 1 << 24))
             return .success(Answer(status: r.status, headers: r.headers, body: r.body))
