@@ -21,12 +21,15 @@ package enum OSThread {
     /// least `stackSize` bytes; on the caller's thread if no thread can be made. Never waits for
     /// a thread to be free.
     package static func spawn(stackSize: Int = 1 << 20, _ body: @escaping @Sendable () -> Void) {
-        guard stackSize <= ThreadPool.stackSize else { return start(stackSize: stackSize, body) }
+        guard stackSize <= ThreadPool.stackSize else {
+            if !start(stackSize: stackSize, body) { body() }
+            return
+        }
         ThreadPool.shared.run(body)
     }
 
-    /// A new detached thread running `body`; `body` runs on the caller's thread if none can be made.
-    static func start(stackSize: Int, _ body: @escaping () -> Void) {
+    /// Starts a new detached thread running `body`; false (and `body` not run) when none can be made.
+    static func start(stackSize: Int, _ body: @escaping () -> Void) -> Bool {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -39,9 +42,8 @@ package enum OSThread {
             box.body()
             return nil
         }, box)
-        if rc != 0 {
-            Unmanaged<Box>.fromOpaque(box).takeRetainedValue().body()
-        }
+        if rc != 0 { Unmanaged<Box>.fromOpaque(box).release() }
+        return rc == 0
     }
 }
 
@@ -77,10 +79,12 @@ package final class ThreadPool: Sendable {
             thread.wake.signal()
             return
         }
-        OSThread.start(stackSize: Self.stackSize) {
+        let started = OSThread.start(stackSize: Self.stackSize) {
             body()
             self.park()
         }
+        // Run here when no thread can be made; this thread is not one to park.
+        if !started { body() }
     }
 
     /// Waits for the next body and runs it, again and again; returns (the thread ends) when

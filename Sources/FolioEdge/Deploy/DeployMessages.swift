@@ -129,6 +129,19 @@ struct DeployPlanned: Codable, Sendable {
     var final: Bool
 }
 
+extension DeployPlanned {
+    /// Nothing made, nothing lacking.
+    static let none = DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0, final: true)
+
+    /// Adds what `other` (a part of the same plan) made and lacks.
+    mutating func add(_ other: DeployPlanned) {
+        missing += other.missing
+        rebuilt += other.rebuilt
+        rebuiltObjects += other.rebuiltObjects
+        final = final && other.final
+    }
+}
+
 /// The edge's answer to a commit: the version it serves now.
 struct DeployCommitted: Codable, Sendable {
     var version: Int

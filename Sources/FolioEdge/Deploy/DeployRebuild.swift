@@ -20,7 +20,7 @@ struct DeployRebuild {
 
     /// What a run made and lacks, and the changed channels' manifests it has, parsed.
     struct Outcome {
-        var planned = DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0, final: true)
+        var planned = DeployPlanned.none
         var manifests: [String: ParsedManifest] = [:]
     }
 
@@ -30,9 +30,10 @@ struct DeployRebuild {
     func run() throws(DeployFailure) -> Outcome {
         let read = Set(needs.changed.compactMap(servedDelta))
         let rebuild = self
-        let (others, channels) = Parallel.both({ rebuild.madeDeltas(skipping: read) }, { rebuild.madeChannels() })
+        let (others, channels) = Parallel.both(
+            { Result { () throws(DeployFailure) in try rebuild.deltas(skipping: read) } }, { Result { () throws(DeployFailure) in try rebuild.channels() } })
         var outcome = try channels.get()
-        outcome.planned.rebuilt += try others.get().rebuilt
+        outcome.planned.add(try others.get())
         for path in read.sorted() { try delta(path, &outcome.planned) }
         return outcome
     }
@@ -43,23 +44,14 @@ struct DeployRebuild {
         return PublishedLayout.channelPrefix(channel) + PublishedLayout.delta(from: from, to: to)
     }
 
-    private func madeChannels() -> Result<Outcome, DeployFailure> {
+    /// The changed channels' manifests, mirrors and objects.
+    private func channels() throws(DeployFailure) -> Outcome {
         var outcome = Outcome()
-        do throws(DeployFailure) {
-            for name in needs.changed {
-                guard let parsed = try channel(name, &outcome.planned) else { continue }
-                outcome.manifests[name] = parsed
-            }
-            return .success(outcome)
-        } catch { return .failure(error) }
-    }
-
-    private func madeDeltas(skipping: Set<String>) -> Result<DeployPlanned, DeployFailure> {
-        var planned = DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0, final: true)
-        do throws(DeployFailure) {
-            try deltas(&planned, skipping: skipping)
-            return .success(planned)
-        } catch { return .failure(error) }
+        for name in needs.changed {
+            guard let parsed = try channel(name, &outcome.planned) else { continue }
+            outcome.manifests[name] = parsed
+        }
+        return outcome
     }
 
     /// One changed channel: its manifest, mirrors and objects; nil when its manifest is still to come.
@@ -169,13 +161,15 @@ struct DeployRebuild {
     }
 
     /// The deltas the client has, each made from the one file of it sent (``DeployDerived/deltaSource(of:sizes:)``).
-    private func deltas(_ plan: inout DeployPlanned, skipping: Set<String>) throws(DeployFailure) {
+    private func deltas(skipping: Set<String>) throws(DeployFailure) -> DeployPlanned {
+        var plan = DeployPlanned.none
         // One listing instead of a look-up of each delta the client has (hundreds of versions' worth).
         let present = presentDeltas()
         for file in needs.begin.files
         where DeployDerived.isDelta(file.path) && !file.path.hasSuffix(".gz") && !file.path.hasSuffix(".br") && !skipping.contains(file.path) {
             try delta(file.path, &plan, present: present)
         }
+        return plan
     }
 
     /// The deltas staged or in the root, as paths relative to the root, of the channels the
@@ -221,18 +215,14 @@ struct DeployRebuild {
     /// each made and lacks, added to `plan` in the manifest's order.
     private func objects(_ entries: [Manifest.Entry], _ plan: inout DeployPlanned) throws(DeployFailure) {
         let rebuild = self
-        let outcomes = Parallel.map(entries) { entry -> Result<DeployPlanned, DeployFailure> in
-            var own = DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0, final: true)
-            do throws(DeployFailure) { try rebuild.object(entry, &own) } catch { return .failure(error) }
-            return .success(own)
+        let outcomes = Parallel.map(entries) { entry in
+            Result { () throws(DeployFailure) in
+                var own = DeployPlanned.none
+                try rebuild.object(entry, &own)
+                return own
+            }
         }
-        for outcome in outcomes {
-            let own = try outcome.get()
-            plan.missing += own.missing
-            plan.rebuilt += own.rebuilt
-            plan.rebuiltObjects += own.rebuiltObjects
-            plan.final = plan.final && own.final
-        }
+        for outcome in outcomes { plan.add(try outcome.get()) }
     }
 
     /// One object the edge does not serve: its bytes from a variant sent, its gzip variant made;

@@ -229,7 +229,7 @@ final class EdgeDeploy: Sendable {
     private func check(_ session: DeployLock.Session, _ staging: DeployStaging) throws(DeployFailure) -> (Int, [String: ParsedManifest]) {
         let needs = needs(session.begin)
         let outcome = session.planComplete ? nil : try DeployRebuild(staging: staging, needs: needs, site: store.site).run()
-        let plan = outcome?.planned ?? DeployPlanned(missing: [], rebuilt: 0, rebuiltObjects: 0, final: true)
+        let plan = outcome?.planned ?? DeployPlanned.none
         guard plan.missing.isEmpty else {
             let shown = plan.missing.prefix(5).joined(separator: ", ") + (plan.missing.count > 5 ? " and \(plan.missing.count - 5) more" : "")
             throw DeployFailure(422, "the deploy lacks \(plan.missing.count) files the new version needs (\(shown)): they were never sent; deploy again")
