@@ -11,7 +11,9 @@ import Foundation
 /// responses), on an ephemeral 127.0.0.1 port. The script prints `port N` once it listens, or
 /// calls `serve(HandlerClass)`, defined for it, which does that with a threading TCP server; a
 /// timer in front of it ends the process after `lifetime` seconds even if the test process dies
-/// before `stop()`.
+/// before `stop()`. That net is long (10 minutes): in a full `make test` an async test can wait
+/// minutes at its `await`s for a cooperative thread while other suites' blocking tests hold them,
+/// and a server that ends before its test does fails that test.
 package final class PythonServer: @unchecked Sendable {
     package let port: Int
     private let process: Process
@@ -26,7 +28,7 @@ package final class PythonServer: @unchecked Sendable {
     }
 
     /// Runs `script` with `args` (sys.argv[1...]) and waits (15 s at most) for its port line.
-    package static func start(_ script: String, args: [String] = [], lifetime: Int = 120) throws -> PythonServer {
+    package static func start(_ script: String, args: [String] = [], lifetime: Int = 600) throws -> PythonServer {
         let dir = Harness.tempDir("python-server")
         let prologue = """
             import os as _os, socketserver as _socketserver, threading as _threading
