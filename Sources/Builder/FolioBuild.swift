@@ -20,6 +20,7 @@ struct FolioBuild: ParsableCommand {
 /// `folio-build [build]`: one publish of the content folder.
 struct Build: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "build",
         abstract: "Compile content/ and publish it as the next version of a channel (the default command).")
 
     @Option(help: "The content directory to compile.") var content = "content"

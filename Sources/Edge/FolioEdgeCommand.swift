@@ -27,7 +27,8 @@ struct FolioEdgeCommand: AsyncParsableCommand {
 
 /// `folio-edge [run]`: serve until SIGTERM.
 struct Run: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Serve until SIGTERM: a published directory (--root), or a cache of --origin.")
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Serve until SIGTERM: a published directory (--root), or a cache of --origin.")
 
     @OptionGroup var options: EdgeOptions
 
@@ -72,6 +73,7 @@ struct Run: AsyncParsableCommand {
 /// listening.
 struct Validate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "Check the configuration as a start would, without listening: certificates and keys, token files, --trust keys, the root's manifest or the origins, the ports.",
         discussion: "Prints 'configuration OK' and exits 0, or prints every error and exits 1.")
 

@@ -11,7 +11,7 @@ import NIOSSL
 /// the bearer token; each refusal becomes an ``ObjectStoreError`` carrying the edge's message.
 package final class EdgeDeployClient: Sendable {
     /// The deploy protocol this client speaks (the edge's `DeployBegin.protocolVersion`).
-    package static let protocolVersion = 4
+    package static let protocolVersion = 5
 
     /// What the edge answers a begin: the deploy's id and the files it lacks.
     package struct Started: Codable, Sendable {
@@ -33,6 +33,12 @@ package final class EdgeDeployClient: Sendable {
         package var rebuiltObjects: Int
         /// The edge makes nothing from the files named: commit once they are sent.
         package var final: Bool?
+    }
+
+    /// What the edge answers a finish: the plan, and the commit when the plan lacked nothing.
+    package struct Finished: Codable, Sendable {
+        package var planned: Planned
+        package var committed: Committed?
     }
 
     /// What the edge answers a commit.
@@ -124,6 +130,12 @@ package final class EdgeDeployClient: Sendable {
     /// Plans the deploy, after staging `files` (sent in the same request) when there are any.
     package func plan(_ id: String, with files: [(relative: String, bytes: [UInt8])] = []) async throws -> Planned {
         try decode(try await send("POST", "/\(id)/plan", body: Self.batch(files), what: "plan the deploy"))
+    }
+
+    /// Plans the deploy after staging `files`, as ``plan(_:with:)``, and commits it in the same
+    /// request when the plan lacks nothing.
+    package func finish(_ id: String, with files: [(relative: String, bytes: [UInt8])] = []) async throws -> Finished {
+        try decode(try await send("POST", "/\(id)/finish", body: Self.batch(files), what: "plan and switch the edge to the new version"))
     }
 
     /// Commits the deploy, after staging `files` (sent in the same request) when there are any.

@@ -46,9 +46,12 @@ package struct EdgeDeployer: Sendable {
         self.progress = progress
     }
 
-    /// The deploy: describe, begin (the lock), send what is missing round by round, commit.
+    /// The deploy: describe, begin (the lock), send what is missing round by round (the first
+    /// with the objects predicted), commit (with the last round when it lacks nothing).
     package func run() async throws -> PublishSummary {
         let tree = try DeployTree(root: options.root)
+        // Read while the begin is under way.
+        let predicting = options.dryRun ? nil : Task.detached { DeployPrediction(tree) }
         let started = try await begin(tree)
         var summary = PublishSummary(version: tree.version, previousVersion: started.current)
         guard started.upToDate != true else {
@@ -60,16 +63,14 @@ package struct EdgeDeployer: Sendable {
         // A dry run commits nothing, so no edge counts the objects: counted here meanwhile.
         let counting = options.dryRun ? Task.detached { tree.objectFiles() ?? 0 } : nil
         do {
-            let rounds = try await rounds(started, &summary)
+            let predicted = await predicting?.value?.files(servedVersion: started.current) ?? []
+            let rounds = try await rounds(started, predicted: predicted, &summary)
             var objectFiles: Int
             if let counting {
                 await client.abort(started.id)
                 objectFiles = await counting.value
             } else {
-                // The last round's files, if any, go with the commit.
-                let carried = try await carry(rounds.last, id: started.id)
-                let committed = try await client.commit(started.id, with: carried)
-                report(rounds.last, round: rounds.round, &summary)
+                let committed = try await commit(rounds, id: started.id, &summary)
                 summary.version = committed.version
                 objectFiles = committed.objects ?? tree.objectFiles() ?? 0
                 progress(objectsLine(objectFiles, uploaded: rounds.uploaded, rebuilt: rounds.rebuilt))
@@ -81,6 +82,15 @@ package struct EdgeDeployer: Sendable {
             await client.abort(started.id)
             throw error
         }
+    }
+
+    /// The commit: the last round's, or one that sends that round's files, if any.
+    private func commit(_ rounds: Rounds, id: String, _ summary: inout PublishSummary) async throws -> EdgeDeployClient.Committed {
+        if let committed = rounds.committed { return committed }
+        let carried = try await carry(rounds.last, id: id)
+        let committed = try await client.commit(id, with: carried)
+        report(rounds.last, round: rounds.round, &summary)
+        return committed
     }
 
     /// Begins the deploy: the edge's answer, from an edge of this protocol.
@@ -107,14 +117,18 @@ package struct EdgeDeployer: Sendable {
         var rebuilt = 0
         var last: [String] = []
         var round = 0
+        /// The last plan lacked nothing, and the edge committed with it.
+        var committed: EdgeDeployClient.Committed?
     }
 
-    /// Sends what the begin named with the first plan, then what each plan names with the next,
-    /// until a plan names nothing or says the edge makes nothing from what it names (those go
-    /// with the commit). A dry run sends the first round alone (manifests, deltas, heads: the
-    /// plan needs them) and lists what the plan names.
-    private func rounds(_ started: EdgeDeployClient.Started, _ summary: inout PublishSummary) async throws -> Rounds {
-        var missing = started.missing
+    /// Sends what the begin named (and the files `predicted`) with the first plan, then what
+    /// each plan names with the next, until a plan names nothing (the edge then commits with
+    /// it) or says the edge makes nothing from what it names (those go with the commit). A dry
+    /// run sends the first round alone (manifests, deltas, heads: the plan needs them) and
+    /// lists what the plan names.
+    private func rounds(_ started: EdgeDeployClient.Started, predicted: [String], _ summary: inout PublishSummary) async throws -> Rounds {
+        let named = Set(started.missing)
+        var missing = started.missing + predicted.filter { !named.contains($0) }
         var out = Rounds()
         var final = false
         for round in 1...Self.maxRounds {
@@ -125,7 +139,7 @@ package struct EdgeDeployer: Sendable {
                 out.last = missing
                 return out
             }
-            let planned = try await client.plan(started.id, with: try await carry(missing, id: started.id))
+            let planned = try await plan(started.id, missing, &out)
             report(missing, round: round, &summary)
             // Each plan counts what it rebuilt itself.
             summary.rebuilt += planned.rebuilt
@@ -142,6 +156,15 @@ package struct EdgeDeployer: Sendable {
         }
         throw ObjectStoreError(
             .store, "the edge still lacks \(missing.count) files after \(Self.maxRounds) rounds (\(missing.prefix(3).joined(separator: ", "))): see its log")
+    }
+
+    /// One plan, carrying `missing`; but for a dry run, a finish: the commit follows when it lacks nothing.
+    private func plan(_ id: String, _ missing: [String], _ out: inout Rounds) async throws -> EdgeDeployClient.Planned {
+        let carried = try await carry(missing, id: id)
+        if options.dryRun { return try await client.plan(id, with: carried) }
+        let finished = try await client.finish(id, with: carried)
+        out.committed = finished.committed
+        return finished.planned
     }
 
     /// One round's files, read, for the plan or commit that follows to carry when they make one

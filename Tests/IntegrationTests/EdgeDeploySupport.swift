@@ -180,7 +180,7 @@ enum DeployRaw {
     /// no files); its id.
     static func begin(port: Int, holder: String, version: Int, sha256: String = String(repeating: "0", count: 64), size: Int = 1) throws -> String {
         let manifest = #"{"version":\#(version),"sha256":"\#(sha256)","size":\#(size)}"#
-        let body = #"{"protocol":4,"version":\#(version),"holder":"\#(holder)","force":false,"channels":{"production":\#(manifest)},"files":[]}"#
+        let body = #"{"protocol":5,"version":\#(version),"holder":"\#(holder)","force":false,"channels":{"production":\#(manifest)},"files":[]}"#
         let r = try request(port: port, "POST", "/.folio/deploy", body: Array(body.utf8))
         guard r.status == 200, let object = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any], let id = object["id"] as? String
         else { throw HarnessError("begin: \(r.status) \(r.text)") }

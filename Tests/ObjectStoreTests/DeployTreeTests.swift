@@ -81,3 +81,49 @@ struct DeployTreeTests {
         #expect(throws: ObjectStoreError.self) { try DeployTree(root: dir) }
     }
 }
+
+@Suite("deploy prediction: the objects an edit's deploy will send")
+struct DeployPredictionTests {
+    @Test("the brotli variants of the objects new since the version before, for an edge that serves it")
+    func predicts() throws {
+        let fixture = ChannelRootFixture()
+        defer { fixture.cleanup() }
+        var a = try fixture.object("a.txt", "alpha")
+        a.brSize = 10
+        var b = try fixture.object("b.txt", "beta")
+        b.brSize = 11
+        var b2 = try fixture.object("b.txt", "beta, edited")
+        b2.brSize = 12
+        let plain = try fixture.object("c.txt", "gamma")  // no brotli variant: the edge makes it from the delta
+        var large = try fixture.object("d.txt", "delta")
+        (large.size, large.brSize) = (PublishedCompression.largeObject + 1, 13)  // its brotli variant the edge makes
+        var copy = b2
+        copy.path = "e.txt"  // the same object twice: named once
+        try fixture.publish(ChannelRootFixture.manifest(1, entries: [a, b]))
+        try fixture.publish(ChannelRootFixture.manifest(2, entries: [a, b2, plain, large, copy]))
+
+        let prediction = try #require(DeployPrediction(try DeployTree(root: fixture.root)))
+        let edited = try #require(b2.brotliObjectPath)
+        #expect(prediction.base == 1 && prediction.files == [edited])
+        #expect(prediction.files(servedVersion: 1) == prediction.files)
+        #expect(prediction.files(servedVersion: 0).isEmpty && prediction.files(servedVersion: 2).isEmpty)
+
+        // Without the version before: none.
+        unlink(fixture.root + "/" + PublishedLayout.versionedManifest(1))
+        #expect(try DeployPrediction(DeployTree(root: fixture.root)) == nil)
+    }
+
+    @Test("none for a first version, or past the manifest size whose reading would outlast the begin")
+    func declines() throws {
+        let fixture = ChannelRootFixture()
+        defer { fixture.cleanup() }
+        try fixture.publish(ChannelRootFixture.manifest(1, entries: [try fixture.object("a.txt", "alpha")]))
+        #expect(try DeployPrediction(DeployTree(root: fixture.root)) == nil)
+        let many = (0..<3000).map { i in
+            Manifest.Entry(path: "items/\(i).txt", sha256: ContentHash.sha256Hex(Array("\(i)".utf8)), size: 1, gzipSize: nil, contentType: "text/plain")
+        }
+        let bytes = try fixture.publish(ChannelRootFixture.manifest(2, entries: many))
+        #expect(bytes.count > DeployPrediction.maxManifestBytes)
+        #expect(try DeployPrediction(DeployTree(root: fixture.root)) == nil)
+    }
+}

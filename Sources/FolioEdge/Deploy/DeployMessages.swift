@@ -71,8 +71,9 @@ struct DeployBegin: Codable, Sendable {
     /// The deploy protocol this code speaks: 2 names objects through the manifests, rebuilds
     /// what it can from deltas and variants, and asks for the rest in rounds (`plan`); 3 takes
     /// several files in one request (``DeployFileBatch``); 4 takes a batch with the plan and
-    /// the commit too, so that an edit's deploy is three requests.
-    static let protocolVersion = 4
+    /// the commit too, so that an edit's deploy is three requests; 5 plans and commits in one
+    /// request (`finish`), so that it is two when the client sends the objects it will lack.
+    static let protocolVersion = 5
 
     /// One file the client has and its size; a mutable one (manifests, heads) with its SHA-256.
     struct File: Codable, Sendable {
@@ -151,6 +152,12 @@ struct DeployCommitted: Codable, Sendable {
     var objects: Int? = nil
 }
 
+/// The edge's answer to a finish: the plan, and the commit when the plan lacked nothing.
+struct DeployFinished: Codable, Sendable {
+    var planned: DeployPlanned
+    var committed: DeployCommitted?
+}
+
 /// The paths of the deploy endpoints.
 enum DeployRoute {
     static let base = "/.folio/deploy"
@@ -166,6 +173,8 @@ enum DeployRoute {
         case plan(id: String)
         /// `POST /.folio/deploy/ID/commit`, with a batch of files to stage first or none
         case commit(id: String)
+        /// `POST /.folio/deploy/ID/finish`: a plan, then the commit when it lacks nothing
+        case finish(id: String)
         /// `DELETE /.folio/deploy/ID`
         case abort(id: String)
         /// `POST /.folio/deploy/prune` (``DeployPrune``)
@@ -184,6 +193,7 @@ enum DeployRoute {
         case "POST" where relative == "files": return .files(id: id)
         case "POST" where relative == "plan": return .plan(id: id)
         case "POST" where relative == "commit": return .commit(id: id)
+        case "POST" where relative == "finish": return .finish(id: id)
         case "DELETE" where relative.isEmpty: return .abort(id: id)
         default: return nil
         }

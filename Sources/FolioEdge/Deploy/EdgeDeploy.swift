@@ -20,6 +20,8 @@ import Logging
 ///   checks the staged version, moves the files
 ///   into place in a local publish's order and loads it (``DeployCommitted``); 412 for a
 ///   rollback without force, 422 for a version the edge refuses. Either way the lock is let go.
+/// - `POST /.folio/deploy/ID/finish`: a plan, then the commit when the plan lacks nothing
+///   (``DeployFinished``): an edit whose files the client sent with it deploys in two requests.
 /// - `DELETE /.folio/deploy/ID`: drops the staged files and lets the lock go.
 ///
 /// Every request needs `Authorization: Bearer TOKEN` (401 otherwise).
@@ -73,10 +75,11 @@ final class EdgeDeploy: Sendable {
                 var phases = PhaseClock()
                 try stageFirst(id, request.body)
                 phases.mark("stage")
-                return try plan(id, phases)
+                return .json(200, try plan(id, phases))
             case .commit(let id):
                 try stageFirst(id, request.body)
-                return try await commit(id)
+                return .json(200, try await commit(id))
+            case .finish(let id): return .json(200, try await finish(id, request.body))
             case .abort(let id): return abort(id)
             case .prune: return try DeployPrune(root: root, lock: lock, store: store, logger: logger).run(request.body)
             }
@@ -148,6 +151,11 @@ final class EdgeDeploy: Sendable {
     /// Stages each file of a batch (``DeployFileBatch``), in order; the first refused refuses
     /// the rest (those before it stay staged, as separate uploads would).
     private func stage(_ id: String, batch body: [UInt8]) throws(DeployFailure) -> DeployResponse {
+        .json(201, ["stored": try stageBatch(id, body).count])
+    }
+
+    /// Stages a batch's files; their paths.
+    private func stageBatch(_ id: String, _ body: [UInt8]) throws(DeployFailure) -> [String] {
         let files: [(relative: String, bytes: ArraySlice<UInt8>)]
         do { files = try DeployFileBatch.decode(body) } catch { throw DeployFailure(400, "the deploy's batch of files: \(error)") }
         guard !files.isEmpty else { throw DeployFailure(400, "the deploy's batch of files is empty: send at least one") }
@@ -158,18 +166,19 @@ final class EdgeDeploy: Sendable {
             try staging.store(relative, Array(bytes))
             lock.staged(id, relative)
         }
-        return .json(201, ["stored": files.count])
+        return files.map(\.relative)
     }
 
-    /// Stages the batch of files a plan or commit carries, if any.
-    private func stageFirst(_ id: String, _ body: [UInt8]) throws(DeployFailure) {
-        if !body.isEmpty { _ = try stage(id, batch: body) }
+    /// Stages the batch of files a plan or commit carries, if any; their paths.
+    @discardableResult
+    private func stageFirst(_ id: String, _ body: [UInt8]) throws(DeployFailure) -> [String] {
+        body.isEmpty ? [] : try stageBatch(id, body)
     }
 
     /// Rebuilds what the edge can of the new version; answers what it still lacks.
     /// `phases` has timed the staging of the files the plan carried; the plan's phases are
-    /// logged at debug level.
-    private func plan(_ id: String, _ phases: PhaseClock) throws(DeployFailure) -> DeployResponse {
+    /// logged at debug level. `commitNext`: the commit follows at once when nothing lacks.
+    private func plan(_ id: String, _ phases: PhaseClock, commitNext: Bool = false) throws(DeployFailure) -> DeployPlanned {
         var phases = phases
         let session = try lock.use(id)
         let staging = DeployStaging(root: root, id: id)
@@ -180,15 +189,28 @@ final class EdgeDeploy: Sendable {
         _ = try DeployCommit(staging: staging, trust: trust, force: session.force, changed: [], site: store.site).manifests(parsed: outcome.manifests)
         phases.mark("check")
         if outcome.planned.final { lock.markPlanned(id, parsed: outcome.manifests, awaiting: Set(outcome.planned.missing)) }
-        // Made durable while the client sends what the plan names; the commit syncs the rest.
-        lock.makingDurable(id, staging.makeDurableSoon(staging.files()))
+        // Made durable while the client sends what the plan names; the commit syncs the rest
+        // (all of them, in one round, when it follows at once).
+        if !(commitNext && outcome.planned.missing.isEmpty) { lock.makingDurable(id, staging.makeDurableSoon(staging.files())) }
         phases.mark("durable_start")
         let metadata: Logger.Metadata = ["id": "\(id)", "missing": "\(outcome.planned.missing.count)", "rebuilt": "\(outcome.planned.rebuilt)"]
         logger.debug("deploy planned", metadata: metadata.merging(phases.metadata) { a, _ in a })
-        return .json(200, outcome.planned)
+        return outcome.planned
     }
 
-    private func commit(_ id: String) async throws(DeployFailure) -> DeployResponse {
+    /// Stages what the request carries and plans; commits when the plan lacks nothing.
+    private func finish(_ id: String, _ body: [UInt8]) async throws(DeployFailure) -> DeployFinished {
+        var phases = PhaseClock()
+        let carried = try stageFirst(id, body)
+        // Made durable while the edge plans: a commit that follows syncs what the plan made.
+        if !carried.isEmpty { lock.makingDurable(id, DeployStaging(root: root, id: id).makeDurableSoon(carried)) }
+        phases.mark("stage")
+        let planned = try plan(id, phases, commitNext: true)
+        guard planned.missing.isEmpty else { return DeployFinished(planned: planned, committed: nil) }
+        return DeployFinished(planned: planned, committed: try await commit(id))
+    }
+
+    private func commit(_ id: String) async throws(DeployFailure) -> DeployCommitted {
         let session = try lock.use(id, committing: true)
         let staging = DeployStaging(root: root, id: id)
         defer { lock.release(id) }
@@ -217,7 +239,7 @@ final class EdgeDeploy: Sendable {
         }
         let metadata: Logger.Metadata = ["id": "\(id)", "holder": "\(session.holder)", "version": "\(version)", "previous": "\(previous)"]
         logger.info("deployed", metadata: metadata.merging(phases.metadata) { a, _ in a })
-        return .json(200, DeployCommitted(version: version, previous: previous, objects: servedObjectFiles))
+        return DeployCommitted(version: version, previous: previous, objects: servedObjectFiles)
     }
 
     /// The object files the manifests served name, variants included.
