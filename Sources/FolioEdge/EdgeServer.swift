@@ -383,7 +383,7 @@ package enum Edge {
                 EdgeDeploy(
                     root: mode.root, token: try Self.token(file, what: "deploy"), trust: mode.trust, store: store, staleAfter: TimeInterval(mode.deployLockTimeout),
                     logger: logger
-                ) { parsed in await reloader.check(parsed: parsed) }
+                ) { parsed, checked in await reloader.check(parsed: parsed, checked: checked) }
             }
             try await run(.site(store), metrics: metrics, site: reloader, admin: nil, deploy: deploy)
         }

@@ -18,12 +18,16 @@ struct ObjectSet {
     private var budget: Int
     /// The objects of the version being replaced, reused when they fit.
     private let previous: [String: LoadedObject]
+    /// Object files (relative to the root) a deploy staged and checked just now: read, not
+    /// decoded and hashed again (their sizes are still checked).
+    private let checked: Set<String>
 
-    /// An empty set over `root`, reusing what `previous` verified.
-    init(root: String, budget: Int, previous: [String: LoadedObject]) {
+    /// An empty set over `root`, reusing what `previous` verified and trusting `checked`.
+    init(root: String, budget: Int, previous: [String: LoadedObject], checked: Set<String> = []) {
         self.root = root
         self.budget = budget
         self.previous = previous
+        self.checked = checked
     }
 
     /// Loads and verifies every object `entries` name that is not in the set yet.
@@ -53,7 +57,7 @@ struct ObjectSet {
         let path = root + "/" + entry.objectPath
         let bytes: [UInt8]
         do { bytes = try FileIO.read(path) } catch { throw SiteLoadError("\(entry.path): \(error)") }
-        switch entry.check(bytes) {
+        switch checked.contains(entry.objectPath) ? (bytes.count == entry.size ? .matches : .wrongSize(bytes.count)) : entry.check(bytes) {
         case .matches: break
         case .wrongSize(let size): throw SiteLoadError("\(entry.path): \(path) is \(size) bytes, the manifest says \(entry.size)")
         case .wrongHash: throw SiteLoadError("\(entry.path): \(path) does not hash to \(entry.sha256)")
@@ -64,26 +68,26 @@ struct ObjectSet {
             budget -= bytes.count
         }
         if let gzPath = entry.gzipObjectPath, let size = entry.gzipSize {
-            obj.gzip = try loadVariant(.gzip, entry, root + "/" + gzPath, size: size, object: bytes)
+            obj.gzip = try loadVariant(.gzip, entry, gzPath, size: size, object: bytes)
         }
         if let brPath = entry.brotliObjectPath, let size = entry.brSize {
-            obj.brotli = try loadVariant(.brotli, entry, root + "/" + brPath, size: size, object: bytes)
+            obj.brotli = try loadVariant(.brotli, entry, brPath, size: size, object: bytes)
         }
         return obj
     }
 
-    /// Reads one compressed variant and checks that it has the manifest's size and decodes to
-    /// the object.
+    /// Reads one compressed variant (at `relative` under the root) and checks that it has the
+    /// manifest's size and decodes to the object (unless a deploy just checked it).
     private mutating func loadVariant(
-        _ coding: ContentCoding, _ entry: Manifest.Entry, _ full: String, size: Int, object: [UInt8]
+        _ coding: ContentCoding, _ entry: Manifest.Entry, _ relative: String, size: Int, object: [UInt8]
     ) throws -> LoadedVariant {
+        let full = root + "/" + relative
         let encoded: [UInt8]
         do { encoded = try FileIO.read(full) } catch { throw SiteLoadError("\(entry.path): \(error)") }
         guard encoded.count == size else {
             throw SiteLoadError("\(entry.path): \(full) is \(encoded.count) bytes, the manifest says \(size)")
         }
-        let (decoded, etag) = try Self.decode(coding, encoded, entry, full)
-        guard decoded == object else { throw SiteLoadError("\(entry.path): \(full) does not decode to the object") }
+        let etag = checked.contains(relative) ? Self.etag(coding, encoded, entry) : try Self.verified(coding, encoded, entry, full, object: object)
         var variant = LoadedVariant(body: nil, path: full, size: size, etag: etag)
         if encoded.count <= budget {
             variant.body = ByteBuffer(bytes: encoded)
@@ -92,15 +96,31 @@ struct ObjectSet {
         return variant
     }
 
+    /// The strong ETag of a variant that decodes to `object`; an error when it does not.
+    private static func verified(_ coding: ContentCoding, _ encoded: [UInt8], _ entry: Manifest.Entry, _ full: String, object: [UInt8]) throws -> String {
+        let (decoded, etag) = try decode(coding, encoded, entry, full)
+        guard decoded == object else { throw SiteLoadError("\(entry.path): \(full) does not decode to the object") }
+        return etag
+    }
+
+    /// The strong ETag of a variant, unchecked.
+    private static func etag(_ coding: ContentCoding, _ encoded: [UInt8], _ entry: Manifest.Entry) -> String {
+        switch coding {
+        case .identity: ETags.identity(entry.sha256)
+        case .gzip: ETags.gzip(entry.sha256, gzipBytes: encoded)
+        case .brotli: ETags.brotli(entry.sha256, brotliBytes: encoded)
+        }
+    }
+
     /// A variant's bytes decoded (at most the object's size) and its strong ETag.
     private static func decode(
         _ coding: ContentCoding, _ encoded: [UInt8], _ entry: Manifest.Entry, _ full: String
     ) throws -> (decoded: [UInt8], etag: String) {
         do {
             switch coding {
-            case .identity: return (encoded, ETags.identity(entry.sha256))
-            case .gzip: return (try Gzip.decompress(encoded, maxSize: entry.size), ETags.gzip(entry.sha256, gzipBytes: encoded))
-            case .brotli: return (try Brotli.decompress(encoded, maxSize: entry.size), ETags.brotli(entry.sha256, brotliBytes: encoded))
+            case .identity: return (encoded, etag(coding, encoded, entry))
+            case .gzip: return (try Gzip.decompress(encoded, maxSize: entry.size), etag(coding, encoded, entry))
+            case .brotli: return (try Brotli.decompress(encoded, maxSize: entry.size), etag(coding, encoded, entry))
             }
         } catch { throw SiteLoadError("\(entry.path): \(full): \(error)") }
     }

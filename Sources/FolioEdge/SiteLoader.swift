@@ -19,6 +19,8 @@ struct SiteLoader {
     var manifestHintOverride = CacheHintOverride()
     /// Root keys every channel's manifest must verify under (`--trust`); nil serves unsigned ones too.
     var trust: Trust?
+    /// Object files a deploy's commit staged and checked just now (``ObjectSet``).
+    var checked: Set<String> = []
 
     static let plistType = PublishedHeaders.plistType
     static let jsonType = PublishedHeaders.jsonType
@@ -33,7 +35,7 @@ struct SiteLoader {
     /// verified, and the manifests `parsed` already (a deploy's) where the bytes are the same.
     func load(previous: Site?, parsed: [String: ParsedManifest] = [:]) throws -> Site {
         let production = try ChannelManifest.read(root: root, channel: Channel.production, trust: trust, parsed: parsed[Channel.production])
-        var objects = ObjectSet(root: root, budget: memoryBudget, previous: previous?.objects ?? [:])
+        var objects = ObjectSet(root: root, budget: memoryBudget, previous: previous?.objects ?? [:], checked: checked)
         try objects.load(production.manifest.allEntries, lastModified: production.created)
         var channels = [Channel.production: try channelRoutes(production, previous: previous?.channels[Channel.production])]
         let failures = loadOtherChannels(into: &channels, objects: &objects, previous: previous, parsed: parsed)

@@ -93,7 +93,8 @@ actor SiteReloader {
 
     /// Reloads when a channel's `manifest.plist` changed since the last attempt, or always with
     /// `force`; a channel whose manifest has the bytes of one in `parsed` (a deploy's) takes it.
-    func check(force: Bool = false, parsed: [String: ParsedManifest] = [:]) {
+    /// `checked`: the object files a deploy's commit staged and checked (``ObjectSet``).
+    func check(force: Bool = false, parsed: [String: ParsedManifest] = [:], checked: Set<String> = []) {
         let stamp = PublishedStamp.read(loader.root)
         let last: PublishedStamp
         switch state {
@@ -109,6 +110,8 @@ actor SiteReloader {
         do {
             let start = ContinuousClock.now
             // A configuration reload (force) changes what every route says: loaded whole.
+            var loader = self.loader
+            loader.checked = checked
             let site = force ? try loader.load(previous: old, parsed: parsed) : try loader.update(previous: old, parsed: parsed)
             state = .idle(stamp)
             site.reportChannelFailures(logger: logger, metrics: metrics)

@@ -289,7 +289,7 @@ struct ObjectStep {
     mutating func load(_ added: [Manifest.Entry], loader: SiteLoader, previous: Site, created: Int64) throws -> Bool {
         for entry in added where objects[entry.sha256].map({ !$0.fits(entry) }) ?? false { return false }
         let budget = max(0, loader.memoryBudget - previous.bytesInMemory - bytesInMemory)
-        var set = ObjectSet(root: loader.root, budget: budget, previous: [:])
+        var set = ObjectSet(root: loader.root, budget: budget, previous: [:], checked: loader.checked)
         try set.load(added.filter { objects[$0.sha256] == nil }, lastModified: created)
         for (sha, obj) in set.objects { objects[sha] = obj }
         bytesInMemory += set.bytesInMemory

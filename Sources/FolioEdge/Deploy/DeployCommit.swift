@@ -98,8 +98,9 @@ struct DeployCommit {
     /// manifest names (objects, deltas, versioned manifests) move first, then one round of
     /// syncs makes durable the files not yet durable and the directories those went into:
     /// a file system without a journal orders no renames. Then the heads, mirrors and
-    /// manifests move, and their directories are synced.
-    static func moveIntoPlace(_ staging: DeployStaging, durable: [String: UInt64] = [:]) throws(DeployFailure) {
+    /// manifests move, and their directories are synced. Returns the files moved.
+    @discardableResult
+    static func moveIntoPlace(_ staging: DeployStaging, durable: [String: UInt64] = [:]) throws(DeployFailure) -> [String] {
         let root = staging.root
         let files = staging.files()
         let pending = Set(staging.notDurable(files, durable: durable))
@@ -114,6 +115,7 @@ struct DeployCommit {
         let naming = files.dropFirst(named.count)
         try move(naming, named.count, staging)
         _ = Parallel.map(directories(of: naming, root), threads: 8) { try? FileIO.syncDirectory($0) }
+        return files
     }
 
     /// Renames `files` into the root, each file it replaces kept in the staging (numbered from `first`).

@@ -122,7 +122,8 @@ struct DeployRebuild {
         let paths = Dictionary(step.manifest.allEntries.map { ($0.sha256, $0.objectPath) }, uniquingKeysWith: { a, _ in a })
         for (sha256, bytes) in step.objects {
             guard let path = paths[sha256], !has(path) else { continue }
-            try staging.store(path, bytes)
+            // The step matched it to its entry's size and digest.
+            try staging.store(path, bytes, made: true)
             plan.rebuilt += 1
             plan.rebuiltObjects += 1
         }
@@ -256,7 +257,8 @@ struct DeployRebuild {
     /// A variant the edge made, staged when it has the size the manifest gives; else sent.
     private func variant(_ path: String, _ made: [UInt8]?, size: Int?, _ plan: inout DeployPlanned) throws(DeployFailure) {
         guard let made, made.count == size else { return plan.missing.append(path) }
-        try staging.store(path, made)
+        // Made of the object, which the commit reads and checks against its entry.
+        try staging.store(path, made, made: true)
         plan.rebuilt += 1
         plan.rebuiltObjects += 1
     }

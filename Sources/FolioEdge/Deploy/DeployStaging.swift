@@ -147,10 +147,12 @@ struct DeployStaging: Sendable {
         _ = link(path, directory + "/.replaced-\(index)")
     }
 
-    /// Stores one arriving file: an object only when its bytes hash to its name.
-    func store(_ relative: String, _ bytes: [UInt8]) throws(DeployFailure) {
+    /// Stores one arriving file: an object only when its bytes hash to its name. One the edge
+    /// `made` from bytes it checked (an object a delta rebuilt to its entry's digest, a variant
+    /// of a plain object the commit checks) is not decoded and hashed again.
+    func store(_ relative: String, _ bytes: [UInt8], made: Bool = false) throws(DeployFailure) {
         if let problem = DeployPaths.problem(relative) { throw DeployFailure(400, problem) }
-        if relative.hasPrefix(PublishedLayout.objects + "/"), let name = DeployPaths.objectHash(relative) {
+        if !made, relative.hasPrefix(PublishedLayout.objects + "/"), let name = DeployPaths.objectHash(relative) {
             try Self.verify(relative, bytes, sha256: name.sha256, encoding: name.encoding)
         }
         let path = directory + "/" + relative

@@ -32,13 +32,13 @@ final class EdgeDeploy: Sendable {
     private let store: SiteStore
     private let lock: DeployLock
     /// Loads what the published root holds now (the reloader's check), taking the manifests
-    /// the deploy parsed.
-    private let reload: @Sendable ([String: ParsedManifest]) async -> Void
+    /// the deploy parsed and trusting the object files it staged and checked.
+    private let reload: @Sendable ([String: ParsedManifest], Set<String>) async -> Void
     private let logger: Logger
 
     init(
         root: String, token: String, trust: Trust?, store: SiteStore, staleAfter: TimeInterval, logger: Logger,
-        reload: @escaping @Sendable ([String: ParsedManifest]) async -> Void
+        reload: @escaping @Sendable ([String: ParsedManifest], Set<String>) async -> Void
     ) {
         self.root = root
         self.token = BearerToken(token)
@@ -216,13 +216,14 @@ final class EdgeDeploy: Sendable {
         defer { lock.release(id) }
         let previous = store.site.manifest.version
         let (version, parsed): (Int, [String: ParsedManifest])
+        let moved: [String]
         var phases = PhaseClock()
         do throws(DeployFailure) {
             (version, parsed) = try check(session, staging)
             phases.mark("check")
             let durable = session.durable?.value ?? [:]
             phases.mark("early_sync")
-            try DeployCommit.moveIntoPlace(staging, durable: durable)
+            moved = try DeployCommit.moveIntoPlace(staging, durable: durable)
             phases.mark("move")
         } catch {
             staging.remove()
@@ -231,7 +232,9 @@ final class EdgeDeploy: Sendable {
         }
         // It holds the files the new version replaced (``DeployStaging/keepReplaced(_:_:)``).
         staging.removeSoon()
-        await reload(parsed)
+        // Each staged object was checked on arrival or made of checked bytes, and the check
+        // above read every object the served version lacks: the load need not decode them again.
+        await reload(parsed, Set(moved.filter { $0.hasPrefix(PublishedLayout.objects + "/") }))
         phases.mark("load")
         let served = store.site.manifest.version
         guard served == version else {
