@@ -132,7 +132,7 @@ let package = Package(
         .target(
             name: "FolioObjectStore",
             dependencies: [
-                "FolioS3Signing", "FolioPublished", "FolioPlist", "FolioSupport", "FolioToolSupport",
+                "FolioS3Signing", "FolioPublished", "FolioPlist", "FolioSupport", "FolioToolSupport", "FolioKitNIO",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

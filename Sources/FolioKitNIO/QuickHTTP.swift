@@ -28,12 +28,12 @@ package struct PlainEndpoint: Sendable, Equatable {
     var hostField: String { "\(host.contains(":") ? "[\(host)]" : host):\(port)" }
 }
 
-/// Plain-HTTP GETs on blocking sockets, for the sync's requests to http:// edges: measured, this
-/// path costs a fraction of an event loop and a connection pool per request, which was most of
-/// a no-op sync's time against `curl`. It runs on threads of its own (`SocketTransport`), never
-/// on Swift's cooperative pool.
+/// Plain-HTTP requests on blocking sockets, for the sync's GETs to http:// edges and a deploy's
+/// requests to an edge on loopback: measured, this path costs a fraction of an event loop and a
+/// connection pool per request, which was most of a no-op sync's time against `curl`. The sync
+/// runs it on threads of its own (`SocketTransport`), never on Swift's cooperative pool.
 extension QuickHTTP {
-    /// A keep-alive connection for a series of GETs, one at a time (no pipelining). A socket the
+    /// A keep-alive connection for a series of requests, one at a time (no pipelining). A socket the
     /// server closed while idle is replaced once, before anything of the response was read.
     package final class Connection {
         private let endpoint: PlainEndpoint
@@ -54,11 +54,19 @@ extension QuickHTTP {
         deinit { if fd >= 0 { close(fd) } }
 
         package func get(_ path: String, headers: [(String, String)], maxBody: Int, keepAlive: Bool = true) throws -> Response {
-            var request = "GET \(endpoint.prefix)\(path) HTTP/1.1\r\nHost: \(endpoint.hostField)\r\n" + fields
+            try request("GET", path, headers: headers, maxBody: maxBody, keepAlive: keepAlive)
+        }
+
+        /// One request with `body` (sent with its `Content-Length` when the method is not GET).
+        package func request(
+            _ method: String, _ path: String, headers: [(String, String)], body: [UInt8] = [], maxBody: Int, keepAlive: Bool = true
+        ) throws -> Response {
+            var request = "\(method) \(endpoint.prefix)\(path) HTTP/1.1\r\nHost: \(endpoint.hostField)\r\n" + fields
             if !keepAlive { request += "Connection: close\r\n" }
             for (name, value) in headers { request += "\(name): \(value)\r\n" }
+            if method != "GET" { request += "Content-Length: \(body.count)\r\n" }
             request += "\r\n"
-            let bytes = Array(request.utf8)
+            let bytes = Array(request.utf8) + body
             while true {
                 if fd < 0 {
                     fd = try connect()
@@ -66,7 +74,7 @@ extension QuickHTTP {
                 }
                 let reused = answered > 0
                 do {
-                    try QuickHTTP.send(fd, bytes)
+                    try send(bytes)
                     let (response, reusable) = try readResponse(maxBody: maxBody)
                     answered += 1
                     if !reusable || !keepAlive { drop() }
@@ -118,8 +126,12 @@ extension QuickHTTP {
             return try reader.finish(closed: closed)
         }
     }
+}
 
-    private static func send(_ fd: Int32, _ out: [UInt8]) throws {
-        do { try TCPSocket.sendAll(fd, out) } catch { throw Failure(description: error.description, beforeResponse: true) }
+extension QuickHTTP.Connection {
+    fileprivate func send(_ out: [UInt8]) throws {
+        do { try TCPSocket.sendAll(fd, out, timeoutMs: timeoutMs) { cancel.isCancelled } } catch {
+            throw QuickHTTP.Failure(description: error.description, beforeResponse: true)
+        }
     }
 }

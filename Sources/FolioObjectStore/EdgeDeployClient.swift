@@ -75,12 +75,24 @@ package final class EdgeDeployClient: Sendable {
 
     package let base: URL
     private let token: String
-    private let http: HTTPClient
+    private let transport: Transport
+
+    /// Blocking sockets for plain http (to loopback only); AsyncHTTPClient for https.
+    private enum Transport: Sendable {
+        case plain(LoopbackDeployHTTP)
+        case client(HTTPClient)
+    }
 
     /// A client of the edge at `base` (`https://HOST:PORT`), trusting `caFile`'s authorities
     /// instead of the system's when given. The token is refused over plain http but on loopback.
     package init(base: URL, token: String, caFile: String?) throws(ObjectStoreError) {
         try Self.checkTransport(base)
+        self.base = base
+        self.token = token
+        if base.scheme?.lowercased() == "http", let plain = LoopbackDeployHTTP(base: base.absoluteString) {
+            transport = .plain(plain)
+            return
+        }
         var config = HTTPClient.Configuration()
         config.timeout = .init(connect: .seconds(5), read: .seconds(120))
         config.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
@@ -94,9 +106,7 @@ package final class EdgeDeployClient: Sendable {
             tls.trustRoots = .file(caFile)
             config.tlsConfiguration = tls
         }
-        self.base = base
-        self.token = token
-        self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+        transport = .client(HTTPClient(eventLoopGroupProvider: .singleton, configuration: config))
     }
 
     /// Refuses a URL that is not https, or http to a loopback address (the token would travel in clear).
@@ -111,7 +121,9 @@ package final class EdgeDeployClient: Sendable {
         }
     }
 
-    package func shutdown() async { try? await http.shutdown() }
+    package func shutdown() async {
+        if case .client(let http) = transport { try? await http.shutdown() }
+    }
 
     package func begin(_ begin: Begin) async throws -> Started {
         let body = try JSONEncoder().encode(begin)
@@ -165,17 +177,11 @@ package final class EdgeDeployClient: Sendable {
 
     /// Sends one request; the body of a 2xx answer, else an error with the edge's message.
     private func send(_ method: String, _ path: String, body: [UInt8], what: String) async throws -> [UInt8] {
-        var request = HTTPClientRequest(url: endpoint + path)
-        request.method = HTTPMethod(rawValue: method)
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        request.headers.add(name: "Content-Type", value: path.isEmpty ? "application/json" : "application/octet-stream")
-        request.body = .bytes(ByteBuffer(bytes: body))
+        let headers = [("Authorization", "Bearer \(token)"), ("Content-Type", path.isEmpty ? "application/json" : "application/octet-stream")]
         let status: Int
         let answer: [UInt8]
         do {
-            let response = try await http.execute(request, timeout: .seconds(300))
-            status = Int(response.status.code)
-            answer = Array(try await response.body.collect(upTo: 64 << 20).readableBytesView)
+            (status, answer) = try await exchange(method, path, headers, body)
         } catch let error as CancellationError {
             throw error
         } catch {
@@ -183,6 +189,26 @@ package final class EdgeDeployClient: Sendable {
         }
         guard !(200..<300).contains(status) else { return answer }
         throw Self.refusal(status, String(decoding: answer, as: UTF8.self), what: what)
+    }
+
+    /// One request and its answer's status and body: over blocking sockets for plain http,
+    /// else through AsyncHTTPClient.
+    private func exchange(_ method: String, _ path: String, _ headers: [(String, String)], _ body: [UInt8]) async throws -> (Int, [UInt8]) {
+        let timeout = 300
+        switch transport {
+        case .plain(let plain):
+            do { return try await plain.send(method, Self.path + path, headers: headers, body: body, timeoutMs: Int32(timeout * 1000)) } catch {
+                if Task.isCancelled { throw CancellationError() }
+                throw error
+            }
+        case .client(let http):
+            var request = HTTPClientRequest(url: endpoint + path)
+            request.method = HTTPMethod(rawValue: method)
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            request.body = .bytes(ByteBuffer(bytes: body))
+            let response = try await http.execute(request, timeout: .seconds(Int64(timeout)))
+            return (Int(response.status.code), Array(try await response.body.collect(upTo: 64 << 20).readableBytesView))
+        }
     }
 
     /// A transport error in words; a certificate the client does not trust points to --ca.
@@ -194,10 +220,13 @@ package final class EdgeDeployClient: Sendable {
         return "the TLS handshake failed (\(text)): if the edge's certificate is from a private CA, pass --ca FILE with that CA"
     }
 
+    /// The deploy endpoints' path under the edge's base URL.
+    private static let path = "/.folio/deploy"
+
     private var endpoint: String {
         var text = base.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
-        return text + "/.folio/deploy"
+        return text + Self.path
     }
 
     /// The edge's refusal as an error: 409 locked, 412 a rollback, else a failure.

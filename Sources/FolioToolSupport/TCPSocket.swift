@@ -100,13 +100,22 @@ package enum TCPSocket {
         return false
     }
 
-    /// Writes all of `out` (retrying on EINTR); no SIGPIPE.
-    package static func sendAll(_ fd: Int32, _ out: [UInt8]) throws(SocketError) {
+    /// Writes all of `out` (retrying on EINTR); no SIGPIPE. On a non-blocking socket whose
+    /// send buffer is full, waits until it takes more, at most `timeoutMs` each time.
+    package static func sendAll(
+        _ fd: Int32, _ out: [UInt8], timeoutMs: Int32 = 30_000, cancelled: () -> Bool = { false }
+    ) throws(SocketError) {
         var sent = 0
         while sent < out.count {
             let n = out.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, out.count - sent, Int32(MSG_NOSIGNAL)) }
             if n < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    guard wait(fd, events: Int32(POLLOUT), timeoutMs: timeoutMs, cancelled: cancelled) else {
+                        throw SocketError(description: cancelled() ? "cancelled" : "timed out sending")
+                    }
+                    continue
+                }
                 throw SocketError(description: String(cString: strerror(errno)))
             }
             sent += n

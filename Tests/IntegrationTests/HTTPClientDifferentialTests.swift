@@ -3,6 +3,7 @@ import FolioHTTPCore
 import FolioKit
 import FolioKitNIO
 import FolioPublished
+import FolioSupport
 import FolioTestSupport
 import Foundation
 import NIOHTTP1
@@ -148,6 +149,36 @@ struct HTTPClientDifferentialTests {
                         return
         serve(Handler)
         """#
+
+    /// Python's `http.server`, answering each POST or PUT with the SHA-256 of the body it read
+    /// by its `Content-Length`, after reading it slowly (the client's send buffer fills).
+    static let digestServer = #"""
+        import hashlib, http.server, time
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def answer(self):
+                left, digest = int(self.headers["Content-Length"]), hashlib.sha256()
+                while left:
+                    part = self.rfile.read(min(left, 1 << 16)); digest.update(part); left -= len(part); time.sleep(0.001)
+                body = (self.command + " " + self.path + " " + digest.hexdigest()).encode()
+                self.send_response(201); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+            do_POST = do_PUT = answer
+            def log_message(self, *args): pass
+        serve(Handler)
+        """#
+
+    @Test("QuickHTTP sends a request's body whole, by its length: 6 MB to a slow reader, then a small one on the same connection")
+    func bodies() throws {
+        let server = try PythonServer.start(Self.digestServer)
+        defer { server.stop() }
+        let connection = QuickHTTP.Connection(PlainEndpoint(server.url)!, timeoutMs: 30_000, fields: "", cancel: CancelFlag())
+        let large = (0..<(6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        for (method, path, body) in [("POST", "/large", large), ("PUT", "/small", Array("small".utf8)), ("POST", "/empty", [])] {
+            let r = try connection.request(method, path, headers: [], body: body, maxBody: 1 << 10)
+            #expect(r.status == 201)
+            #expect(String(decoding: r.body, as: UTF8.self) == "\(method) \(path) \(ContentHash.sha256Hex(body))")
+        }
+    }
 
     @Test("framing: lengths, chunked (extensions, trailers, trickled), interim 1xx, close-delimited, malformed")
     func framing() async throws {
