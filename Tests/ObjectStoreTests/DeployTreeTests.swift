@@ -1,4 +1,5 @@
 import FolioObjectStore
+import FolioPlist
 import FolioPublished
 import FolioSupport
 import FolioTestSupport
@@ -113,17 +114,49 @@ struct DeployPredictionTests {
         #expect(try DeployPrediction(DeployTree(root: fixture.root)) == nil)
     }
 
-    @Test("none for a first version, or past the manifest size whose reading would outlast the begin")
-    func declines() throws {
+    @Test("a signed manifest's entries are those of the manifest inside it")
+    func signed() throws {
+        let fixture = ChannelRootFixture()
+        defer { fixture.cleanup() }
+        let root = SecretKey.generate(), signer = SecretKey.generate()
+        let created = Date(timeIntervalSince1970: 1_700_000_000)
+        let list = KeyList(
+            version: 1, createdAt: created, expiresAt: created.addingTimeInterval(86_400 * 365), threshold: 1,
+            root: root.publicKey, keys: [signer.publicKey], revoked: [])
+        let keys = SignedKeyList(signing: list, with: root)
+        var a = try fixture.object("a.txt", "alpha")
+        a.brSize = 3
+        var b = try fixture.object("b.txt", "beta")
+        b.brSize = 4
+        for (version, entries) in [(1, [a]), (2, [a, b])] {
+            let m = Manifest(version: version, createdAt: created, expiresAt: created.addingTimeInterval(86_400), entries: entries)
+            let bytes = SignedManifest(signing: BinaryPlist.encode(m.plist), manifest: m, keys: [signer], keyList: keys).bytes
+            try FileIO.makeDirectory(fixture.root + "/manifests")
+            try FileIO.writeAtomically(bytes, to: fixture.root + "/" + PublishedLayout.versionedManifest(version), sync: false)
+            try FileIO.writeAtomically(bytes, to: fixture.root + "/manifest.plist", sync: false)
+        }
+        let prediction = try #require(try DeployPrediction(DeployTree(root: fixture.root)))
+        let added = try #require(b.brotliObjectPath)
+        #expect(prediction.base == 1 && prediction.files == [added])
+    }
+
+    @Test("none for a first version; among 3,000 entries, the one edited")
+    func large() throws {
         let fixture = ChannelRootFixture()
         defer { fixture.cleanup() }
         try fixture.publish(ChannelRootFixture.manifest(1, entries: [try fixture.object("a.txt", "alpha")]))
         #expect(try DeployPrediction(DeployTree(root: fixture.root)) == nil)
-        let many = (0..<3000).map { i in
-            Manifest.Entry(path: "items/\(i).txt", sha256: ContentHash.sha256Hex(Array("\(i)".utf8)), size: 1, gzipSize: nil, contentType: "text/plain")
+        var many = (0..<3000).map { i in
+            var entry = Manifest.Entry(path: "items/\(i).txt", sha256: ContentHash.sha256Hex(Array("\(i)".utf8)), size: 1, gzipSize: nil, contentType: "text/plain")
+            entry.brSize = 1
+            return entry
         }
         let bytes = try fixture.publish(ChannelRootFixture.manifest(2, entries: many))
-        #expect(bytes.count > DeployPrediction.maxManifestBytes)
-        #expect(try DeployPrediction(DeployTree(root: fixture.root)) == nil)
+        #expect(bytes.count > 128 << 10)
+        many[1234].sha256 = ContentHash.sha256Hex(Array("edited".utf8))
+        try fixture.publish(ChannelRootFixture.manifest(3, entries: many))
+        let prediction = try #require(try DeployPrediction(DeployTree(root: fixture.root)))
+        let edited = try #require(many[1234].brotliObjectPath)
+        #expect(prediction.base == 2 && prediction.files == [edited])
     }
 }
