@@ -132,7 +132,8 @@ let package = Package(
         .target(
             name: "FolioObjectStore",
             dependencies: [
-                "FolioS3Signing", "FolioPublished", "FolioPlist", "FolioSupport", "FolioToolSupport", "FolioKitNIO",
+                "FolioS3Signing", "FolioPublished", "FolioPlist", "FolioSupport", "FolioToolSupport", "FolioKitNIO", "FolioKitCore",
+                "FolioHTTPCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -30,7 +30,10 @@ struct ChannelManifest: Sendable {
 
     /// Reads `channel`'s manifest under `root`: parsed (or taken from `parsed` when it has the
     /// same bytes), verified under `trust` when set, and naming the channel it is published in.
-    static func read(root: String, channel: String, trust: Trust?, parsed: ParsedManifest? = nil) throws -> ChannelManifest {
+    /// With `keepValue` (an edge that takes deploys) the value its bytes decode to is kept, up to
+    /// ``LoadedChannel/keptValueBytes``, for the first deploy's delta to apply to, as a deploy
+    /// keeps the one its delta made for the next.
+    static func read(root: String, channel: String, trust: Trust?, parsed: ParsedManifest? = nil, keepValue: Bool = false) throws -> ChannelManifest {
         let dir = PublishedLayout.channelRoot(root, channel)
         let bytes: [UInt8]
         do { bytes = try FileIO.read(PublishedLayout.path(dir, PublishedLayout.manifest)) } catch { throw SiteLoadError("\(error)") }
@@ -42,9 +45,15 @@ struct ChannelManifest: Sendable {
             read.variants = parsed.variants
             return read
         }
+        let value: PlistValue
+        do { value = try PlistValue.decode(bytes) } catch {
+            throw SiteLoadError("\(dir)/manifest.plist: \(ManifestError("not a property list: \(error)"))")
+        }
         let manifest: Manifest
-        do { manifest = try Manifest(bytes: bytes) } catch { throw SiteLoadError("\(dir)/manifest.plist: \(error)") }
-        return try checked(bytes, manifest, root: root, channel: channel, trust: trust)
+        do { manifest = try Manifest(decoded: value) } catch { throw SiteLoadError("\(dir)/manifest.plist: \(error)") }
+        var read = try checked(bytes, manifest, root: root, channel: channel, trust: trust)
+        read.value = keepValue && bytes.count <= LoadedChannel.keptValueBytes ? value : nil
+        return read
     }
 
     /// `channel`'s manifest `bytes` under `root`, already parsed as `manifest`: verified under

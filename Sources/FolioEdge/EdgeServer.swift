@@ -373,7 +373,9 @@ package enum Edge {
         }
 
         func origin(_ mode: OriginMode) async throws {
-            let loader = SiteLoader(root: mode.root, memoryBudget: mode.memoryBudget, manifestHintOverride: mode.manifestHintOverride, trust: mode.trust)
+            let loader = SiteLoader(
+                root: mode.root, memoryBudget: mode.memoryBudget, manifestHintOverride: mode.manifestHintOverride, trust: mode.trust,
+                keepValues: mode.deployTokenFile != nil)
             let site = try Self.initialSite(loader, deploys: mode.deployTokenFile != nil)
             let metrics = EdgeMetrics(registry: PrometheusCollectorRegistry())
             site.reportChannelFailures(logger: logger, metrics: metrics)

@@ -19,6 +19,8 @@ struct SiteLoader {
     var manifestHintOverride = CacheHintOverride()
     /// Root keys every channel's manifest must verify under (`--trust`); nil serves unsigned ones too.
     var trust: Trust?
+    /// Keep each manifest's decoded value for a deploy's delta (an edge that takes deploys).
+    var keepValues = false
     /// Object files a deploy's commit staged and checked just now (``ObjectSet``).
     var checked: Set<String> = []
 
@@ -34,7 +36,8 @@ struct SiteLoader {
     /// Loads the version each channel's `manifest.plist` names, reusing what `previous` already
     /// verified, and the manifests `parsed` already (a deploy's) where the bytes are the same.
     func load(previous: Site?, parsed: [String: ParsedManifest] = [:]) throws -> Site {
-        let production = try ChannelManifest.read(root: root, channel: Channel.production, trust: trust, parsed: parsed[Channel.production])
+        let production = try ChannelManifest.read(
+            root: root, channel: Channel.production, trust: trust, parsed: parsed[Channel.production], keepValue: keepValues)
         var objects = ObjectSet(root: root, budget: memoryBudget, previous: previous?.objects ?? [:], checked: checked)
         try objects.load(production.manifest.allEntries, lastModified: production.created)
         var channels = [Channel.production: try channelRoutes(production, previous: previous?.channels[Channel.production])]
@@ -68,7 +71,7 @@ struct SiteLoader {
 
     /// One channel other than production: its manifest, its objects, its routes.
     private func loadChannel(_ name: String, objects: inout ObjectSet, previous: LoadedChannel?, parsed: ParsedManifest?) throws -> LoadedChannel {
-        let channel = try ChannelManifest.read(root: root, channel: name, trust: trust, parsed: parsed)
+        let channel = try ChannelManifest.read(root: root, channel: name, trust: trust, parsed: parsed, keepValue: keepValues)
         try objects.load(channel.manifest.allEntries, lastModified: channel.created)
         return try channelRoutes(channel, previous: previous)
     }

@@ -134,7 +134,7 @@ struct SiteUpdate {
         if let old = served.versioned[served.manifest.version], Self.same(old, bytes) {
             return (try ChannelManifest.checked(bytes, served.manifest, root: loader.root, channel: name, trust: loader.trust), true)
         }
-        return (try ChannelManifest.read(root: loader.root, channel: name, trust: loader.trust, parsed: parsed), false)
+        return (try ChannelManifest.read(root: loader.root, channel: name, trust: loader.trust, parsed: parsed, keepValue: loader.keepValues), false)
     }
 
     private static func same(_ buffer: ByteBuffer, _ bytes: [UInt8]) -> Bool {

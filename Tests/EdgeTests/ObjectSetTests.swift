@@ -1,3 +1,4 @@
+import FolioPlist
 import FolioPublished
 import FolioSupport
 import FolioTestSupport
@@ -47,5 +48,27 @@ struct ObjectSetTests {
         plain.size += 1
         var other = ObjectSet(root: fixture.root, budget: 1 << 20, previous: [:], checked: [gz, entry.objectPath])
         #expect(throws: SiteLoadError.self) { try other.load([plain], lastModified: 0) }
+    }
+}
+
+/// What an edge that takes deploys keeps of each manifest it loads: the value its bytes decode
+/// to, which the first deploy's delta applies to without decoding the served manifest again.
+@Suite("Site loads: kept manifest values")
+struct KeptManifestValueTests {
+    @Test("kept with deploys on, whole load and update alike; not kept otherwise")
+    func keptValues() throws {
+        let fixture = ChannelRootFixture()
+        defer { fixture.cleanup() }
+        let a = try fixture.object("a.txt", "alpha")
+        let first = try fixture.publish(ChannelRootFixture.manifest(1, entries: [a]))
+        var loader = SiteLoader(root: fixture.root, memoryBudget: 1 << 20)
+        #expect(try loader.load(previous: nil).channels[Channel.production]?.value == nil)
+        loader.keepValues = true
+        let site = try loader.load(previous: nil)
+        #expect(site.channels[Channel.production]?.value == (try PlistValue.decode(first)))
+        let second = try fixture.publish(ChannelRootFixture.manifest(2, entries: [a, try fixture.object("b.txt", "beta")]))
+        let updated = try loader.update(previous: site)
+        #expect(updated.manifest.version == 2)
+        #expect(updated.channels[Channel.production]?.value == (try PlistValue.decode(second)))
     }
 }
