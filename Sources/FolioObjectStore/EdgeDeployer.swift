@@ -158,7 +158,8 @@ package struct EdgeDeployer: Sendable {
             .store, "the edge still lacks \(missing.count) files after \(Self.maxRounds) rounds (\(missing.prefix(3).joined(separator: ", "))): see its log")
     }
 
-    /// One plan, carrying `missing`; but for a dry run, a finish: the commit follows when it lacks nothing.
+    /// One plan carrying `missing`: a finish, which the commit follows when the plan lacks
+    /// nothing; for a dry run, a plan alone.
     private func plan(_ id: String, _ missing: [String], _ out: inout Rounds) async throws -> EdgeDeployClient.Planned {
         let carried = try await carry(missing, id: id)
         if options.dryRun { return try await client.plan(id, with: carried) }

@@ -8,33 +8,35 @@ import Synchronization
 /// flight. An edit's deploy is two or three requests; through AsyncHTTPClient each paid two
 /// thread hand-offs, and the first its set-up, most of a millisecond each on a VM's idle cores.
 /// (Plain http goes only to loopback: ``EdgeDeployClient/checkTransport(_:)``.)
-final class LoopbackDeployHTTP: Sendable {
+package final class LoopbackDeployHTTP: Sendable {
     private let endpoint: PlainEndpoint
     private let idle = Mutex<[Pooled]>([])
-    /// Set when the task of a request in flight is cancelled: its waits end.
-    private let cancel = CancelFlag()
 
-    /// One kept-alive connection, used by one request at a time.
+    /// One kept-alive connection, used by one request at a time; its flag is set when the task
+    /// of its request is cancelled (its waits end, and it is not used again).
     private final class Pooled: @unchecked Sendable {
+        let cancel = CancelFlag()
         let connection: QuickHTTP.Connection
-        init(_ connection: QuickHTTP.Connection) { self.connection = connection }
+        init(_ endpoint: PlainEndpoint, timeoutMs: Int32) {
+            connection = QuickHTTP.Connection(endpoint, timeoutMs: timeoutMs, fields: "", cancel: cancel)
+        }
     }
 
     /// Nil for anything but `http://HOST:PORT[/prefix]`.
-    init?(base: String) {
+    package init?(base: String) {
         guard let endpoint = PlainEndpoint(base) else { return nil }
         self.endpoint = endpoint
     }
 
     /// Sends one request; the status and body of the answer.
-    func send(_ method: String, _ path: String, headers: [(String, String)], body: [UInt8], timeoutMs: Int32) async throws -> (status: Int, body: [UInt8]) {
-        try await withTaskCancellationHandler {
-            let pooled = idle.withLock { $0.popLast() } ?? Pooled(QuickHTTP.Connection(endpoint, timeoutMs: timeoutMs, fields: "", cancel: cancel))
+    package func send(_ method: String, _ path: String, headers: [(String, String)], body: [UInt8], timeoutMs: Int32) async throws -> (status: Int, body: [UInt8]) {
+        let pooled = idle.withLock { $0.popLast() } ?? Pooled(endpoint, timeoutMs: timeoutMs)
+        return try await withTaskCancellationHandler {
             let response = try pooled.connection.request(method, path, headers: headers, body: body, maxBody: 64 << 20)
-            idle.withLock { $0.append(pooled) }
+            if !pooled.cancel.isCancelled { idle.withLock { $0.append(pooled) } }
             return (response.status, response.body)
         } onCancel: {
-            cancel.cancel()
+            pooled.cancel.cancel()
         }
     }
 }
