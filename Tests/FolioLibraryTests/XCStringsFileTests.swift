@@ -371,6 +371,17 @@ import Testing
         #expect(file.sections.isEmpty)
     }
 
+    /// Issue #39: a catalog has no null message; each null is an error at its position that
+    /// names the key it stands under.
+    @Test func nullsNameTheirKey() {
+        let file = parse(catalog(#""k":{"localizations":{"en":{"stringUnit":{"state":"translated","value":null}}}},"gone":null"#))
+        #expect(file.errors.map { "\($0.line):\($0.column)" } == ["1:106", "1:122"])
+        #expect(file.errors.first?.message.contains("\"value\" of the stringUnit of the \"en\" localization of \"k\" must be a string, found null") == true)
+        #expect(file.errors.last?.message.contains("\"gone\"") == true)
+        #expect(file.errors.last?.message.contains("found null") == true)
+        #expect(file.sections.allSatisfy { $0.messages.isEmpty })
+    }
+
     @Test func wrongShouldTranslateAndCommentTypes() {
         let file = parse(catalog(#""k":{"comment":7,"shouldTranslate":"no"}"#))
         #expect(file.errors.map { "\($0.line):\($0.column)" } == ["1:50", "1:70"])

@@ -41,9 +41,10 @@ struct ReleaseEndToEndTests {
 
         /// Syncs every 200 ms until the install has `want` (a tier may hold the manifest for its
         /// max-age); returns how long that took, or throws with what the last sync said.
-        func syncUntil(_ want: (version: Int?, release: Int?), _ install: String, edge: String, force: Bool = true, limit: Duration = .seconds(30))
-            async throws -> Duration
-        {
+        func syncUntil(
+            _ want: (version: Int?, release: Int?), _ install: String, edge: String, force: Bool = true, limit: Duration = .seconds(30),
+            explain: () -> String = { "" }
+        ) async throws -> Duration {
             let start = ContinuousClock.now
             var last = ""
             while ContinuousClock.now - start < limit {
@@ -56,7 +57,7 @@ struct ReleaseEndToEndTests {
                 last = "exit \(out.status): \(out.stdout) \(out.stderr)"
                 try await Task.sleep(for: .milliseconds(200))
             }
-            throw HarnessError("\(install) did not reach \(want) in \(limit); the last sync: \(last)")
+            throw HarnessError("\(install) did not reach \(want) in \(limit); the last sync: \(last)\(explain())")
         }
     }
 
@@ -122,7 +123,15 @@ struct ReleaseEndToEndTests {
         // A rollback is a newer version with version 1's entries: taken, never a downgrade.
         try s.release(["rollback", "--to", "1"])
         try origin.requireVersion(4)
-        _ = try await s.syncUntil((4, nil), outside, edge: tier.baseURL)
+        // The tier serves a new manifest once it has prefetched its objects, for at most 30 s
+        // (HTTPCache.prefetchLimit), and the stale one meanwhile; a full `make test` once took
+        // longer than that here, so the wait goes past it, and a failure says what the tier did.
+        _ = try await s.syncUntil((4, nil), outside, edge: tier.baseURL, limit: .seconds(45)) {
+            let head = try? RawHTTPConnection.fetch(port: tier.port, "/manifest.plist")
+            let log = (try? String(contentsOfFile: tier.logPath, encoding: .utf8)) ?? ""
+            return "; the tier's manifest now: \(head.map { "\($0.status) \($0.header("Cache-Status") ?? "")" } ?? "no answer")"
+                + "; the tier's log ends: \(log.split(separator: "\n").suffix(15).joined(separator: "\n"))"
+        }
         let poem = try s.folio(["read", "sonnet", "18", "--offline"], install: outside, edge: tier.baseURL)
         #expect(poem.stdout.contains("summer’s day"), "\(poem.stdout)")
 
