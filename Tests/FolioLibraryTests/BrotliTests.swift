@@ -1,3 +1,4 @@
+import CFolioSystem
 import FolioTestSupport
 import Foundation
 import Testing
@@ -17,6 +18,40 @@ struct BrotliTests {
             #expect(try Brotli.compress(input, quality: quality) == br, "deterministic at \(quality)")
             #expect(try Brotli.decompress(br, maxSize: input.count) == input)
         }
+    }
+
+    /// libbrotlienc's one-shot encoder with its default modeling: what `compress` wrote for
+    /// every input before small inputs went without literal context modeling.
+    static func oneShot(_ input: [UInt8], quality: Int32) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: BrotliEncoderMaxCompressedSize(input.count))
+        var size = out.count
+        let ok = BrotliEncoderCompress(quality, Brotli.window(for: input.count), BROTLI_MODE_GENERIC, input.count, input, &size, &out)
+        return ok == BROTLI_TRUE ? Array(out[..<size]) : []
+    }
+
+    @Test("quality 11 models literal contexts from 16 KiB on, as the one-shot encoder does; below, it does not, and each decodes")
+    func literalContexts() throws {
+        // Text of sonnets, cut at sizes around the threshold (16 KiB) and well below it.
+        let text = Array(repeating: Self.sonnet, count: 1 + (40 << 10) / Self.sonnet.count).flatMap { $0 }
+        let at = Brotli.plainLiteralsBelow
+        for size in [at, at + 1, 40 << 10] {
+            let input = Array(text[..<size])
+            #expect(try Brotli.compress(input, quality: 11) == Self.oneShot(input, quality: 11), "\(size) bytes")
+            #expect(try Brotli.compress(input, quality: 5) == Self.oneShot(input, quality: 5), "\(size) bytes at 5")
+        }
+        // An empty input is the one-shot encoder's too.
+        #expect(try Brotli.compress([], quality: 11) == Self.oneShot([], quality: 11))
+        var differed = 0
+        for size in [1, 600, 2_000, at - 1] {
+            let input = Array(text[..<size])
+            let br = try Brotli.compress(input, quality: 11)
+            #expect(try Brotli.decompress(br, maxSize: size) == input, "\(size) bytes")
+            #expect(try Brotli.compress(input, quality: 5) == Self.oneShot(input, quality: 5), "\(size) bytes at 5")
+            if br != Self.oneShot(input, quality: 11) { differed += 1 }
+        }
+        // Without literal context modeling the stream says so in its block headers: the sizes
+        // of text worth modeling come out differently.
+        #expect(differed >= 2)
     }
 
     @Test("on text it beats gzip at its best level")
