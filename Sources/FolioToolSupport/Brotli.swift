@@ -55,10 +55,10 @@ package enum Brotli {
     }
 
     /// Below this many bytes, qualities 10 and 11 compress without literal context modeling
-    /// (`BROTLI_PARAM_DISABLE_LITERAL_CONTEXT_MODELING`): on small objects its modeling costs about
-    /// half of quality 11's time and saves from -1.5% to 2.5% of the bytes (smaller for
-    /// content-bench's 2 KB posts, 0.9% larger for `content/`'s small objects); see
-    /// Benchmarks/README, "brotli without literal context modeling".
+    /// (`BROTLI_PARAM_DISABLE_LITERAL_CONTEXT_MODELING`): on small objects the modeling takes about
+    /// a third of quality 11's time, and leaving it out changes the bytes by -1.5% (content-bench's
+    /// 2 KB posts) to +2.5% (some of `content/`'s 1-4 KiB objects; +0.9% on all its small ones);
+    /// see Benchmarks/README, "brotli without literal context modeling".
     package static let plainLiteralsBelow = 16 << 10
 
     /// The window (log2 of its size) for an input of `count` bytes.
