@@ -34,8 +34,15 @@ package struct DeltaWriter {
     /// is on disk, with its bytes and SHA-256: the sources of its deltas, read once.
     let recent: [(version: Int, bytes: [UInt8], sha256: String)]
 
-    /// A writer for deltas into `version`.
-    package init(root: String, objectsRoot: String? = nil, history: Int, version: Int) {
+    /// A versioned manifest's bytes read ahead, with its file's stamp then.
+    package struct Source: Sendable {
+        var stamp: FileStamp
+        var bytes: [UInt8]
+    }
+
+    /// A writer for deltas into `version`; `prefetched` are versioned manifests read already
+    /// (``ManifestPrefetch``), used where their files' stamps have not changed.
+    package init(root: String, objectsRoot: String? = nil, history: Int, version: Int, prefetched: [Int: Source] = [:]) {
         self.root = root
         self.objectsRoot = objectsRoot ?? root
         self.history = history
@@ -44,7 +51,8 @@ package struct DeltaWriter {
         recent = Parallel.map(versions) { v -> (version: Int, bytes: [UInt8], sha256: String)? in
             let path = PublishedLayout.path(root, PublishedLayout.versionedManifest(v))
             let stamp = FileStamp.read(path)
-            guard let bytes = try? FileIO.read(path) else { return nil }
+            let ahead = prefetched[v].flatMap { stamp != nil && $0.stamp == stamp ? $0.bytes : nil }
+            guard let bytes = ahead ?? (try? FileIO.read(path)) else { return nil }
             let sha = stamp.flatMap { known[ManifestSHACache.key($0)] }.flatMap { $0.size == bytes.count ? $0.sha256 : nil }
             return (v, bytes, sha ?? ContentHash.sha256Hex(bytes))
         }.compactMap { $0 }

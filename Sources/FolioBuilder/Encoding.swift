@@ -203,26 +203,29 @@ package struct BrotliSetting: Sendable, Equatable {
 /// The logical paths a build publishes: each from one source, none differing from another
 /// only in case (they would collide on a case-insensitive file system or CDN).
 package enum LogicalPaths {
+    /// One table by case-folded path finds both collisions (most paths are their own folded
+    /// form, so most items hash one string once); a path that collided only in case is kept
+    /// aside, so that its own duplicate is reported against it, as a table by exact path would.
     package static func check(_ items: [CompiledItem], into diags: inout Diagnostics) {
-        var exact: [String: Int] = [:]
         var folded: [String: Int] = [:]
-        exact.reserveCapacity(items.count)
-        func origin(_ item: CompiledItem) -> String { item.sources.count == 1 ? item.sources[0] : item.path }
-        for (index, item) in items.enumerated() {
-            let from = origin(item)
-            if let other = exact.updateValue(index, forKey: item.path) {
-                exact[item.path] = other
-                diags.error(from, 1, 1, "\(from) and \(origin(items[other])) both publish \(item.path); keep one of them (or rename one)")
+        folded.reserveCapacity(items.count)
+        var caseOnly: [String: Int] = [:]
+        func origin(_ i: Int) -> String { items[i].sources.count == 1 ? items[i].sources[0] : items[i].path }
+        for index in items.indices {
+            let path = items[index].path
+            let key = caseFolded(path)
+            if let other = folded[key] {
+                if let same = items[other].path == path ? other : caseOnly[path] {
+                    diags.error(origin(index), 1, 1, "\(origin(index)) and \(origin(same)) both publish \(path); keep one of them (or rename one)")
+                } else {
+                    caseOnly[path] = index
+                    diags.error(origin(index), 1, 1, "\(path) and \(items[other].path) (from \(origin(other))) differ only in case; rename one, as case-insensitive file systems and CDNs would mix them up")
+                }
                 continue
             }
-            let key = caseFolded(item.path)
-            if let other = folded.updateValue(index, forKey: key) {
-                folded[key] = other
-                diags.error(from, 1, 1, "\(item.path) and \(items[other].path) (from \(origin(items[other]))) differ only in case; rename one, as case-insensitive file systems and CDNs would mix them up")
-                continue
-            }
-            if !Manifest.isValidPath(item.path) {
-                diags.error(from, 1, 1, "\(item.path) cannot be a published path (an empty, hidden or control-character segment); rename the file")
+            folded[key] = index
+            if !Manifest.isValidPath(path) {
+                diags.error(origin(index), 1, 1, "\(path) cannot be a published path (an empty, hidden or control-character segment); rename the file")
             }
         }
     }

@@ -16,16 +16,17 @@ package enum Steps {
         if FileIO.exists(ignorePath) {
             ignore = IgnoreRules(text: String(decoding: try FileIO.read(ignorePath), as: UTF8.self), path: ignorePath, into: &ctx.diagnostics)
         }
+        // A change of brotli quality compiles every source again, so each object gets its variant.
+        let (root, key) = (ctx.config.outputDir, project.fingerprint + " " + (ctx.config.brotli?.cacheKey ?? "no-br"))
+        // The cache is read and indexed on another thread while the folder is walked.
+        let cache = Pending { BuildCache.load(root: root, key: key) }
         ctx.scannedAt = BuildCache.now()
         let files = try ContentTree.walk(root: dir, ignore: ignore, maxFileSize: ctx.config.maxFileSize, into: &ctx.diagnostics)
         ctx.sources = files.filter { !project.schemaFiles.contains($0.relativePath) }
-        // A change of brotli quality compiles every source again, so each object gets its variant.
-        let brotli = ctx.config.brotli?.cacheKey ?? "no-br"
-        let cache = BuildCache.load(root: ctx.config.outputDir, key: project.fingerprint + " " + brotli)
-        ctx.project = BuildProject(config: ctx.config, file: project, cache: cache)
+        ctx.project = BuildProject(config: ctx.config, file: project, cache: cache.value)
         try stopIfUpToDate(&ctx)
         // The current manifest is read while the sources are parsed and compiled.
-        if !ctx.upToDate { ctx.prefetch = ManifestPrefetch(channelDir: ctx.config.channelDir) }
+        if !ctx.upToDate { ctx.prefetch = ManifestPrefetch(channelDir: ctx.config.channelDir, history: ctx.config.deltaHistory) }
     }
 
     /// Ends the build here when nothing changed since the last one (``LastPublish``): its

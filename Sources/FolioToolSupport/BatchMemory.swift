@@ -10,16 +10,21 @@
 /// catalog benchmark, about 2,700 faults a run), because every large array is a fresh mapping whose
 /// pages are faulted in one at a time, then unmapped when freed, and faulted in again by the
 /// next one. So, first thing in the process:
-/// - one arena, so that worker threads allocate from the main heap as well;
-/// - large blocks from that heap instead of fresh mappings, and freed memory kept in it;
+/// - large blocks from the heap instead of fresh mappings, and freed memory kept in it;
 /// - the heap grown once by ``reserve`` bytes (address space; pages are only used when
 ///   touched), and that range marked for transparent huge pages (`MADV_HUGEPAGE`), which the
 ///   kernel then fills 2 MB at a time instead of 4 KB.
 /// Measured on that benchmark: 2,650 → 791 page faults (perf stat); median wall time 36.2 →
-/// 32.2 ms over 40 interleaved runs of each (33.5 ms without the single arena). A fresh publish
-/// of content/, with small objects, and a no-op rebuild are unchanged within noise. This is what glibc's
-/// `glibc.malloc.hugetlb=1` tunable does, applied from inside the process instead of the
-/// environment, and only to the main heap.
+/// 32.2 ms over 40 interleaved runs of each. A fresh publish of content/, with small objects,
+/// and a no-op rebuild are unchanged within noise. This is what glibc's `glibc.malloc.hugetlb=1`
+/// tunable does, applied from inside the process instead of the environment, and only to the
+/// main heap.
+///
+/// Worker threads keep arenas of their own. With one arena for all (`M_ARENA_MAX` 1, which
+/// saved 1.3 ms of that benchmark), two threads that allocate at once wait on its lock: in a
+/// one-edit rebuild of 20,000 files, the parse and the current manifest's decode on another
+/// thread each took about twice as long side by side as alone, and the rebuild's median went
+/// from 382 to 448 ms (12 interleaved runs).
 package enum BatchMemory {
     /// The heap grown up front, in bytes.
     package static let reserve = 64 << 20
@@ -28,7 +33,6 @@ package enum BatchMemory {
     /// huge pages are not available the heap is still grown and kept, without the advice.
     package static func prepare() {
         #if canImport(Glibc)
-        _ = mallopt(M_ARENA_MAX, 1)
         _ = mallopt(M_MMAP_THRESHOLD, 32 << 20)
         _ = mallopt(M_TRIM_THRESHOLD, -1)
         _ = mallopt(M_TOP_PAD, Int32(reserve))

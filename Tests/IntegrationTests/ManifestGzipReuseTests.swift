@@ -8,8 +8,8 @@ import Testing
 @testable import FolioBuilder
 
 /// A publish gzips its manifest taking the unchanged chunks from the gzip mirror of the current
-/// one (``PublishSession/gzipManifest(_:current:channelDir:)``): the bytes must be those of a
-/// whole compression, whatever the mirror on disk holds.
+/// one (``PublishSession/gzipManifest(_:current:channelDir:prefetched:)``): the bytes must be
+/// those of a whole compression, whatever the mirror on disk or the chunks read ahead hold.
 @Suite("Builder: the manifest's gzip from the last one's chunks")
 struct ManifestGzipReuseTests {
     /// About 1 MB of manifest-like bytes (four chunks), and the same with a few bytes changed in the second.
@@ -50,5 +50,23 @@ struct ManifestGzipReuseTests {
         #expect(try PublishSession.gzipManifest(edited, current: current, channelDir: dir) == whole)
         // No current manifest (a first publish).
         #expect(try PublishSession.gzipManifest(edited, current: nil, channelDir: dir) == whole)
+    }
+
+    @Test("chunks read ahead: taken only when they are the current manifest's, at the same level")
+    func prefetchedChunks() throws {
+        let dir = Harness.tempDir()
+        defer { Harness.cleanup(dir) }
+        let (current, edited) = Self.manifests()
+        let level = Steps.gzipLevel(edited.count)
+        let whole = try Gzip.compress(edited, level: level)
+        let ahead = try #require(GzipChunks(recovering: try Gzip.compress(current, level: level), of: current, level: level))
+        // No mirror on disk: the chunks read ahead are the only ones to take.
+        #expect(try PublishSession.gzipManifest(edited, current: current, channelDir: dir, prefetched: ahead) == whole)
+        // Chunks of another manifest, or at another level, are not taken: the same bytes.
+        let other = Array(current.reversed())
+        let stale = try #require(GzipChunks(recovering: try Gzip.compress(other, level: level), of: other, level: level))
+        #expect(try PublishSession.gzipManifest(edited, current: current, channelDir: dir, prefetched: stale) == whole)
+        let otherLevel = try #require(GzipChunks(recovering: try Gzip.compress(current, level: 1), of: current, level: 1))
+        #expect(try PublishSession.gzipManifest(edited, current: current, channelDir: dir, prefetched: otherLevel) == whole)
     }
 }

@@ -26,7 +26,11 @@ package enum ContentTree {
         var walker = Walker(root: root, realRoot: realRoot, ignore: ignore, maxFileSize: maxFileSize)
         walker.visited.insert(realRoot)
         try walker.walk("", into: &diags)
-        return walker.files.sorted { $0.relativePath < $1.relativePath }
+        // Folders are walked in name order, so the files are in path order unless a name sorts
+        // between a folder and its files (`a-b` after `a`, before `a/b`): sorted only then.
+        let files = walker.files
+        let ordered = files.indices.dropFirst().allSatisfy { files[$0 - 1].relativePath < files[$0].relativePath }
+        return ordered ? files : files.sorted { $0.relativePath < $1.relativePath }
     }
 
     private struct Walker {
