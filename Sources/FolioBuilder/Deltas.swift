@@ -88,15 +88,16 @@ package struct DeltaWriter {
     /// `targetSHA256`) with each source's ``ManifestPrints`` kept by the last builds (made again
     /// where missing or damaged) and the target's, then keeps these versions' prints for the next.
     /// `previous` is the channel's current manifest and its file's bytes, when known: the
-    /// target's prints of the entries it shares with it are taken from its prints.
+    /// target's prints of the entries it shares with it are taken from its prints. `store` is
+    /// the channel's print store when read already.
     package func prepare(
         target: Manifest, targetBytes: [UInt8], targetSHA256 targetSHA: String, objects: [String: [UInt8]],
-        previous: (manifest: Manifest, bytes: [UInt8])? = nil
+        previous: (manifest: Manifest, bytes: [UInt8])? = nil, store: ManifestPrintStore? = nil
     ) -> Prepared {
         guard !recent.isEmpty else { return Prepared(targetSHA: targetSHA, made: []) }
         let decoded = DecodedObjects(root: objectsRoot, objects: objects)
         let general = GeneralPath(target: target, targetBytes: targetBytes)
-        let store = ManifestPrintStore(channelDir: root)
+        let store = store ?? ManifestPrintStore(channelDir: root)
         // The current manifest's file among the sources (the same bytes), by its SHA-256.
         let shared = previous.flatMap { p in
             recent.first { $0.version == p.manifest.version && $0.bytes == p.bytes }.map { (sha256: $0.sha256, entries: p.manifest.entries) }

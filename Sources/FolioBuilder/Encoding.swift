@@ -12,11 +12,15 @@ extension Steps {
     /// encoded.
     package static func encode(_ items: [CompiledItem], _ project: BuildProject) -> [Artifact] {
         let contentDir = project.config.contentDir
+        // Without a rule that sets either, no path is matched (20,000 source paths made for nothing).
+        let ruled = project.file.rules.contains { $0.cache != nil || $0.minimumAppVersion != nil }
         return Parallel.map(items) { item in
             var a = artifact(item)
             a.kind = item.kind
             a.locale = item.locale
             a.sources = item.sources
+            a.cache = item.ruleCache
+            guard ruled else { return a }
             // A file's own entry matches by its source path too; an index (of however many
             // files) by its own path, else its rule's policy.
             let perFile = item.sources.count == 1 && item.kind != "index"

@@ -5,16 +5,21 @@ import FolioToolSupport
 import Foundation
 
 /// The bytes of the mirrors of a `manifest.plist` other than gzip, made before they are written
-/// (after the commit point), so that they can be made while the deltas and the manifest are.
+/// (after the commit point), so that they can be made while the gzip mirror, the deltas and the
+/// manifest are.
 struct ManifestMirrors: Sendable {
     /// The key list of a signed manifest (the manifest carries its own copy).
     var keyList: [UInt8]?
-    /// `manifest.plist.br`, when brotli is on and it comes out smaller than the gzip mirror (a
-    /// manifest of many entries is mostly SHA-256 digests, where gzip often wins); nil means
-    /// none, and one on disk is removed. Past 256 KiB the quality drops to 1: a 20,000-entry
-    /// manifest in about 12 ms.
-    var brotli: [UInt8]?
+    /// The manifest brotli-compressed, when brotli is on; `manifest.plist.br` only when smaller
+    /// than the gzip mirror (``brotli(smallerThan:)``). Past 256 KiB the quality drops to 1: a
+    /// 20,000-entry manifest in about 12 ms.
+    var compressed: [UInt8]?
     var json: [UInt8]
+
+    /// `manifest.plist.br` beside a gzip mirror of `gzipSize` bytes: nil (none, and one on disk
+    /// is removed) unless smaller (a manifest of many entries is mostly SHA-256 digests, where
+    /// gzip often wins).
+    func brotli(smallerThan gzipSize: Int) -> [UInt8]? { compressed.flatMap { $0.count < gzipSize ? $0 : nil } }
 
     /// The mirrors of `plist`, the bytes of `manifest`. Only a manifest with an expiry is
     /// signed: an unsigned one is not decoded again (`signed` is the envelope when this build
@@ -22,13 +27,13 @@ struct ManifestMirrors: Sendable {
     /// the current manifest, and that manifest) where it can be (``ManifestJSONEdit``: the
     /// same bytes), else encoded whole.
     init(
-        manifest: Manifest, plist: [UInt8], gzipSize: Int, signed: SignedManifest?, expires: Bool, brotliQuality: Int32?,
+        manifest: Manifest, plist: [UInt8], signed: SignedManifest?, expires: Bool, brotliQuality: Int32?,
         previous: (json: [UInt8], manifest: Manifest)?
     ) throws(PlistError) {
         let envelope = signed ?? (expires ? try? SignedManifest.decode(plist) : nil)
         keyList = envelope?.keyList.bytes
         let quality = brotliQuality.map { PublishedCompression.manifestBrotliQuality($0, size: plist.count) }
-        if let quality, let br = try? Brotli.compress(plist, quality: quality), br.count < gzipSize { brotli = br }
+        compressed = quality.flatMap { try? Brotli.compress(plist, quality: $0) }
         if let previous, let made = ManifestJSONEdit.mirror(of: manifest, signed: envelope, from: previous.json, of: previous.manifest) {
             json = made
         } else {

@@ -9,7 +9,7 @@ import Foundation
 /// Only a cache: prints are found by their manifest file's SHA-256 and checked against their own
 /// checksum, so a missing, stale or damaged file means only that the prints are made again
 /// from the manifests.
-struct ManifestPrintStore {
+package struct ManifestPrintStore: Sendable {
     static let fileName = ".folio-build-prints"
     let path: String
     /// The stored prints read, by manifest SHA-256.

@@ -328,22 +328,23 @@ package final class PublishSession {
         let signed = changed ? signing?.sign(manifest) : nil
         let plist = changed ? (signed?.bytes ?? manifest.binaryPlist) : currentBytes ?? manifest.binaryPlist
         var result = summary.value
-        // The mirror this builder wrote for the current manifest, read before the commit point.
-        let previousJSON = current.flatMap { current in ManifestMirrorRecord.currentJSON(channelDir: channelDir).map { ($0, current) } }
+        // The other mirrors are made on a thread of their own while the gzip mirror and the
+        // deltas are made and the version is written (without waiting for the gzip mirror: they
+        // filled the second core while the first waited, 30 ms of a one-edit rebuild).
+        let (quality, expires, made, channelDir) = (brotliQuality, manifest.expiresAt != nil, manifest, channelDir)
+        let mirrors = Pending {
+            // The mirror this builder wrote for the current manifest: taken only while its record
+            // names the current manifest.plist (read after the commit point, it is not).
+            let previousJSON = current.flatMap { current in ManifestMirrorRecord.currentJSON(channelDir: channelDir).map { ($0, current) } }
+            return Result { () throws(PlistError) in
+                try ManifestMirrors(manifest: made, plist: plist, signed: signed, expires: expires, brotliQuality: quality, previous: previousJSON)
+            }
+        }
         let sha = ContentHash.sha256Hex(plist)
         let (gzip, deltas, prepared) = try gzipAndPrepare(manifest, plist, sha, objects: objects, history: options.deltaHistory, changed: changed)
-        // The other mirrors are made while the deltas and the manifest are written (on two cores).
-        let (quality, expires, made) = (brotliQuality, manifest.expiresAt != nil, manifest)
         let withHead = options.deltaHistory > 0
-        let (mirrors, written) = Parallel.both(
-            { Result { () throws(PlistError) in
-                try ManifestMirrors(
-                    manifest: made, plist: plist, gzipSize: gzip.count, signed: signed, expires: expires, brotliQuality: quality,
-                    previous: previousJSON)
-            } },
-            { Result { () throws in try writeVersion(changed ? manifest : nil, (plist, sha), gzipSize: gzip.count, deltas, prepared, withHead: withHead) } })
-        result.deltas = try written.get()
-        try writeMirrors(manifest, (plist, sha), mirrors: try mirrors.get(), gzip: gzip, changed: changed, deltas: deltas, withHead: withHead)
+        result.deltas = try writeVersion(changed ? manifest : nil, (plist, sha), gzipSize: gzip.count, deltas, prepared, withHead: withHead)
+        try writeMirrors(manifest, (plist, sha), mirrors: try mirrors.value.get(), gzip: gzip, changed: changed, deltas: deltas, withHead: withHead)
         return result
     }
 
@@ -381,7 +382,8 @@ package final class PublishSession {
                 deltas.brotliQuality = brotliQuality
                 guard changed, history > 0 else { return (deltas, nil) }
                 let previous = current.flatMap { current in currentBytes.map { (current, $0) } }
-                return (deltas, deltas.prepare(target: manifest, targetBytes: plist, targetSHA256: sha, objects: objects, previous: previous))
+                let store = prefetched?.printStore()
+                return (deltas, deltas.prepare(target: manifest, targetBytes: plist, targetSHA256: sha, objects: objects, previous: previous, store: store))
             })
         return (try gzip.get(), deltas, prepared)
     }
@@ -506,7 +508,7 @@ package final class PublishSession {
         deltas.prune(currentBytes: plist, sha256: sha)
         try writeMirror(gzip, to: PublishedLayout.path(channelDir, PublishedLayout.manifestGzip), new: changed)
         let brotliPath = PublishedLayout.path(channelDir, PublishedLayout.manifestBrotli)
-        if let brotli = mirrors.brotli { try writeMirror(brotli, to: brotliPath, new: changed) } else { unlink(brotliPath) }
+        if let brotli = mirrors.brotli(smallerThan: gzip.count) { try writeMirror(brotli, to: brotliPath, new: changed) } else { unlink(brotliPath) }
         try writeMirror(mirrors.json, to: PublishedLayout.path(channelDir, PublishedLayout.manifestJSON), new: changed)
         ManifestMirrorRecord.save(channelDir: channelDir)
     }
@@ -539,31 +541,39 @@ package final class PublishSession {
 /// build parses and compiles (a 20,000-entry manifest takes about 15 ms to decode), for the
 /// ``PublishSession`` made later; then the versioned manifests the new version's deltas start
 /// from (``DeltaWriter``: ten files of 2.6 MB each for 20,000 entries, 15 ms to read), and the
-/// chunks of its gzip mirror (every one inflated to check it, 15 ms of a core). Read before
+/// chunks of its gzip mirror (every one inflated to check it, 15 ms of a core) and the deltas'
+/// prints kept by the last builds (5 MB). Read before
 /// the output's lock is taken, so each is used only when its file's stamp is still the one read;
 /// otherwise it is read again.
 package final class ManifestPrefetch: Sendable {
     private let found = Mutex<(stamp: FileStamp, bytes: [UInt8], manifest: Manifest)?>(nil)
     private let versions = Mutex<[Int: DeltaWriter.Source]>([:])
     private let gzip = Mutex<(stamp: FileStamp, chunks: GzipChunks)?>(nil)
+    private let prints = Mutex<ManifestPrintStore?>(nil)
     private let done = DispatchSemaphore(value: 0)
-    /// Signalled once the versioned manifests and the gzip mirror are read.
-    private let restDone = DispatchSemaphore(value: 0)
+    /// Signalled once the deltas' sources (versioned manifests, prints) are read, then once the
+    /// gzip mirror is: the deltas take longer, so theirs come first.
+    private let deltasDone = DispatchSemaphore(value: 0)
+    private let gzipDone = DispatchSemaphore(value: 0)
 
     /// `history` is the build's `--delta-history`.
     package init(channelDir: String, history: Int = 0) {
         let path = PublishedLayout.path(channelDir, PublishedLayout.manifest)
         OSThread.spawn(stackSize: 8 << 20) { [self] in
-            defer { self.restDone.signal() }
             let read = Self.read(path)
             if let read { self.found.withLock { $0 = read } }
             self.done.signal()
-            guard let read else { return }
-            let gzip = Self.readGzipMirror(channelDir, of: read.bytes)
+            if let read, history > 0 {
+                let recent = Self.readVersions(channelDir, upTo: read.manifest.version, history: history, current: (read.stamp, read.bytes))
+                // A cache whose records check themselves: read before the lock like the rest.
+                let prints = ManifestPrintStore(channelDir: channelDir)
+                self.versions.withLock { $0 = recent }
+                self.prints.withLock { $0 = prints }
+            }
+            self.deltasDone.signal()
+            let gzip = read.flatMap { Self.readGzipMirror(channelDir, of: $0.bytes) }
             self.gzip.withLock { $0 = gzip }
-            guard history > 0 else { return }
-            let recent = Self.readVersions(channelDir, upTo: read.manifest.version, history: history, current: (read.stamp, read.bytes))
-            self.versions.withLock { $0 = recent }
+            self.gzipDone.signal()
         }
     }
 
@@ -613,16 +623,24 @@ package final class ManifestPrefetch: Sendable {
 
     /// The versioned manifests read, by version; waits for the reads to finish.
     func recentVersions() -> [Int: DeltaWriter.Source] {
-        restDone.wait()
-        restDone.signal()
+        deltasDone.wait()
+        deltasDone.signal()
         return versions.withLock { $0 }
+    }
+
+    /// The delta prints kept by the last builds (``ManifestPrintStore``), when read; waits for the
+    /// reads to finish.
+    func printStore() -> ManifestPrintStore? {
+        deltasDone.wait()
+        deltasDone.signal()
+        return prints.withLock { $0 }
     }
 
     /// The gzip mirror's chunks, when the file at `path` still has the stamp it had then; waits
     /// for the reads to finish.
     func gzipMirror(path: String) -> GzipChunks? {
-        restDone.wait()
-        restDone.signal()
+        gzipDone.wait()
+        gzipDone.signal()
         guard let read = gzip.withLock({ $0 }), FileStamp.read(path) == read.stamp else { return nil }
         return read.chunks
     }

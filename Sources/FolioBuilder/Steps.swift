@@ -99,25 +99,26 @@ package enum Steps {
         var options = PublishOptions(createdAt: try config.creationDate(), sourceRevision: config.resolvedSourceRevision(), reproducible: config.isReproducible)
         (options.notice, options.minimumAppVersion, options.maintenanceUntil) = (config.notice, config.minimumAppVersion, config.maintenanceUntil)
         (options.signing, options.deltaHistory, options.release, options.critical) = (config.signing, config.deltaHistory, config.release, config.critical)
-        // The build cache's records depend on the sources and artifacts alone: made on another
-        // thread while the publish runs, instead of after it (10 ms of a one-edit rebuild).
+        // The build cache's records and the sources' digest depend on the sources and artifacts
+        // alone: made on another thread while the publish runs, instead of after it (10 and 3
+        // ms of a one-edit rebuild).
         let (cache, sources, artifacts) = (ctx.project.cache, ctx.sources, ctx.artifacts)
-        let records = Pending { cache.recordTable(sources: sources, artifacts: artifacts).bytes }
+        let records = Pending { (table: cache.recordTable(sources: sources, artifacts: artifacts).bytes, digest: LastPublish.digest(sources)) }
         ctx.result = try session.publish(ctx.artifacts, options)
         try recordBuild(&ctx, records: records)
     }
 
     /// Records what this build saw and published, for the next build (``BuildCache``), with
-    /// the record table `records` makes.
-    static func recordBuild(_ ctx: inout BuildContext, records: Pending<[UInt8]>) throws {
+    /// the record table and the sources' digest `records` makes.
+    static func recordBuild(_ ctx: inout BuildContext, records: Pending<(table: [UInt8], digest: String)>) throws {
         let root = ctx.config.outputDir
         guard let result = ctx.result, let manifest = FileStamp.read(PublishedLayout.path(ctx.config.channelDir, PublishedLayout.manifest)),
             let objects = FileStamp.read(PublishedLayout.path(root, PublishedLayout.objects))
         else { return }
         let last = LastPublish(
-            sourceCount: ctx.sources.count, sourceDigest: LastPublish.digest(ctx.sources), manifest: manifest, objects: objects, settings: LastPublish.settings(ctx.config),
+            sourceCount: ctx.sources.count, sourceDigest: records.value.digest, manifest: manifest, objects: objects, settings: LastPublish.settings(ctx.config),
             version: result.version, rawBytes: result.rawBytes, gzipBytes: result.gzipBytes, diagnostics: ctx.diagnostics.all)
-        try ctx.project.cache.save(records: records.value, last: last, scannedAt: ctx.scannedAt)
+        try ctx.project.cache.save(records: records.value.table, last: last, scannedAt: ctx.scannedAt)
     }
 
     /// Writes the seed archive an app bundles (`--seed`, with `--seed-include`).
