@@ -255,7 +255,8 @@ package final class PublishSession {
     /// Publishes a manifest for `artifacts` (see ``publish(manifest:objects:options:)``): as the
     /// channel's new default entries, or with `options.release` as a release over them.
     package func publish(_ artifacts: [Artifact], _ options: PublishOptions) throws -> PublishResult {
-        let manifest = try proposed(artifacts.map(\.entry), options)
+        // A closure, not the key path `\.entry`: that copied each artifact first (5 ms for 20,000).
+        let manifest = try proposed(artifacts.map { $0.entry }, options)
         var byHash: [String: [UInt8]] = [:]
         // By index: copying each of 20,000 artifacts to look at two fields took 5 ms.
         for i in artifacts.indices where artifacts[i].reused == nil && artifacts[i].sourceFile == nil {
