@@ -14,7 +14,7 @@ import Testing
     "FolioKit timing (run alone)", .serialized,
     .enabled(if: ProcessInfo.processInfo.environment["FOLIO_TIMING_TESTS"] != nil, "make test runs it alone, after the rest"))
 struct FolioKitTimingTests {
-    @Test("50 concurrent syncs against a slow edge on a two-thread executor: no job waits 50 ms for a thread")
+    @Test("50 concurrent syncs against a slow edge on a two-thread executor: jobs do not wait for a thread")
     func neverBlocks() async throws {
         let root = try ClientRoot.make("kit-nonblocking") { r in
             // A small site: a few objects per sync, so that 50 syncs stay quick.
@@ -44,8 +44,14 @@ struct FolioKitTimingTests {
         let waits = probe.stop()
         #expect(results.allSatisfy { $0 == .updated }, "\(results)")
         #expect(waits.count > 20, "the probe ran \(waits.count) times")
-        let latest = waits.max() ?? .zero
-        #expect(latest < .milliseconds(50), "a job waited \(latest) for the executor")
+        // A sync that held a thread would hold it for a request (200 ms): most probes would then
+        // wait, and one would wait about that long. A probe or two slowed by the VM (82 ms once,
+        // in a run of its own) is not that.
+        let sorted = waits.sorted()
+        let p95 = sorted.isEmpty ? .zero : sorted[sorted.count * 95 / 100]
+        let latest = sorted.last ?? .zero
+        #expect(p95 < .milliseconds(50), "jobs waited for the executor: 95th percentile \(p95), longest \(latest)")
+        #expect(latest < .milliseconds(150), "a job waited \(latest) for the executor")
     }
 
     @Test("cancelling a sync over plain http stops it within 100 ms")
