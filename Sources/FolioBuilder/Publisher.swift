@@ -3,7 +3,6 @@ import FolioPublished
 import FolioSupport
 import FolioToolSupport
 import Foundation
-import Synchronization
 
 /// What a publish did, for the closing summary.
 package struct PublishResult: Sendable {
@@ -547,34 +546,25 @@ package final class PublishSession {
 /// the output's lock is taken, so each is used only when its file's stamp is still the one read;
 /// otherwise it is read again.
 package final class ManifestPrefetch: Sendable {
-    private let found = Mutex<(stamp: FileStamp, bytes: [UInt8], manifest: Manifest)?>(nil)
-    private let versions = Mutex<[Int: DeltaWriter.Source]>([:])
-    private let gzip = Mutex<(stamp: FileStamp, chunks: GzipChunks)?>(nil)
-    private let prints = Mutex<ManifestPrintStore?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-    /// Signalled once the deltas' sources (versioned manifests, prints) are read, then once the
-    /// gzip mirror is: the deltas take longer, so theirs come first.
-    private let deltasDone = DispatchSemaphore(value: 0)
-    private let gzipDone = DispatchSemaphore(value: 0)
+    private let current = Pending<(stamp: FileStamp, bytes: [UInt8], manifest: Manifest)?>()
+    /// Handed over before the gzip mirror's chunks: the deltas take longer.
+    private let deltaSources = Pending<(versions: [Int: DeltaWriter.Source], prints: ManifestPrintStore?)>()
+    private let gzip = Pending<(stamp: FileStamp, chunks: GzipChunks)?>()
 
     /// `history` is the build's `--delta-history`.
     package init(channelDir: String, history: Int = 0) {
         let path = PublishedLayout.path(channelDir, PublishedLayout.manifest)
         OSThread.spawn(stackSize: 8 << 20) { [self] in
             let read = Self.read(path)
-            if let read { self.found.withLock { $0 = read } }
-            self.done.signal()
+            current.fulfil(read)
             if let read, history > 0 {
                 let recent = Self.readVersions(channelDir, upTo: read.manifest.version, history: history, current: (read.stamp, read.bytes))
                 // A cache whose records check themselves: read before the lock like the rest.
-                let prints = ManifestPrintStore(channelDir: channelDir)
-                self.versions.withLock { $0 = recent }
-                self.prints.withLock { $0 = prints }
+                deltaSources.fulfil((recent, ManifestPrintStore(channelDir: channelDir)))
+            } else {
+                deltaSources.fulfil(([:], nil))
             }
-            self.deltasDone.signal()
-            let gzip = read.flatMap { Self.readGzipMirror(channelDir, of: $0.bytes) }
-            self.gzip.withLock { $0 = gzip }
-            self.gzipDone.signal()
+            gzip.fulfil(read.flatMap { Self.readGzipMirror(channelDir, of: $0.bytes) })
         }
     }
 
@@ -616,33 +606,21 @@ package final class ManifestPrefetch: Sendable {
     /// The manifest read, when the file at `path` still has the stamp it had then; waits for
     /// the read to finish.
     func take(path: String) -> (bytes: [UInt8], manifest: Manifest)? {
-        done.wait()
-        done.signal()
-        guard let read = found.withLock({ $0 }), FileStamp.read(path) == read.stamp else { return nil }
+        guard let read = current.value, FileStamp.read(path) == read.stamp else { return nil }
         return (read.bytes, read.manifest)
     }
 
     /// The versioned manifests read, by version; waits for the reads to finish.
-    func recentVersions() -> [Int: DeltaWriter.Source] {
-        deltasDone.wait()
-        deltasDone.signal()
-        return versions.withLock { $0 }
-    }
+    func recentVersions() -> [Int: DeltaWriter.Source] { deltaSources.value.versions }
 
     /// The delta prints kept by the last builds (``ManifestPrintStore``), when read; waits for the
     /// reads to finish.
-    func printStore() -> ManifestPrintStore? {
-        deltasDone.wait()
-        deltasDone.signal()
-        return prints.withLock { $0 }
-    }
+    func printStore() -> ManifestPrintStore? { deltaSources.value.prints }
 
     /// The gzip mirror's chunks, when the file at `path` still has the stamp it had then; waits
     /// for the reads to finish.
     func gzipMirror(path: String) -> GzipChunks? {
-        gzipDone.wait()
-        gzipDone.signal()
-        guard let read = gzip.withLock({ $0 }), FileStamp.read(path) == read.stamp else { return nil }
+        guard let read = gzip.value, FileStamp.read(path) == read.stamp else { return nil }
         return read.chunks
     }
 }

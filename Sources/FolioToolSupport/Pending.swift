@@ -17,6 +17,15 @@ package final class Pending<Value: Sendable>: Sendable {
         }
     }
 
+    /// A value that a thread already running makes and hands over with ``fulfil(_:)``, once.
+    package init() {}
+
+    /// Hands over the value of a ``init()`` one.
+    package func fulfil(_ value: Value) {
+        made.withLock { $0 = value }
+        done.signal()
+    }
+
     /// The value, once made.
     package var value: Value {
         if let value = made.withLock({ $0 }) { return value }
