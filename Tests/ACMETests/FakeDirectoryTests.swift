@@ -81,7 +81,7 @@ struct FakeDirectoryTests {
         let dir = Harness.tempDir("acme-fake")
         defer { Harness.cleanup(dir) }
         try Fixtures.write(try Fixtures.selfSigned().chain, dir + "/other-chain.pem", mode: 0o644)
-        let server = try PythonServer.start(script, args: [dir + "/other-chain.pem"], lifetime: 60)
+        let server = try PythonServer.start(script, args: [dir + "/other-chain.pem"])
         defer { server.stop() }
         try await body(server, dir + "/state")
     }

@@ -47,7 +47,7 @@ struct ClientFailureTests {
             while True:
                 c, _ = s.accept()
                 held.append(c)
-            """, lifetime: 120)
+            """)
     }
 
     /// A static host of `root` that, while the file `flag` exists, closes the connection
@@ -68,7 +68,7 @@ struct ClientFailureTests {
             server = Server(("127.0.0.1", 0), functools.partial(Handler, directory=sys.argv[1]))
             print("port %d" % server.server_address[1], flush=True)
             server.serve_forever()
-            """, args: [root, flag], lifetime: 300)
+            """, args: [root, flag])
     }
 
     @Test("--json prints one JSON document with result and error on refusals and errors, with docs/exit-codes.md's exit codes")

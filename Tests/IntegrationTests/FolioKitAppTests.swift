@@ -75,7 +75,7 @@ struct FolioKitAppTests {
                 def log_message(self, *args):
                     pass
             serve(Echo)
-            """, lifetime: 600)
+            """)
         defer { server.stop() }
         let config = FolioHTTPConfiguration(
             headers: ["Authorization": "Bearer secret-token"],

@@ -10,8 +10,8 @@ import Foundation
 
 /// A real S3-compatible store on 127.0.0.1 for the tests: `moto_server`, or SeaweedFS's
 /// `weed server -s3` (optionally with an identities file, so signatures are checked). Each
-/// runs under `timeout`, which ends it after `lifetime` seconds even if the test process dies
-/// first; `stop()` ends it by its PID.
+/// runs under `Harness.guarded`, which ends it when the test process ends; `stop()` ends it by
+/// its PID.
 final class ObjectStoreServer: @unchecked Sendable {
     let name: String
     let port: Int
@@ -47,21 +47,21 @@ final class ObjectStoreServer: @unchecked Sendable {
     }
 
     /// `moto_server` (it does not check signatures).
-    static func moto(lifetime: Int = 600) throws -> ObjectStoreServer {
+    static func moto() throws -> ObjectStoreServer {
         let port = try freePorts(1)[0]
         let dir = Harness.tempDir("moto")
         let creds = AWSCredentials(accessKeyID: "motokey", secretAccessKey: "motosecret")
-        return try start("moto", dir: dir, port: port, credentials: creds, lifetime: lifetime, ["moto_server", "-H", "127.0.0.1", "-p", "\(port)"])
+        return try start("moto", dir: dir, port: port, credentials: creds, ["moto_server", "-H", "127.0.0.1", "-p", "\(port)"])
     }
 
     /// `moto_server` checking signatures against its IAM, with no anonymous read: the first
     /// four requests (the start probe, three IAM calls by boto3 that make a user allowed s3:*
     /// and its access key) go unchecked, every later one is checked. Its credentials are that key.
-    static func motoWithIAM(lifetime: Int = 600) throws -> ObjectStoreServer {
+    static func motoWithIAM() throws -> ObjectStoreServer {
         let port = try freePorts(1)[0]
         let dir = Harness.tempDir("moto-iam")
         let server = try start(
-            "moto", dir: dir, port: port, credentials: AWSCredentials(accessKeyID: "-", secretAccessKey: "-"), lifetime: lifetime,
+            "moto", dir: dir, port: port, credentials: AWSCredentials(accessKeyID: "-", secretAccessKey: "-"),
             ["env", "INITIAL_NO_AUTH_ACTION_COUNT=4", "moto_server", "-H", "127.0.0.1", "-p", "\(port)"])
         let script = """
             import boto3, sys
@@ -84,7 +84,7 @@ final class ObjectStoreServer: @unchecked Sendable {
     /// SeaweedFS master, volume, filer and S3 gateway in one process, every port (and the gRPC
     /// ones) chosen free; with `requireSignature`, an identities file admits our key, and
     /// anyone to read when `anonymousRead`.
-    static func seaweed(requireSignature: Bool, anonymousRead: Bool = true, lifetime: Int = 600) throws -> ObjectStoreServer {
+    static func seaweed(requireSignature: Bool, anonymousRead: Bool = true) throws -> ObjectStoreServer {
         let p = try freePorts(8)
         let dir = Harness.tempDir("seaweed")
         let creds = AWSCredentials(accessKeyID: "folio-test-key", secretAccessKey: "folio/test+secret")
@@ -103,15 +103,15 @@ final class ObjectStoreServer: @unchecked Sendable {
             try FileIO.writeAtomically(Array(config.utf8), to: dir + "/s3.json")
             args.append("-s3.config=\(dir)/s3.json")
         }
-        return try start("seaweedfs", dir: dir, port: p[6], credentials: creds, lifetime: lifetime, args)
+        return try start("seaweedfs", dir: dir, port: p[6], credentials: creds, args)
     }
 
     private static func start(
-        _ name: String, dir: String, port: Int, credentials: AWSCredentials, lifetime: Int, _ command: [String]
+        _ name: String, dir: String, port: Int, credentials: AWSCredentials, _ command: [String]
     ) throws -> ObjectStoreServer {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["timeout", "-k", "5", "\(lifetime)"] + command
+        p.arguments = Harness.guarded(command)
         _ = FileManager.default.createFile(atPath: dir + "/log", contents: nil)
         p.standardOutput = FileHandle(forWritingAtPath: dir + "/log")!
         p.standardError = FileHandle(forWritingAtPath: dir + "/log")!
@@ -164,11 +164,10 @@ final class ObjectStoreServer: @unchecked Sendable {
         return S3Request(method: "PUT", key: "", query: [("policy", "")], body: Array(policy.utf8))
     }
 
-    /// SIGKILL to the process group `timeout` leads (it and the store; a child of the test
+    /// SIGKILL to the process group the guard leads (it and the store; a child of the test
     /// runner may have SIGTERM ignored), then waits. Safe to call twice.
     func stop() {
-        if process.isRunning { kill(-process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        Harness.killGuarded(process)
         Harness.cleanup(dir)
     }
 

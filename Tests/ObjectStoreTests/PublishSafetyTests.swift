@@ -38,6 +38,11 @@ struct PublishSafetyTests {
 
     @Test("a reader polling manifest.plist during a publish of 300 new objects never sees one named that is missing")
     func pollingReader() async throws {
+        // On a thread of its own: about 900 requests, one after another (OwnThreadExecutor).
+        try await Harness.onOwnThread { try await pollingReaderBody() }
+    }
+
+    func pollingReaderBody() async throws {
         try await withStore("s3-poll") { server, fixture, client in
             let v1 = try fixture.build()
             try #require(try fixture.publish(server, "s3://\(Self.bucket)/poll").status == 0)
@@ -94,7 +99,7 @@ struct PublishSafetyTests {
         try await withStore("s3-faults") { server, fixture, client in
             let script = String(decoding: try FileIO.read(Harness.repoRoot + "/Tests/ObjectStoreTests/fault_proxy.py"), as: UTF8.self)
             let v1 = try fixture.build()
-            let flaky = try PythonServer.start(script, args: ["\(server.port)", "flaky", "7"], lifetime: 600)
+            let flaky = try PythonServer.start(script, args: ["\(server.port)", "flaky", "7"])
             defer { flaky.stop() }
             let ok = try fixture.publish(server, "s3://\(Self.bucket)/site", env: ["AWS_ENDPOINT_URL": flaky.url])
             #expect(ok.status == 0, "\(ok.stderr)")
@@ -105,7 +110,7 @@ struct PublishSafetyTests {
 
             try fixture.write("images/new.bin", PublishFixture.noise(4000, seed: 1))
             let v2 = try fixture.build()
-            let failing = try PythonServer.start(script, args: ["\(server.port)", "fail-after", "5"], lifetime: 600)
+            let failing = try PythonServer.start(script, args: ["\(server.port)", "fail-after", "5"])
             defer { failing.stop() }
             let failed = try fixture.publish(server, "s3://\(Self.bucket)/site", env: ["AWS_ENDPOINT_URL": failing.url])
             #expect(failed.status == 1)
@@ -126,7 +131,7 @@ struct PublishSafetyTests {
             try fixture.write("images/large.bin", PublishFixture.noise(11 << 20, seed: 3))
             try fixture.build()
             let script = String(decoding: try FileIO.read(Harness.repoRoot + "/Tests/ObjectStoreTests/fault_proxy.py"), as: UTF8.self)
-            let proxy = try PythonServer.start(script, args: ["\(server.port)", "fail-part", "2"], lifetime: 600)
+            let proxy = try PythonServer.start(script, args: ["\(server.port)", "fail-part", "2"])
             defer { proxy.stop() }
             let out = try fixture.publish(
                 server, "s3://\(Self.bucket)/site", ["--multipart-threshold", "5M", "--part-size", "5M"], env: ["AWS_ENDPOINT_URL": proxy.url])
@@ -169,7 +174,7 @@ struct PublishSafetyTests {
         try await withStore("s3-lock-noinm") { server, fixture, client in
             try fixture.build()
             let script = String(decoding: try FileIO.read(Harness.repoRoot + "/Tests/ObjectStoreTests/fault_proxy.py"), as: UTF8.self)
-            let proxy = try PythonServer.start(script, args: ["\(server.port)", "no-conditions", "0"], lifetime: 600)
+            let proxy = try PythonServer.start(script, args: ["\(server.port)", "no-conditions", "0"])
             defer { proxy.stop() }
             let held = PublishLock.Holder(token: "t2", owner: "bob", host: "ci-3", pid: 77, since: Date())
             try await client.put("site/.folio-publish-lock", body: held.bytes)

@@ -93,6 +93,37 @@ package enum Harness {
             stderr: String(decoding: e, as: UTF8.self), stdoutBytes: o)
     }
 
+    /// `command` (run through `/usr/bin/env`) under a Python guard that leads a process group of
+    /// its own and ends that group (SIGKILL) as soon as process `parent` (this test process) is
+    /// not its parent any more, the command exits, or `lifetime` seconds pass. For servers a test
+    /// starts and stops: a test run that dies leaves none behind, and none ends on a clock while
+    /// its test still waits. In a full `make test` an async test can wait many minutes at its
+    /// `await`s while other suites' blocking tests hold the two cooperative threads; a 600 s
+    /// timer once ended a server under a test that took 652 s. So `lifetime` is only the last
+    /// net, for a test process that hangs alive. Stop it with `killGuarded`.
+    package static func guarded(_ command: [String], lifetime: Int = 3600, parent: String = String(getpid())) -> [String] {
+        let guardScript = """
+            import os, signal, subprocess, sys, time
+            os.setpgid(0, 0)
+            parent, end = int(sys.argv[1]), time.monotonic() + float(sys.argv[2])
+            child = subprocess.Popen(sys.argv[3:])
+            while child.poll() is None and os.getppid() == parent and time.monotonic() < end:
+                time.sleep(0.5)
+            os.killpg(0, signal.SIGKILL)
+            """
+        return ["python3", "-c", guardScript, parent, String(lifetime)] + command
+    }
+
+    /// SIGKILL to a `guarded` command's process group (and to the guard itself, in case it has
+    /// not made its group yet), then waits for the guard. Safe to call twice.
+    package static func killGuarded(_ process: Process) {
+        if process.isRunning {
+            kill(-process.processIdentifier, SIGKILL)
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+    }
+
     /// Every regular file under `dir` (relative path → bytes), for before/after comparisons;
     /// without the builder's caches (`.folio-build-*`: the source stamps of
     /// `.folio-build-cache.plist`, the manifest prints of `.folio-build-prints`, and the stamps

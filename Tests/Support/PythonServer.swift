@@ -9,11 +9,8 @@ import Foundation
 
 /// A test server written in Python (a static host, a deliberately unreliable edge, canned
 /// responses), on an ephemeral 127.0.0.1 port. The script prints `port N` once it listens, or
-/// calls `serve(HandlerClass)`, defined for it, which does that with a threading TCP server; a
-/// timer in front of it ends the process after `lifetime` seconds even if the test process dies
-/// before `stop()`. That net is long (10 minutes): in a full `make test` an async test can wait
-/// minutes at its `await`s for a cooperative thread while other suites' blocking tests hold them,
-/// and a server that ends before its test does fails that test.
+/// calls `serve(HandlerClass)`, defined for it, which does that with a threading TCP server. It
+/// runs under `Harness.guarded`: it ends when the test process does, never on a clock first.
 package final class PythonServer: @unchecked Sendable {
     package let port: Int
     private let process: Process
@@ -28,11 +25,10 @@ package final class PythonServer: @unchecked Sendable {
     }
 
     /// Runs `script` with `args` (sys.argv[1...]) and waits (15 s at most) for its port line.
-    package static func start(_ script: String, args: [String] = [], lifetime: Int = 600) throws -> PythonServer {
+    package static func start(_ script: String, args: [String] = []) throws -> PythonServer {
         let dir = Harness.tempDir("python-server")
         let prologue = """
-            import os as _os, socketserver as _socketserver, threading as _threading
-            _threading.Timer(\(lifetime), lambda: _os._exit(0)).start()
+            import socketserver as _socketserver
             def serve(handler):
                 class Server(_socketserver.ThreadingTCPServer):
                     daemon_threads = True
@@ -47,7 +43,7 @@ package final class PythonServer: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", dir + "/server.py"] + args
+        p.arguments = Harness.guarded(["python3", dir + "/server.py"] + args)
         p.standardOutput = FileHandle(forWritingAtPath: dir + "/out")!
         p.standardError = FileHandle(forWritingAtPath: dir + "/err")!
         p.standardInput = FileHandle.nullDevice
@@ -64,17 +60,14 @@ package final class PythonServer: @unchecked Sendable {
             if !p.isRunning { break }
             usleep(20_000)
         }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
+        Harness.killGuarded(p)
         let err = String(decoding: (try? FileIO.read(dir + "/err")) ?? [], as: UTF8.self)
         Harness.cleanup(dir)
         throw HarnessError("the python test server did not start: \(err)")
     }
 
-    /// Python's `http.server` serving `root` as it is on disk (checks nothing). Its lifetime
-    /// (the net that ends it if the test process dies) is long: async tests that use it can
-    /// take minutes beside the other suites on two cores.
-    package static func staticFiles(root: String, lifetime: Int = 600) throws -> PythonServer {
+    /// Python's `http.server` serving `root` as it is on disk (checks nothing).
+    package static func staticFiles(root: String) throws -> PythonServer {
         try start(
             """
             import functools, http.server, sys
@@ -85,14 +78,13 @@ package final class PythonServer: @unchecked Sendable {
             server = Server(("127.0.0.1", 0), handler)
             print("serving on port", server.server_address[1], flush=True)
             server.serve_forever()
-            """, args: [root], lifetime: lifetime)
+            """, args: [root])
     }
 
     /// SIGKILL (a child of the test runner may inherit SIGTERM ignored), then waits; safe to
     /// call twice.
     package func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        Harness.killGuarded(process)
         Harness.cleanup(dir)
     }
 }

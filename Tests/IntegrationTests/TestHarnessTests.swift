@@ -1,0 +1,109 @@
+import FolioSupport
+import FolioTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `Harness.guarded`, which the tests' Python, moto and SeaweedFS servers run under: it ends the
+/// server when the test process ends (not on a clock that a slow run can outlast), and after its
+/// last-net lifetime.
+@Suite("test servers: the guard")
+struct GuardedServerTests {
+    /// Whether process group `group` exists (`alive`) or is gone (`!alive`) within `seconds`.
+    static func group(_ group: Int32, alive: Bool, within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let exists = kill(-group, 0) == 0 || errno != ESRCH
+            if exists == alive { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    @Test("a guarded server ends with the process that started it, and not before")
+    func endsWithItsParent() throws {
+        let dir = Harness.tempDir("guard")
+        defer { Harness.cleanup(dir) }
+        // A shell stands in for the test process: it starts the guard (its own PID as the
+        // parent), reports the guard's PID (its process group), waits until told to go, and exits.
+        let quoted = Harness.guarded(["sleep", "120"], parent: "PARENT").map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let command = quoted.joined(separator: " ").replacingOccurrences(of: "'PARENT'", with: "$$")
+        let script = "/usr/bin/env \(command) & echo $! > \(dir)/pid; while [ ! -e \(dir)/go ]; do sleep 0.1; done"
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", script]
+        try shell.run()
+        var group: Int32 = 0
+        // On failure too: the shell, and the guard's group if it outlived it (the sleep holds
+        // the shell's inherited output open, and Foundation reaps the shell only after that).
+        defer {
+            if group > 0 { kill(-group, SIGKILL) }
+            if shell.isRunning { kill(shell.processIdentifier, SIGKILL) }
+            shell.waitUntilExit()
+        }
+        for _ in 0..<100 where group == 0 {
+            usleep(50_000)
+            group = Int32(String(decoding: (try? FileIO.read(dir + "/pid")) ?? [], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        try #require(group > 0)
+        // The guard makes its group once Python runs; while its parent lives, the server lives.
+        #expect(Self.group(group, alive: true, within: 10))
+        #expect(!Self.group(group, alive: false, within: 1.5))
+        _ = FileManager.default.createFile(atPath: dir + "/go", contents: nil)
+        #expect(Self.group(group, alive: false, within: 5), "the guarded sleep outlived the shell that started it")
+    }
+
+    @Test("its lifetime is the last net: a guarded server of a parent that lives on ends after it")
+    func endsAfterItsLifetime() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = Harness.guarded(["sleep", "120"], lifetime: 1)
+        try p.run()
+        let group = p.processIdentifier
+        defer { Harness.killGuarded(p) }
+        #expect(Self.group(group, alive: true, within: 10))
+        #expect(Self.group(group, alive: false, within: 10), "the guarded sleep outlived its 1 s lifetime")
+    }
+}
+
+/// `Harness.onOwnThread`: an async body that goes on while every cooperative thread is held.
+@Suite("test harness: a thread of its own")
+struct OwnThreadTests {
+    final class Blockers: Sendable {
+        let started = Atomic<Int>(0)
+        let finished = Atomic<Int>(0)
+    }
+
+    @Test("twenty awaits complete while blocking tasks hold all the cooperative threads")
+    func progressesWhilePoolIsHeld() async throws {
+        let blockers = Blockers()
+        let width = ProcessInfo.processInfo.activeProcessorCount
+        let tasks = (0..<width).map { _ in
+            Task.detached {
+                blockers.started.add(1, ordering: .relaxed)
+                usleep(4_000_000)
+                blockers.finished.add(1, ordering: .relaxed)
+            }
+        }
+        // (Checked inside: the return from onOwnThread itself hops back to the held pool.)
+        let (awaited, blockersDone) = try await Harness.onOwnThread { () -> (Int, Int) in
+            // Blocking here holds only this test's own thread.
+            let deadline = Date().addingTimeInterval(60)
+            while blockers.started.load(ordering: .relaxed) < width, Date() < deadline { usleep(10_000) }
+            try #require(blockers.started.load(ordering: .relaxed) == width)
+            var n = 0
+            for _ in 0..<20 {
+                try await Task.sleep(for: .milliseconds(1))
+                n += 1
+            }
+            return (n, blockers.finished.load(ordering: .relaxed))
+        }
+        #expect(awaited == 20)
+        #expect(blockersDone == 0, "the awaits waited for the blocked cooperative threads")
+        for task in tasks { await task.value }
+    }
+}
