@@ -26,8 +26,9 @@ package struct Artifact: Sendable {
     package var compressible = true
     /// The source files it was compiled from.
     package var sources: [String] = []
-    /// Set for an entry reused from the build cache: its object and variant are on disk.
-    package var reused: Manifest.Entry?
+    /// Set for an entry reused from the build cache: its object and variants are on disk, with
+    /// these sizes.
+    package var reused: ReusedSizes?
     /// The gzip variant on disk is damaged and must be replaced.
     package var replaceGzip = false
     /// The brotli variant on disk is damaged and must be replaced.
@@ -48,21 +49,35 @@ package struct Artifact: Sendable {
         self.gzipStream = gzipStream
     }
 
-    /// An entry reused from the build cache.
+    /// An entry reused from the build cache. (Not delegating to `init(path:…)`: that made
+    /// each of a rebuild's 20,000 reused artifacts, then copied it.)
     package init(reusing entry: Manifest.Entry, source: String) {
-        self.init(path: entry.path, bytes: [], sha256: entry.sha256, contentType: entry.contentType, locale: entry.locale)
+        path = entry.path
+        bytes = []
+        sha256 = entry.sha256
+        contentType = entry.contentType
+        locale = entry.locale
         kind = entry.kind
         cache = entry.cache
         sources = [source]
-        reused = entry
+        reused = ReusedSizes(size: entry.size, gzipSize: entry.gzipSize, brSize: entry.brSize)
+    }
+
+    /// What a reused entry's artifact keeps of it beyond its own fields: its object's sizes. A
+    /// plain value: the 20,000 artifacts of a rebuild are looked at several times, and each look
+    /// at a whole `Manifest.Entry` retained and released its six strings.
+    package struct ReusedSizes: Sendable, Equatable {
+        package var size: Int
+        package var gzipSize: Int?
+        package var brSize: Int?
     }
 
     /// The object's size.
     package var size: Int { reused?.size ?? sourceFile?.size ?? bytes.count }
     /// The gzip variant's size, when there is one.
-    package var gzipSize: Int? { reused.map(\.gzipSize) ?? gzip?.count }
+    package var gzipSize: Int? { if let reused { reused.gzipSize } else { gzip?.count } }
     /// The brotli variant's size, when there is one.
-    package var brSize: Int? { reused.map(\.brSize) ?? brotli?.count }
+    package var brSize: Int? { if let reused { reused.brSize } else { brotli?.count } }
     /// The object's file extension.
     package var objectExtension: String { PublishedLayout.objectExtension(forPath: path) }
 

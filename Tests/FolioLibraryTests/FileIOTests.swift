@@ -25,6 +25,33 @@ struct FileIOTests {
         #expect(try names() == ["a.plist", "empty"])
     }
 
+    @Test("read: a file whole at every size around its stat size, and a stream with no size, chunk by chunk")
+    func readsWhole() throws {
+        for size in [0, 1, 4095, 4096, 65_535, 65_536, 65_537, 300_001] {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ size) }
+            try FileIO.writeAtomically(bytes, to: dir + "/f\(size)", sync: false)
+            #expect(try FileIO.read(dir + "/f\(size)") == bytes, "\(size) bytes")
+        }
+        // A FIFO has no size: its 200,003 bytes (3 chunks and a part, written in pieces) come
+        // through the chunked path.
+        let fifo = dir + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let expected = (0..<200_003).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        let writer = Thread {
+            let fd = open(fifo, O_WRONLY)
+            var offset = 0
+            while offset < expected.count {
+                let n = expected[offset..<min(offset + 10_007, expected.count)].withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+                if n <= 0 { break }
+                offset += n
+            }
+            close(fd)
+        }
+        writer.start()
+        #expect(try FileIO.read(fifo) == expected)
+        #expect(throws: FileError.self) { try FileIO.read(dir + "/missing") }
+    }
+
     @Test func writeNewReplacesAnExistingFile() throws {
         // A damaged cached object is replaced by its good bytes, again without leftovers.
         try FileIO.writeAtomically(Array("truncat".utf8), to: dir + "/obj", sync: false)
