@@ -57,10 +57,15 @@ package enum Steps {
             ctx.parsed.append(try kind.parse(files, ctx.project, into: &ctx.diagnostics))
         }
         // Compiled even after an error, so that colliding paths are reported in the same run.
-        ctx.items = ctx.parsed.flatMap { $0.compile() }
-        ctx.items += IndexBuilder.build(
+        // Where one kind has all the items (10,000 posts), its array is taken as it is: joined,
+        // each item was copied.
+        let compiled = ctx.parsed.map { $0.compile() }.filter { !$0.isEmpty }
+        ctx.items = compiled.count == 1 ? compiled[0] : Array(compiled.joined())
+        let indexes = IndexBuilder.build(
             ctx.project.file.indexes, items: ctx.items, contentDir: ctx.config.contentDir, root: ctx.config.outputDir,
             into: &ctx.diagnostics)
+        // (Appending nothing to a shared array would still copy it.)
+        if !indexes.isEmpty { ctx.items += indexes }
         LogicalPaths.check(ctx.items, into: &ctx.diagnostics)
         if ctx.diagnostics.errorCount > 0 {
             for parsed in ctx.parsed { ctx.diagnostics.append(parsed.check()) }
