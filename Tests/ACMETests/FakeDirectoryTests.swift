@@ -150,13 +150,18 @@ struct FakeDirectoryTests {
 
     @Test("run() logs each failure and backs off exponentially within the bounds")
     func runBacksOff() async throws {
+        // On a thread of its own, as PebbleTests.runRenews.
+        try await Harness.onOwnThread { executor in try await runBacksOffBody(executor) }
+    }
+
+    func runBacksOffBody(_ executor: OwnThreadExecutor) async throws {
         try await Self.withFakeDirectory { server, state in
             var config = ACMEConfiguration(directoryURL: server.url + "/500/directory", domains: Fixtures.domains, stateDirectory: state)
             config.backoff = ACMEBackoff(minimum: 60, maximum: 300)
             let clock = TestClock(instant: true)
             let sink = LogSink()
             let manager = try ACMEManager(configuration: config, logger: sink.logger, clock: clock, jitter: { 0 })
-            let task = Task { try await manager.run { _ in Issue.record("no certificate expected") } }
+            let task = Task(executorPreference: executor) { try await manager.run { _ in Issue.record("no certificate expected") } }
             let failed = await Fixtures.eventually(timeout: 20) { sink.messages.filter { $0.hasPrefix("error:") }.count >= 5 }
             task.cancel()
             try await task.value

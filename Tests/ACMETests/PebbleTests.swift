@@ -121,13 +121,19 @@ struct PebbleTests {
 
     @Test("run() obtains, renews when the injected clock passes the renewal point, and at restart hands over the stored certificate")
     func runRenews() async throws {
+        // On a thread of its own: its deadlines are wall time across many awaits, which a full
+        // `make test` keeps waiting for the cooperative threads (OwnThreadExecutor).
+        try await Harness.onOwnThread { executor in try await runRenewsBody(executor) }
+    }
+
+    func runRenewsBody(_ executor: OwnThreadExecutor) async throws {
         try await Self.withPebble { setup in
             let state = setup.state
             let clock = TestClock()
             let sink = LogSink()
             let manager = try Self.manager(setup, clock: clock, logger: sink.logger)
             let seen = Recorder<ACMEIssued>()
-            let task = Task {
+            let task = Task(executorPreference: executor) {
                 try await manager.run { issued in
                     // The first certificate: move past its renewal point. The second: back to now.
                     if seen.append(issued) == 1 { clock.set(manager.renewalDate(for: issued) + 1) } else { clock.reset() }
@@ -146,7 +152,7 @@ struct PebbleTests {
             // A restart: the stored certificate at once, and no renewal before its time.
             let restarted = try Self.manager(setup, clock: TestClock())
             let handed = Recorder<String>()
-            let again = Task { try await restarted.run { issued in handed.append(issued.serialNumber) } }
+            let again = Task(executorPreference: executor) { try await restarted.run { issued in handed.append(issued.serialNumber) } }
             let started = await Fixtures.eventually(timeout: 5) { !handed.all.isEmpty }
             try await Task.sleep(for: .milliseconds(200))
             again.cancel()

@@ -1,7 +1,6 @@
 import FolioSupport
 import FolioTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -70,40 +69,29 @@ struct GuardedServerTests {
     }
 }
 
-/// `Harness.onOwnThread`: an async body that goes on while every cooperative thread is held.
+/// `Harness.onOwnThread`: an async body, its child tasks and the tasks it starts with the
+/// executor run on the executor's own thread, so none of their resumptions waits for a
+/// cooperative thread.
 @Suite("test harness: a thread of its own")
 struct OwnThreadTests {
-    final class Blockers: Sendable {
-        let started = Atomic<Int>(0)
-        let finished = Atomic<Int>(0)
-    }
+    /// Whether the caller runs on an ``OwnThreadExecutor``'s thread (a synchronous look).
+    static func onOwn() -> Bool { OwnThreadExecutor.isCurrent }
 
-    @Test("twenty awaits complete while blocking tasks hold all the cooperative threads")
-    func progressesWhilePoolIsHeld() async throws {
-        let blockers = Blockers()
-        let width = ProcessInfo.processInfo.activeProcessorCount
-        let tasks = (0..<width).map { _ in
-            Task.detached {
-                blockers.started.add(1, ordering: .relaxed)
-                usleep(4_000_000)
-                blockers.finished.add(1, ordering: .relaxed)
-            }
-        }
-        // (Checked inside: the return from onOwnThread itself hops back to the held pool.)
-        let (awaited, blockersDone) = try await Harness.onOwnThread { () -> (Int, Int) in
-            // Blocking here holds only this test's own thread.
-            let deadline = Date().addingTimeInterval(60)
-            while blockers.started.load(ordering: .relaxed) < width, Date() < deadline { usleep(10_000) }
-            try #require(blockers.started.load(ordering: .relaxed) == width)
-            var n = 0
+    @Test("twenty awaits, a child task and a task it starts with the executor all run on its thread")
+    func staysOnItsThread() async throws {
+        #expect(!Self.onOwn())
+        let looks = try await Harness.onOwnThread { executor -> [Bool] in
+            var looks = [Self.onOwn()]
             for _ in 0..<20 {
                 try await Task.sleep(for: .milliseconds(1))
-                n += 1
+                looks.append(Self.onOwn())
             }
-            return (n, blockers.finished.load(ordering: .relaxed))
+            async let child = Self.onOwn()
+            looks.append(await child)
+            looks.append(await Task(executorPreference: executor) { Self.onOwn() }.value)
+            return looks
         }
-        #expect(awaited == 20)
-        #expect(blockersDone == 0, "the awaits waited for the blocked cooperative threads")
-        for task in tasks { await task.value }
+        #expect(looks.count == 23)
+        #expect(looks.allSatisfy { $0 }, "\(looks)")
     }
 }

@@ -11,6 +11,11 @@ package final class OwnThreadExecutor: TaskExecutor, @unchecked Sendable {
     private var running = false
     private var finished = false
 
+    private static let marker = "folio.OwnThreadExecutor"
+
+    /// Whether the caller runs on the thread of an OwnThreadExecutor.
+    package static var isCurrent: Bool { Thread.current.threadDictionary[marker] != nil }
+
     package init() {}
 
     package func enqueue(_ job: consuming ExecutorJob) {
@@ -22,7 +27,10 @@ package final class OwnThreadExecutor: TaskExecutor, @unchecked Sendable {
             condition.signal()
         } else {
             running = true
-            Thread { [self] in drain() }.start()
+            Thread { [self] in
+                Thread.current.threadDictionary[Self.marker] = true
+                drain()
+            }.start()
         }
     }
 
@@ -53,10 +61,11 @@ package final class OwnThreadExecutor: TaskExecutor, @unchecked Sendable {
 
 extension Harness {
     /// Runs `body` (and its child tasks) preferring a thread of its own to the cooperative
-    /// pool (``OwnThreadExecutor``).
-    package static func onOwnThread<T>(_ body: () async throws -> T) async throws -> T {
+    /// pool (``OwnThreadExecutor``). A task `body` starts with `Task { }` does not inherit the
+    /// preference: start it with `Task(executorPreference:)` and the executor `body` is given.
+    package static func onOwnThread<T>(_ body: (OwnThreadExecutor) async throws -> T) async throws -> T {
         let executor = OwnThreadExecutor()
         defer { executor.finish() }
-        return try await withTaskExecutorPreference(executor) { try await body() }
+        return try await withTaskExecutorPreference(executor) { try await body(executor) }
     }
 }
