@@ -154,7 +154,7 @@ struct FakeDirectoryTests {
         try await Harness.onOwnThread { executor in try await runBacksOffBody(executor) }
     }
 
-    func runBacksOffBody(_ executor: OwnThreadExecutor) async throws {
+    func runBacksOffBody(_ executor: ThreadsExecutor) async throws {
         try await Self.withFakeDirectory { server, state in
             var config = ACMEConfiguration(directoryURL: server.url + "/500/directory", domains: Fixtures.domains, stateDirectory: state)
             config.backoff = ACMEBackoff(minimum: 60, maximum: 300)

@@ -122,11 +122,11 @@ struct PebbleTests {
     @Test("run() obtains, renews when the injected clock passes the renewal point, and at restart hands over the stored certificate")
     func runRenews() async throws {
         // On a thread of its own: its deadlines are wall time across many awaits, which a full
-        // `make test` keeps waiting for the cooperative threads (OwnThreadExecutor).
+        // `make test` keeps waiting for the cooperative threads (ThreadsExecutor).
         try await Harness.onOwnThread { executor in try await runRenewsBody(executor) }
     }
 
-    func runRenewsBody(_ executor: OwnThreadExecutor) async throws {
+    func runRenewsBody(_ executor: ThreadsExecutor) async throws {
         try await Self.withPebble { setup in
             let state = setup.state
             let clock = TestClock()

@@ -29,7 +29,7 @@ struct FolioKitTimingTests {
         let server = try FolioKitAppTests.slowServer(root.root, delayMs: 200)
         defer { server.stop() }
         let stores = try (0..<50).map { i in try FolioStore(edge: server.url, cacheDirectory: root.dir + "/cache-\(i)") }
-        let executor = TwoThreadExecutor()
+        let executor = ThreadsExecutor(threads: 2)
         defer { executor.shutdown() }
         // Every 10 ms a thread of its own puts a job on the executor and notes how long it waited
         // to run: the executor's threads are never held by a sync. (Task.sleep would measure
@@ -63,7 +63,7 @@ struct FolioKitTimingTests {
         let store = try FolioStore(edge: server.url, cacheDirectory: root.dir + "/cache")
         // On an executor of its own, so that the test measures the sync, not a global pool busy
         // with other tests.
-        let executor = TwoThreadExecutor()
+        let executor = ThreadsExecutor(threads: 2)
         defer { executor.shutdown() }
         let task = Task(executorPreference: executor) { await Timed.run { try await store.sync() } }
         try await Task.sleep(for: .milliseconds(300))
@@ -92,7 +92,7 @@ struct FolioKitTimingTests {
         try root.publish()
         let before = SyncPhaseTests.snapshot(cacheDir)
         fake.delay("/objects/", .milliseconds(300))
-        let executor = TwoThreadExecutor()
+        let executor = ThreadsExecutor(threads: 2)
         defer { executor.shutdown() }
         let task = Task(executorPreference: executor) {
             await Timed.run { try await SyncPhaseTests.sync(cacheDir, SyncPhaseTests.settings(fake, deltas: false, force: true)) }

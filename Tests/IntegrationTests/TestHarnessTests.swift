@@ -74,8 +74,8 @@ struct GuardedServerTests {
 /// cooperative thread.
 @Suite("test harness: a thread of its own")
 struct OwnThreadTests {
-    /// Whether the caller runs on an ``OwnThreadExecutor``'s thread (a synchronous look).
-    static func onOwn() -> Bool { OwnThreadExecutor.isCurrent }
+    /// Whether the caller runs on an ``ThreadsExecutor``'s thread (a synchronous look).
+    static func onOwn() -> Bool { ThreadsExecutor.isCurrent }
 
     @Test("twenty awaits, a child task and a task it starts with the executor all run on its thread")
     func staysOnItsThread() async throws {

@@ -38,7 +38,7 @@ struct PublishSafetyTests {
 
     @Test("a reader polling manifest.plist during a publish of 300 new objects never sees one named that is missing")
     func pollingReader() async throws {
-        // On a thread of its own: about 900 requests, one after another (OwnThreadExecutor).
+        // On a thread of its own: about 900 requests, one after another (ThreadsExecutor).
         try await Harness.onOwnThread { _ in try await pollingReaderBody() }
     }
 
