@@ -114,7 +114,7 @@ struct GzipChunksTests {
         gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
         gzip.arguments = ["-n", "-6", "-k", file]
         try gzip.run()
-        gzip.waitUntilExit()
+        gzip.waitForExit()
         let member = Array(try Data(contentsOf: URL(fileURLWithPath: file + ".gz")))
         #expect(try Gzip.decompress(member, maxSize: input.count) == input, "a valid member of the same bytes")
         #expect(Array(member.prefix(10)) == Gzip.header(level: 6), "with the header Gzip.compress writes at level 6")

@@ -89,7 +89,7 @@ struct GzipTests {
         gunzip.standardOutput = pipe
         try gunzip.run()
         let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        gunzip.waitUntilExit()
+        gunzip.waitForExit()
         #expect(gunzip.terminationStatus == 0)
         #expect(Array(out) == input)
     }

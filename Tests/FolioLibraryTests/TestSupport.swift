@@ -404,7 +404,7 @@ func runTool(_ executable: String, _ arguments: [String], in dir: URL) throws ->
     process.standardOutput = out
     process.standardError = err
     try process.run()
-    process.waitUntilExit()
+    process.waitForExit()
     try out.close()
     try err.close()
     let stdout = String(decoding: try Data(contentsOf: outURL), as: UTF8.self)

@@ -291,7 +291,7 @@ struct BuilderTests {
                 kill(p.processIdentifier, SIGKILL)
                 killed += 1
             }
-            p.waitUntilExit()
+            p.waitForExit()
             _ = try Harness.verifyPublished(out)
         }
         #expect(killed > 0)
@@ -321,7 +321,7 @@ struct BuilderTests {
         try p.run()
         defer {
             if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-            p.waitUntilExit()
+            p.waitForExit()
         }
         // The write end opens once the builder has opened the file to read it, after its
         // allocator settings; until then, ENXIO. Bounded: 10 s.

@@ -178,7 +178,7 @@ final class ClientProcess {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { ClientTest.sleep(ms: 5) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.waitForExit()
         return process.terminationStatus
     }
 
@@ -188,7 +188,7 @@ final class ClientProcess {
     /// Kills (if needed), reaps, and removes the output files.
     func finish() {
         killNow()
-        process.waitUntilExit()
+        process.waitForExit()
         Harness.cleanup(dir)
     }
 }

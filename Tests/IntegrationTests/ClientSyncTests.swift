@@ -445,7 +445,7 @@ struct ClientSyncTests {
             held = false
             let status = waiting.wait(timeout: 30)
             #expect(status == 0, "\(waiting.stderr)")
-            let out = Harness.Output(status: status, stdout: waiting.stdout, stderr: waiting.stderr, stdoutBytes: Array(waiting.stdout.utf8))
+            let out = Harness.Output(status: status, stdoutBytes: Array(waiting.stdout.utf8), stderr: waiting.stderr)
             let s = try ClientSyncSummary(out)
             #expect(s.result == "updated")
             #expect(s.versionAfter == (try root.manifest().version))

@@ -69,13 +69,13 @@ struct DocsTests {
             for _ in 0..<100 where kill(-group, 0) == 0 { usleep(20_000) }
             kill(-group, SIGKILL)
         }
-        p.waitUntilExit()
+        p.waitForExit()
         try out.close()
         try err.close()
         let o = try FileIO.read(dir + "/.\(name).out")
         var e = String(decoding: try FileIO.read(dir + "/.\(name).err"), as: UTF8.self)
         if status == nil { e += "\n(no status after \(Int(timeout)) s: killed)" }
-        return Harness.Output(status: status ?? -1, stdout: String(decoding: o, as: UTF8.self), stderr: e, stdoutBytes: o)
+        return Harness.Output(status: status ?? -1, stdoutBytes: o, stderr: e)
     }
 
     /// The ```` ```sh test ```` blocks of `file`, run in order, each in its own bash, all in one

@@ -219,7 +219,7 @@ final class BuilderProcess {
     @discardableResult
     func finish() -> Bool {
         killNow()
-        process.waitUntilExit()
+        process.waitForExit()
         Harness.cleanup(dir)
         return process.terminationReason == .uncaughtSignal
     }

@@ -1,5 +1,6 @@
 import FolioBuilder
 import FolioPlist
+import FolioTestSupport
 import Foundation
 import Testing
 
@@ -351,7 +352,7 @@ struct JSONSchemaDifferentialTests {
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         guard process.terminationStatus == 0 else { return nil }
         return try JSONPlist.decode(Array(output))
     }

@@ -1,5 +1,6 @@
 import FolioBuilder
 import FolioPlist
+import FolioTestSupport
 import Foundation
 import Testing
 
@@ -391,7 +392,7 @@ json.dump(out, sys.stdout)
         stdin.fileHandleForWriting.write(input)
         try stdin.fileHandleForWriting.close()
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return try #require(try JSONSerialization.jsonObject(with: output) as? [String])
     }
 

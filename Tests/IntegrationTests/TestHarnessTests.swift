@@ -42,7 +42,7 @@ struct GuardedServerTests {
         defer {
             if group > 0 { kill(-group, SIGKILL) }
             if shell.isRunning { kill(shell.processIdentifier, SIGKILL) }
-            shell.waitUntilExit()
+            shell.waitForExit()
         }
         for _ in 0..<100 where group == 0 {
             usleep(50_000)
@@ -93,5 +93,43 @@ struct OwnThreadTests {
         }
         #expect(looks.count == 23)
         #expect(looks.allSatisfy { $0 }, "\(looks)")
+    }
+}
+
+/// `Harness.run` and `Process.waitForExit()` wait for a child without keeping a core busy (in
+/// a full run, Foundation's `waitUntilExit()` was caught spinning for as long as its child ran).
+@Suite("test harness: waiting for a process")
+struct ProcessWaitTests {
+    /// The calling thread's CPU time, in seconds.
+    static func threadCPU() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    @Test("Harness.run waits out a one-second child with a few milliseconds of CPU, and has its status")
+    func runWaitsIdle() throws {
+        let (start, cpu) = (Date(), Self.threadCPU())
+        let out = try Harness.run("/bin/sh", ["-c", "sleep 1; printf done; exit 3"])
+        let (elapsed, used) = (Date().timeIntervalSince(start), Self.threadCPU() - cpu)
+        #expect(out.status == 3)
+        #expect(out.stdout == "done")
+        #expect(elapsed >= 1)
+        #expect(used < 0.2, "the wait used \(used) s of CPU over \(elapsed) s")
+    }
+
+    @Test("waitForExit waits out a one-second child with a few milliseconds of CPU, and has its status")
+    func waitForExitIdles() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "sleep 1; exit 4"]
+        let (start, cpu) = (Date(), Self.threadCPU())
+        try p.run()
+        p.waitForExit()
+        let (elapsed, used) = (Date().timeIntervalSince(start), Self.threadCPU() - cpu)
+        #expect(!p.isRunning)
+        #expect(p.terminationStatus == 4)
+        #expect(elapsed >= 1)
+        #expect(used < 0.2, "the wait used \(used) s of CPU over \(elapsed) s")
     }
 }

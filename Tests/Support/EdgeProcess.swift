@@ -79,7 +79,7 @@ package final class EdgeProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         func fail(_ why: String) -> Error {
             if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-            p.waitUntilExit()
+            p.waitForExit()
             let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             Harness.cleanup(logDir)
             return HarnessError("folio-edge \(why); stdout: \(text); stderr: \(log)")
@@ -158,7 +158,7 @@ package final class EdgeProcess: @unchecked Sendable {
         if !waitForExit(timeout: 10) {
             signal(SIGKILL)
         }
-        process.waitUntilExit()
+        process.waitForExit()
         return process.terminationStatus
     }
 

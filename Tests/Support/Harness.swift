@@ -46,16 +46,20 @@ package enum Harness {
 
     package struct Output {
         package var status: Int32
-        package var stdout: String
-        package var stderr: String
         package var stdoutBytes: [UInt8]
+        package var stderr: String
 
-        package init(status: Int32, stdout: String, stderr: String, stdoutBytes: [UInt8]) {
+        package init(status: Int32, stdoutBytes: [UInt8], stderr: String) {
             self.status = status
-            self.stdout = stdout
-            self.stderr = stderr
             self.stdoutBytes = stdoutBytes
+            self.stderr = stderr
         }
+
+        /// The output as text, decoded when asked for. Decoded at once, the 12 MB binary output
+        /// of a `folio get` cost a core about 30 s: under Swift Testing, which captures a
+        /// backtrace at every error thrown, the repairing decode throws at each invalid
+        /// sequence (the object-storage end-to-end suite took 141 s of CPU, now 16).
+        package var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
     }
 
     /// Runs a program to completion, capturing its output through files (no pipe deadlocks).
@@ -82,15 +86,15 @@ package enum Harness {
             _ = FileManager.default.createFile(atPath: dir + "/in", contents: Data(stdin))
             p.standardInput = FileHandle(forReadingAtPath: dir + "/in")!
         }
+        let exited = DispatchSemaphore(value: 0)
+        p.terminationHandler = { _ in exited.signal() }
         try p.run()
-        p.waitUntilExit()
+        exited.wait()
         try out.close()
         try err.close()
         let o = try FileIO.read(dir + "/out")
         let e = try FileIO.read(dir + "/err")
-        return Output(
-            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-            stderr: String(decoding: e, as: UTF8.self), stdoutBytes: o)
+        return Output(status: p.terminationStatus, stdoutBytes: o, stderr: String(decoding: e, as: UTF8.self))
     }
 
     /// `command` (run through `/usr/bin/env`) under a Python guard that leads a process group of
@@ -121,7 +125,7 @@ package enum Harness {
             kill(-process.processIdentifier, SIGKILL)
             kill(process.processIdentifier, SIGKILL)
         }
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     /// Every regular file under `dir` (relative path → bytes), for before/after comparisons;
@@ -174,4 +178,20 @@ package enum Harness {
 package struct HarnessError: Error, CustomStringConvertible {
     package var description: String
     package init(_ d: String) { description = d }
+}
+
+extension Process {
+    /// Waits for the process to exit without keeping a core busy, and without the calling
+    /// thread's run loop. Foundation's `waitUntilExit()` turns that run loop every 50 ms; in a
+    /// full test run a profile caught it spinning in it for as long as its child ran (7 s of
+    /// CPU in ten minutes, under one suite's publishes), on one of the two cooperative threads
+    /// the tests share; alone, it waits quietly. `Harness.run` waits on its termination
+    /// handler instead; this polls, for processes started elsewhere.
+    package func waitForExit() {
+        var pause: UInt32 = 200
+        while isRunning {
+            usleep(pause)
+            pause = min(pause * 2, 10_000)
+        }
+    }
 }

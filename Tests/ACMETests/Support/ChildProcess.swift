@@ -39,7 +39,7 @@ final class ChildProcess: @unchecked Sendable {
     /// SIGKILL to our child's PID, then reaped; safe to call twice.
     func stop() {
         if process.isRunning { kill(pid, SIGKILL) }
-        process.waitUntilExit()
+        process.waitForExit()
     }
 
     /// Waits until 127.0.0.1:`port` accepts a connection; false if the process exits first or
