@@ -100,20 +100,24 @@ struct OwnThreadTests {
 /// a full run, Foundation's `waitUntilExit()` was caught spinning for as long as its child ran).
 @Suite("test harness: waiting for a process")
 struct ProcessWaitTests {
-    /// The calling thread's CPU time, in seconds.
-    static func threadCPU() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    /// The wall time `wait` took and the CPU time of the calling thread it used, in seconds.
+    static func measured(_ wait: () throws -> Void) rethrows -> (elapsed: Double, used: Double) {
+        func threadCPU() -> Double {
+            var ts = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+            return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        }
+        let (start, cpu) = (Date(), threadCPU())
+        try wait()
+        return (Date().timeIntervalSince(start), threadCPU() - cpu)
     }
 
     @Test("Harness.run waits out a one-second child with a few milliseconds of CPU, and has its status")
     func runWaitsIdle() throws {
-        let (start, cpu) = (Date(), Self.threadCPU())
-        let out = try Harness.run("/bin/sh", ["-c", "sleep 1; printf done; exit 3"])
-        let (elapsed, used) = (Date().timeIntervalSince(start), Self.threadCPU() - cpu)
-        #expect(out.status == 3)
-        #expect(out.stdout == "done")
+        var out: Harness.Output?
+        let (elapsed, used) = try Self.measured { out = try Harness.run("/bin/sh", ["-c", "sleep 1; printf done; exit 3"]) }
+        #expect(out?.status == 3)
+        #expect(out?.stdout == "done")
         #expect(elapsed >= 1)
         #expect(used < 0.2, "the wait used \(used) s of CPU over \(elapsed) s")
     }
@@ -123,10 +127,10 @@ struct ProcessWaitTests {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
         p.arguments = ["-c", "sleep 1; exit 4"]
-        let (start, cpu) = (Date(), Self.threadCPU())
-        try p.run()
-        p.waitForExit()
-        let (elapsed, used) = (Date().timeIntervalSince(start), Self.threadCPU() - cpu)
+        let (elapsed, used) = try Self.measured {
+            try p.run()
+            p.waitForExit()
+        }
         #expect(!p.isRunning)
         #expect(p.terminationStatus == 4)
         #expect(elapsed >= 1)
